@@ -1,0 +1,18 @@
+export type { JsonValue, JsonObject, ToJsonOptions } from './json.js'
+export { toJsonValue, deepFreeze, isJsonObject } from './json.js'
+export type { ContentBlock, HookContext, ToolExecutionResult, ToolSuccess, ToolErrorResult, ToolFailure } from './content.js'
+export { text, contentText } from './content.js'
+export type { JsonSchemaNode, JsonSchema, JsonSchemaType } from './schema.js'
+export { assertSupportedSchema, checkSupportedSchema, SUPPORTED_FORMATS } from './schema.js'
+export type { Validator } from './validator.js'
+export { compileValidator, compileDefaultingValidator } from './validator.js'
+export type { ValueSchemaSpec, Infer } from './schemastery.js'
+export { toJsonSchema, isSchemastery } from './schemastery.js'
+export type { ToolDefinition, ToolOutput, ToolSpec, ToolExec, ToolRunContext, ToolExecutionToken, ToolConcurrency } from './tool.js'
+export { defineTool, TOOL_NAME_PATTERN } from './tool.js'
+export type { Violation } from './errors.js'
+export {
+  CordageError, ToolArgsError, ToolOutputError, UnknownToolError, ToolDeniedError, ToolAbortedError,
+  ToolAbortedBeforeDispatchError, ToolTimeoutError, UnsupportedSchemaError, NotJsonError, ToolDefinitionError,
+  formatViolations,
+} from './errors.js'

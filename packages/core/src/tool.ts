@@ -1,0 +1,113 @@
+import type { ContentBlock, HookContext } from './content.js'
+import { ToolArgsError, ToolDefinitionError, formatViolations } from './errors.js'
+import { deepFreeze, type JsonValue } from './json.js'
+import type { JsonSchemaNode } from './schema.js'
+import { toJsonSchema, type Infer, type ValueSchemaSpec } from './schemastery.js'
+import { compileDefaultingValidator, compileValidator } from './validator.js'
+
+/** The immutable identity of one dispatch: a fresh opaque symbol per `execute` call. */
+export type ToolExecutionToken = symbol
+
+/** The per-call view every pipeline step sees. `arguments` is the frozen lossless snapshot of what the caller sent. */
+export interface ToolExec {
+  readonly token: ToolExecutionToken
+  readonly callId: string
+  readonly name: string
+  readonly arguments: JsonValue
+  readonly signal: AbortSignal
+  /** The token of the enclosing call for nested (Code Mode) dispatch; absent for direct calls. */
+  readonly parent?: ToolExecutionToken
+  readonly agent?: string
+}
+
+/** What a tool body receives: the call's view plus `deferContext`, which queues context for this call's result. */
+export interface ToolRunContext extends ToolExec {
+  deferContext(context: HookContext): void
+}
+
+/** A tool's mandatory output declaration: the value schema and its pure projections. */
+export interface ToolOutput<Args = any, Value = any> {
+  schema: JsonSchemaNode
+  /** Pure and synchronous: projects the validated value into model-facing content. */
+  render(args: Args, value: Value): ContentBlock[]
+  /** Pure and synchronous; computed for direct calls only. */
+  presentationMeta?(args: Args, value: Value): JsonValue
+}
+
+/** Whether calls of a tool may run alongside others: a function answers per call (`true` = parallel-safe). */
+export type ToolConcurrency = 'parallel' | 'exclusive' | ((args: JsonValue) => boolean)
+
+/** A registered tool: raw JSON Schemas, a body returning one JSON value, and its output declaration. */
+export interface ToolDefinition<Args = any, Value = any> {
+  /** `^[a-zA-Z0-9_-]{1,64}$` (provider function-name rules). */
+  name: string
+  description: string
+  /** Object-rooted JSON Schema of the arguments. */
+  parameters: JsonSchemaNode
+  output: ToolOutput<Args, Value>
+  execute(args: Args, exec: ToolRunContext): Value | Promise<Value>
+  timeoutMs?: number
+  concurrency?: ToolConcurrency
+}
+
+/** The authoring form accepted by `defineTool`: schemastery schemas, with types inferred from them. */
+export interface ToolSpec<P extends ValueSchemaSpec, O extends ValueSchemaSpec> {
+  name: string
+  description: string
+  parameters: P
+  output: {
+    schema: O
+    render(args: Infer<P>, value: Infer<O>): ContentBlock[]
+    presentationMeta?(args: Infer<P>, value: Infer<O>): JsonValue
+  }
+  execute(args: Infer<P>, exec: ToolRunContext): Infer<O> | Promise<Infer<O>>
+  timeoutMs?: number
+  concurrency?: ToolConcurrency
+}
+
+/** Tool names follow provider function-name rules. */
+export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/
+
+/**
+ * Builds a `ToolDefinition` from schemastery schemas: converts both schemas once, validates arguments
+ * before the body runs (`ToolArgsError`, code `INVALID_ARGS`) and hands the body and projectors the
+ * arguments with declared defaults applied. The recorded arguments stay as the caller sent them.
+ */
+export function defineTool<P extends ValueSchemaSpec, O extends ValueSchemaSpec>(spec: ToolSpec<P, O>): ToolDefinition<JsonValue, Infer<O>> {
+  const parameters = toJsonSchema(spec.parameters)
+  if (parameters.type !== 'object') {
+    throw new ToolDefinitionError(`tool "${spec.name}": parameters must be Schema.object(...), got a ${parameters.type ?? 'non-object'} schema`)
+  }
+  const outputSchema = toJsonSchema(spec.output.schema)
+  const hasDefaults = JSON.stringify(parameters).includes('"default"')
+  const validate = hasDefaults ? compileDefaultingValidator(parameters) : compileValidator(parameters)
+  // The body, renderer and projector of one call share the prepared arguments of its snapshot.
+  const prepared = new WeakMap<object, any>()
+  const prepare = (args: JsonValue): any => {
+    const key = typeof args === 'object' && args !== null ? args : undefined
+    if (key && prepared.has(key)) return prepared.get(key)
+    const copy = hasDefaults ? structuredClone(args) : args
+    const violations = validate(copy)
+    if (violations.length) {
+      throw new ToolArgsError(`invalid arguments for ${spec.name}:\n${formatViolations(violations)}`, [...violations])
+    }
+    const result = hasDefaults ? deepFreeze(copy) : copy
+    if (key) prepared.set(key, result)
+    return result
+  }
+  const { render, presentationMeta } = spec.output
+  const definition: ToolDefinition<JsonValue, Infer<O>> = {
+    name: spec.name,
+    description: spec.description,
+    parameters,
+    output: {
+      schema: outputSchema,
+      render: (args, value) => render(prepare(args), value),
+      ...(presentationMeta && { presentationMeta: (args: JsonValue, value: Infer<O>) => presentationMeta(prepare(args), value) }),
+    },
+    execute: (args, exec) => spec.execute(prepare(args), exec),
+  }
+  if (spec.timeoutMs !== undefined) definition.timeoutMs = spec.timeoutMs
+  if (spec.concurrency !== undefined) definition.concurrency = spec.concurrency
+  return definition
+}

@@ -1,0 +1,118 @@
+import {
+  CordageError, ToolOutputError, compileValidator, deepFreeze, formatViolations, toJsonValue,
+  type ContentBlock, type HookContext, type JsonValue, type ToolDefinition, type ToolExec, type ToolExecutionResult,
+} from '@cordage/core'
+
+/** Results this registry normalised, tied to the dispatch token that created them. */
+const owners = new WeakMap<object, symbol>()
+
+/** True when `result` was normalised by the dispatch identified by `token`. */
+export function isOwnedBy(result: ToolExecutionResult, token: symbol): boolean {
+  return owners.get(result) === token
+}
+
+/** Builds a frozen failure; `error.info` carries the class name and code of a `CordageError`. */
+export function failure(error: unknown, content?: ContentBlock[], additionalContexts?: HookContext[]): ToolExecutionResult {
+  const message = errorMessage(error)
+  const result: ToolExecutionResult = {
+    isError: true,
+    error: CordageError.is(error) ? { message, info: { name: error.name, code: error.code } } : { message },
+    content: content ?? [{ type: 'text', text: `Error: ${message}` }],
+  }
+  if (additionalContexts?.length) result.additionalContexts = additionalContexts
+  return freezeResult(result)
+}
+
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error || CordageError.is(error)) return (error as Error).message
+  if (typeof error === 'string') return error
+  try {
+    return `non-Error thrown: ${JSON.stringify(error)}`
+  } catch {
+    return `non-Error thrown: ${String(error)}`
+  }
+}
+
+/** Freezes a result shallowly plus its content, error and contexts; the value is already deep-frozen. */
+export function freezeResult(result: ToolExecutionResult): ToolExecutionResult {
+  deepFreeze(result.content)
+  if (result.isError) deepFreeze(result.error)
+  if (result.additionalContexts) deepFreeze(result.additionalContexts)
+  return Object.freeze(result)
+}
+
+const BLOCK_CHECK: Record<string, (block: any) => boolean> = {
+  text: (block) => typeof block.text === 'string',
+  image: (block) => typeof block.data === 'string' && typeof block.mimeType === 'string',
+  resource: (block) => typeof block.uri === 'string' && (block.mimeType === undefined || typeof block.mimeType === 'string') && (block.text === undefined || typeof block.text === 'string'),
+}
+
+/** Snapshots and checks content blocks; throws `ToolOutputError` naming the first bad block. */
+export function toContent(content: unknown, source: string): ContentBlock[] {
+  if (!Array.isArray(content)) throw new ToolOutputError(`${source} must return an array of content blocks, got ${typeof content}`)
+  let copy: JsonValue
+  try {
+    copy = toJsonValue(content, { freeze: true })
+  } catch (error) {
+    throw new ToolOutputError(`${source} returned content that is not JSON: ${errorMessage(error)}`, [], { cause: error })
+  }
+  ;(copy as any[]).forEach((block, index) => {
+    const check = block && typeof block === 'object' ? BLOCK_CHECK[block.type] : undefined
+    if (!check || !check(block)) throw new ToolOutputError(`${source} returned an invalid content block at index ${index} (expected text, image or resource)`)
+  })
+  return copy as ContentBlock[]
+}
+
+/** Snapshots additional contexts; malformed entries are a `ToolOutputError`. */
+export function toContexts(contexts: unknown, source: string): HookContext[] {
+  if (!Array.isArray(contexts) || contexts.some((c) => !c || typeof c.source !== 'string' || typeof c.text !== 'string')) {
+    throw new ToolOutputError(`${source} returned additionalContexts that are not [{ source, text }]`)
+  }
+  return contexts.map((c) => Object.freeze({ source: c.source, text: c.text }))
+}
+
+/**
+ * Normalises a value under `definition`: lossless snapshot → validate → deep-freeze → render →
+ * (direct calls only) presentationMeta, then ties the result to `exec.token`. Failures are results.
+ */
+export function normalize(definition: ToolDefinition, exec: ToolExec, raw: unknown, additionalContexts?: HookContext[]): ToolExecutionResult {
+  let result: ToolExecutionResult
+  try {
+    let value: JsonValue
+    try {
+      value = toJsonValue(raw, { freeze: true })
+    } catch (error) {
+      throw new ToolOutputError(`tool "${definition.name}" returned a value that is not JSON: ${errorMessage(error)}`, [], { cause: error })
+    }
+    const violations = compileValidator(definition.output.schema)(value)
+    if (violations.length) {
+      throw new ToolOutputError(`tool "${definition.name}" returned a value that does not match its output schema:\n${formatViolations(violations)}`, [...violations])
+    }
+    let content: unknown
+    try {
+      content = definition.output.render(exec.arguments, value)
+    } catch (error) {
+      throw new ToolOutputError(`the renderer of tool "${definition.name}" threw: ${errorMessage(error)}`, [], { cause: error })
+    }
+    result = { isError: false, value, content: toContent(content, `the renderer of tool "${definition.name}"`) }
+    if (exec.parent === undefined && definition.output.presentationMeta) {
+      let meta: unknown
+      try {
+        meta = definition.output.presentationMeta(exec.arguments, value)
+      } catch (error) {
+        throw new ToolOutputError(`presentationMeta of tool "${definition.name}" threw: ${errorMessage(error)}`, [], { cause: error })
+      }
+      try {
+        result.meta = toJsonValue(meta, { freeze: true })
+      } catch (error) {
+        throw new ToolOutputError(`presentationMeta of tool "${definition.name}" is not JSON: ${errorMessage(error)}`, [], { cause: error })
+      }
+    }
+    if (additionalContexts?.length) result.additionalContexts = additionalContexts
+  } catch (error) {
+    return failure(error, undefined, additionalContexts)
+  }
+  freezeResult(result)
+  owners.set(result, exec.token)
+  return result
+}
