@@ -1,1 +1,1 @@
-export {}
+export type { ToolCall, Message, Usage, ModelEvent, CompletionRequest, ModelService } from './model.js'
