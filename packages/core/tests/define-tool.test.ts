@@ -1,0 +1,77 @@
+import Schema from 'schemastery'
+import { describe, expect, expectTypeOf, it } from 'vitest'
+import { CordageError, ToolArgsError, ToolDefinitionError, defineTool, type ToolRunContext } from '../src/index.js'
+
+const exec = {} as ToolRunContext
+
+const greet = defineTool({
+  name: 'greet',
+  description: 'Greets someone.',
+  parameters: Schema.object({ name: Schema.string().required(), times: Schema.natural().default(2) }),
+  output: {
+    schema: Schema.object({ greeting: Schema.string().required() }),
+    render: (args, value) => [{ type: 'text', text: `${value.greeting} (x${args.times})` }],
+    presentationMeta: (args) => ({ times: args.times }),
+  },
+  execute(args) {
+    expectTypeOf(args.name).toEqualTypeOf<string>()
+    return { greeting: `hello ${args.name}`.repeat(args.times) }
+  },
+})
+
+describe('defineTool', () => {
+  it('converts schemas once into raw JSON Schema', () => {
+    expect(greet.parameters).toEqual({
+      type: 'object',
+      properties: { name: { type: 'string' }, times: { type: 'integer', minimum: 0, default: 2 } },
+      required: ['name'],
+      additionalProperties: false,
+    })
+    expect(greet.output.schema).toMatchObject({ type: 'object', required: ['greeting'] })
+  })
+
+  it('applies declared defaults for the body and projectors without touching the recorded arguments', async () => {
+    const args = Object.freeze({ name: 'ada' })
+    expect(await greet.execute(args, exec)).toEqual({ greeting: 'hello adahello ada' })
+    expect(greet.output.render(args, { greeting: 'hi' })).toEqual([{ type: 'text', text: 'hi (x2)' }])
+    expect(greet.output.presentationMeta!(args, { greeting: 'hi' })).toEqual({ times: 2 })
+    expect(args).toEqual({ name: 'ada' })
+  })
+
+  it('rejects invalid arguments with INVALID_ARGS listing every violation', () => {
+    try {
+      greet.execute({ times: -1, extra: 1 }, exec)
+      expect.unreachable()
+    } catch (error) {
+      expect(error).toBeInstanceOf(ToolArgsError)
+      expect(CordageError.is(error) && error.code).toBe('INVALID_ARGS')
+      expect((error as ToolArgsError).violations.map((v) => v.path).sort()).toEqual(['/extra', '/name', '/times'])
+      expect((error as Error).message).toContain('invalid arguments for greet')
+    }
+  })
+
+  it('supports scalar, array and null output roots', async () => {
+    const count = defineTool({
+      name: 'count', description: 'Counts.', parameters: Schema.object({}),
+      output: { schema: Schema.array(Schema.natural()), render: (_args, value) => [{ type: 'text', text: value.join(',') }] },
+      execute: () => [1, 2, 3],
+    })
+    expect(count.output.schema).toEqual({ type: 'array', items: { type: 'integer', minimum: 0 } })
+    expect(await count.execute({}, exec)).toEqual([1, 2, 3])
+  })
+
+  it('requires an object parameters schema', () => {
+    expect(() => defineTool({
+      name: 'bad', description: '', parameters: Schema.string() as any,
+      output: { schema: Schema.any(), render: () => [] }, execute: () => null,
+    })).toThrow(ToolDefinitionError)
+  })
+})
+
+describe('CordageError.is', () => {
+  it('recognises errors from another copy of the package by brand, not prototype', () => {
+    const foreign = Object.defineProperty(new Error('x'), Symbol.for('cordage.error'), { value: true })
+    expect(CordageError.is(foreign)).toBe(true)
+    expect(CordageError.is(new Error('x'))).toBe(false)
+  })
+})
