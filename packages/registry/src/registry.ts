@@ -284,7 +284,11 @@ export class ToolRegistry extends Service {
       return failure(timedOut ? new ToolTimeoutError(timeoutMs!) : new ToolAbortedError(), undefined, contexts())
     }
     if (timedOut) return failure(new ToolTimeoutError(timeoutMs!), undefined, contexts())
-    if (!outcome.ok) return failure(outcome.error, undefined, contexts())
+    if (!outcome.ok) {
+      // A body that stops because the caller cancelled was cancelled, not broken.
+      const cancelled = callerSignal?.aborted && (outcome.error === callerSignal.reason || (outcome.error as Error)?.name === 'AbortError')
+      return failure(cancelled ? new ToolAbortedError() : outcome.error, undefined, contexts())
+    }
     return normalize(definition, exec, outcome.value, contexts())
   }
 

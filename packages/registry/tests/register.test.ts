@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest'
+import { CordageError } from '@cordage/core'
+import { createTestContext } from '@cordage/testing'
+import { echo, rawTool } from './helpers.js'
+
+async function registrationError(definition: any): Promise<CordageError> {
+  const ctx = await createTestContext()
+  let caught: unknown
+  try {
+    ctx.tools.register(definition)
+  } catch (error) {
+    caught = error
+  }
+  expect(CordageError.is(caught), 'register should throw a CordageError').toBe(true)
+  expect(ctx.tools.list()).toEqual([])
+  return caught as CordageError
+}
+
+describe('ctx.tools.register', () => {
+  it('lists registered tools sorted by name with their schemas', async () => {
+    const ctx = await createTestContext()
+    ctx.tools.register(rawTool('zeta', () => 1))
+    ctx.tools.register(echo)
+    expect(ctx.tools.list().map((tool) => tool.name)).toEqual(['echo', 'zeta'])
+    expect(ctx.tools.list()[0]).toEqual({ name: 'echo', description: echo.description, parameters: echo.parameters, outputSchema: echo.output.schema })
+    expect(ctx.tools.get('echo')).toBe(echo)
+  })
+
+  it.each([
+    ['a missing output', { ...rawTool('x', () => 1), output: undefined }, /output is required/],
+    ['a malformed output', { ...rawTool('x', () => 1), output: { schema: {} } }, /render must be a function/],
+    ['a non-object output schema', { ...rawTool('x', () => 1), output: { schema: 'string', render: () => [] } }, /output.schema must be a JSON Schema object/],
+    ['a bad presentationMeta', { ...rawTool('x', () => 1), output: { schema: {}, render: () => [], presentationMeta: 1 } }, /presentationMeta must be a function/],
+    ['an invalid name', rawTool('has space', () => 1), /name must match/],
+    ['a too-long name', rawTool('x'.repeat(65), () => 1), /name must match/],
+    ['a non-object parameters root', { ...rawTool('x', () => 1), parameters: { type: 'string' } }, /parameters must be an object schema/],
+    ['a zero timeout', rawTool('x', () => 1, { timeoutMs: 0 }), /timeoutMs must be a positive number/],
+    ['a missing body', { ...rawTool('x', () => 1), execute: undefined }, /execute must be a function/],
+  ])('rejects %s', async (_label, definition, message) => {
+    const error = await registrationError(definition)
+    expect(error.message).toMatch(message)
+  })
+
+  it('rejects an unsupported raw schema listing every violation', async () => {
+    const error = await registrationError({
+      ...rawTool('x', () => 1),
+      parameters: { type: 'object', properties: { a: { type: 'strng' } }, nullable: true },
+      output: { schema: { if: {}, then: {} }, render: () => [] },
+    })
+    expect(error.message).toContain('parameters/nullable')
+    expect(error.message).toContain('parameters/properties/a/type')
+    expect(error.message).toContain('output.schema/if')
+    expect(error.message).toContain('output.schema/then')
+  })
+
+  it('rejects a duplicate name and keeps the first', async () => {
+    const ctx = await createTestContext()
+    ctx.tools.register(echo)
+    expect(() => ctx.tools.register({ ...echo })).toThrow(/already registered/)
+    expect(ctx.tools.get('echo')).toBe(echo)
+  })
+
+  it('unregisters a tool when the registering plugin unloads, and emits tools/changed', async () => {
+    const ctx = await createTestContext()
+    const changes: string[][] = []
+    ctx.on('tools/changed', () => void changes.push(ctx.tools.list().map((tool) => tool.name)))
+    const fiber = await ctx.plugin({ name: 'owner', inject: ['tools'], apply: (ctx) => void ctx.tools.register(echo) })
+    expect(ctx.tools.get('echo')).toBe(echo)
+    await fiber.dispose()
+    expect(ctx.tools.get('echo')).toBeUndefined()
+    expect(changes).toEqual([['echo'], []])
+  })
+
+  it('returns a disposer that unregisters immediately', async () => {
+    const ctx = await createTestContext()
+    const dispose = ctx.tools.register(echo)
+    dispose()
+    expect(ctx.tools.list()).toEqual([])
+    ctx.tools.register(echo)
+    expect(ctx.tools.get('echo')).toBe(echo)
+  })
+})
