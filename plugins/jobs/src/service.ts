@@ -1,0 +1,87 @@
+import { Context, Service } from 'cordis'
+import Schema from 'schemastery'
+import type {} from '@cordage/registry'
+import { jobKillTool } from './job-kill.js'
+import { jobListTool } from './job-list.js'
+import { jobOutputTool } from './job-output.js'
+import { JobTable, type JobRead } from './table.js'
+import type { JobHandle, JobSnapshot, JobStartOptions } from './types.js'
+
+export declare namespace Jobs {
+  /** Limits of the jobs service. */
+  interface Config {
+    headChars: number
+    tailChars: number
+    maxFinishedJobs: number
+    killTimeoutMs: number
+  }
+}
+
+/**
+ * The `jobs` service: background work started by other tools. Owners `start` a job (it becomes an
+ * effect of the caller's fiber), feed it output and report its end; `job_output`, `job_list` and
+ * `job_kill` expose public snapshots to the model. Unloading the service kills every running job.
+ */
+export class Jobs extends Service {
+  static readonly inject = ['tools']
+  static readonly Config: Schema<Partial<Jobs.Config>, Jobs.Config> = Schema.object({
+    headChars: Schema.natural().default(20_000).description('Characters kept from the start of each job\'s output.'),
+    tailChars: Schema.natural().min(1).default(1_000_000).description('Characters kept from the end of each job\'s output (a rolling window).'),
+    maxFinishedJobs: Schema.natural().min(1).default(50).description('Finished jobs kept readable; older ones are forgotten.'),
+    killTimeoutMs: Schema.natural().min(1).default(5_000).description('How long a killed job\'s owner may take to report its end.'),
+  })
+
+  private readonly table: JobTable
+
+  constructor(ctx: Context, config: Jobs.Config) {
+    super(ctx, 'jobs')
+    const logger = ctx.logger('jobs')
+    this.table = new JobTable(config, (job) => ctx.emit('jobs/completed', job), (message) => logger.warn(message))
+    const table = this.table
+    ctx.effect(() => () => table.killAll('the jobs service was unloaded'), 'jobs: kill running jobs on unload')
+    ctx.tools.register(jobOutputTool(table))
+    ctx.tools.register(jobListTool(table))
+    ctx.tools.register(jobKillTool(table))
+  }
+
+  /**
+   * Starts a job owned by the calling plugin: unloading the caller kills it. The owner feeds output
+   * and reports the end through the returned handle.
+   */
+  start(options: JobStartOptions): JobHandle {
+    const table = this.table
+    const handle = table.start(options)
+    const release = this.ctx.effect(() => () => void table.kill(handle.id, 'its owner was unloaded').catch(() => {}), `jobs.start(${handle.id})`)
+    table.bindRelease(handle.id, release)
+    return handle
+  }
+
+  /** The public snapshot of a job, or undefined when unknown. */
+  get(id: string): JobSnapshot | undefined {
+    try {
+      return this.table.snapshot(id)
+    } catch {
+      return undefined
+    }
+  }
+
+  /** Snapshots of every known job, oldest first. */
+  list(): JobSnapshot[] {
+    return this.table.list()
+  }
+
+  /** Reads up to `max` characters from absolute `offset`; throws `UNKNOWN_JOB` / `INVALID_OFFSET`. */
+  read(id: string, offset = 0, max = 20_000): JobRead {
+    return this.table.read(id, offset, max)
+  }
+
+  /** Resolves once output exists past `offset`, the job ended, `ms` passed or `signal` aborted. */
+  wait(id: string, offset: number, ms: number, signal?: AbortSignal): Promise<void> {
+    return this.table.wait(id, offset, ms, signal)
+  }
+
+  /** Stops a running job and resolves once its owner reported the end; false if it had already ended. */
+  kill(id: string, reason?: string): Promise<boolean> {
+    return this.table.kill(id, reason)
+  }
+}
