@@ -1,0 +1,57 @@
+import type { ContentBlock } from '@cordage/core'
+import type { Message, ModelService, Usage } from './model.js'
+import type { SessionLog } from './session-log.js'
+
+/** Progress of a run, for UIs. Listener errors are logged and ignored. */
+export type AgentEvent =
+  | { type: 'turn/start'; turn: number }
+  /** A streamed piece of the model's text. */
+  | { type: 'text/delta'; delta: string }
+  /** The model's complete turn, as committed to the conversation. */
+  | { type: 'assistant/message'; message: Extract<Message, { role: 'assistant' }>; finishReason: string; usage?: Usage }
+  /** A tool call is dispatched (`arguments` is the model's raw JSON text). */
+  | { type: 'tool/start'; callId: string; name: string; arguments: string }
+  /** A tool call finished; `code` is the failure's code (`INVALID_ARGS`, `DENIED`, …). */
+  | { type: 'tool/end'; callId: string; name: string; isError: boolean; code?: string; durationMs: number; content: ContentBlock[] }
+  /** A context message (hook `additionalContexts`, job notice) was appended as a user-role message. */
+  | { type: 'context'; source: string; content: string }
+  | { type: 'turn/end'; turn: number }
+
+/** Why a run stopped. */
+export type StopReason = 'completed' | 'max-turns' | 'aborted' | 'length'
+
+/** The outcome of `Agent.run`. */
+export interface AgentResult {
+  /** The text of the last assistant message ('' if none). */
+  text: string
+  stopReason: StopReason
+  /** Model requests made by this run. */
+  turns: number
+  /** Summed over this run's turns (zeros when the provider reports none). */
+  usage: Usage
+}
+
+/** Options of an `Agent`; everything is optional. */
+export interface AgentOptions {
+  /** Default: the context's `model` service. */
+  model?: ModelService
+  /** The system prompt, committed once at the start of a new conversation. */
+  system?: string
+  /** Model requests per `run` before it stops with `max-turns`; default 50. */
+  maxTurns?: number
+  /** Persist the conversation here; when resuming, the conversation is derived from its events. */
+  session?: SessionLog
+  /** Initial conversation when there is no session (ignored with one). */
+  messages?: Message[]
+  /** Passed to every tool call as `exec.agent`. */
+  agent?: string
+  /** Progress listener. */
+  onEvent?: (event: AgentEvent) => void
+}
+
+/** Options of one `Agent.run`. */
+export interface RunOptions {
+  signal?: AbortSignal
+  /** Overrides the agent's `maxTurns` for this run. */
+  maxTurns?: number
+}

@@ -1,0 +1,153 @@
+import type { Context } from 'cordis'
+import type { ToolExecutionResult } from '@cordage/core'
+import type { ToolRegistry } from '@cordage/registry'
+import type { AgentEvent, AgentOptions, AgentResult, RunOptions, StopReason } from './agent-types.js'
+import { runBatch } from './batch.js'
+import { observeCodeDispatch } from './code-dispatch.js'
+import { NoModelError } from './errors.js'
+import { watchJobs, type JobNotice } from './jobs.js'
+import { messageOf, deriveMessages } from './messages.js'
+import type { Message, ModelService, ToolCall, Usage } from './model.js'
+import { streamTurn } from './turn.js'
+import type { SessionEventBody, SessionEventMap, SessionEventType } from './session-types.js'
+
+/** Formats one injected context as the user-role message text the model receives. */
+export function formatContext(source: string, text: string): string {
+  return `<context source="${source}">\n${text}\n</context>`
+}
+
+/**
+ * The agent loop: sends the conversation and `ctx.tools.list()` to the model, runs the tool calls it
+ * proposes, commits results in model order and repeats until the model answers without calls, the
+ * turn limit is reached or the signal aborts. With a `session`, every committed message is appended to
+ * it, so `deriveMessages(session.events)` equals `agent.messages`.
+ */
+export class Agent {
+  /** The conversation, exactly as the model receives it. */
+  readonly messages: Message[]
+  readonly session: AgentOptions['session']
+  private readonly inFlight = new Set<string>()
+  private running = false
+
+  constructor(private readonly ctx: Context, private readonly options: AgentOptions = {}) {
+    this.session = options.session
+    this.messages = this.session ? deriveMessages(this.session.events) : [...(options.messages ?? [])]
+  }
+
+  /** Adds `input` (if given) as a user message and runs turns until the model stops. Rejects only for model or wiring errors. */
+  async run(input?: string, runOptions: RunOptions = {}): Promise<AgentResult> {
+    if (this.running) throw new Error('this agent is already running; await the previous run first')
+    const model: ModelService | undefined = this.options.model ?? this.ctx.get('model')
+    if (!model) throw new NoModelError()
+    const tools = this.ctx.get('tools')
+    if (!tools) throw new Error('the agent needs the tools service: load @cordage/registry first')
+    const signal = runOptions.signal
+    const maxTurns = runOptions.maxTurns ?? this.options.maxTurns ?? 50
+    const agent = this.options.agent
+    const notices: JobNotice[] = []
+    let stopObserving: (() => void) | undefined
+    let stopWatching: (() => void) | undefined
+    let turns = 0
+    let text = ''
+    const usage: Usage = { inputTokens: 0, outputTokens: 0 }
+    let pendingSync: Promise<void> | undefined
+    const finish = (stopReason: StopReason): AgentResult => ({ text, stopReason, turns, usage })
+    this.running = true
+    try {
+      if (this.options.system !== undefined && this.messages.length === 0) this.commit('system/message', { content: this.options.system })
+      if (input !== undefined) this.commit('user/message', { content: input })
+      if (this.session) stopObserving = observeCodeDispatch(this.ctx, this.session, (callId, owner) => owner === agent && this.inFlight.has(callId))
+      stopWatching = watchJobs(this.ctx, agent, (notice) => notices.push(notice))
+      for (;;) {
+        if (signal?.aborted) return finish('aborted')
+        if (turns >= maxTurns) return finish('max-turns')
+        this.appendNotices(notices)
+        turns++
+        this.emit({ type: 'turn/start', turn: turns })
+        const turn = await streamTurn(model, { messages: [...this.messages], tools: tools.list(), signal }, turns, (delta) => this.emit({ type: 'text/delta', delta }))
+        if (turn.usage) {
+          usage.inputTokens += turn.usage.inputTokens
+          usage.outputTokens += turn.usage.outputTokens
+        }
+        if (turn.aborted && !turn.text && !turn.calls.length) return finish('aborted')
+        const data: SessionEventMap['assistant/message'] = { content: turn.text, ...(turn.calls.length && { toolCalls: turn.calls }), finishReason: turn.finishReason }
+        if (turn.usage) data.usage = turn.usage
+        const message = this.commit('assistant/message', data) as Extract<Message, { role: 'assistant' }>
+        text = turn.text
+        this.emit({ type: 'assistant/message', message, finishReason: turn.finishReason, ...(turn.usage && { usage: turn.usage }) })
+        if (!turn.calls.length) {
+          this.emit({ type: 'turn/end', turn: turns })
+          return finish(turn.aborted ? 'aborted' : turn.finishReason === 'length' ? 'length' : 'completed')
+        }
+        // Results of the previous turn are durable before this turn's tools take effect.
+        await pendingSync
+        await this.runCalls(tools, turn.calls, signal)
+        this.emit({ type: 'turn/end', turn: turns })
+        pendingSync = this.session?.sync()
+      }
+    } finally {
+      stopObserving?.()
+      stopWatching?.()
+      this.running = false
+      await pendingSync?.catch(() => {})
+      await this.session?.sync()
+    }
+  }
+
+  private async runCalls(tools: ToolRegistry, calls: ToolCall[], signal: AbortSignal | undefined): Promise<void> {
+    for (const call of calls) this.inFlight.add(call.id)
+    let results: ToolExecutionResult[]
+    try {
+      results = await runBatch({
+        tools,
+        signal,
+        agent: this.options.agent,
+        emit: (event) => this.emit(event),
+        commit: (call, result) => this.commitResult(call, result),
+      }, calls)
+    } finally {
+      for (const call of calls) this.inFlight.delete(call.id)
+    }
+    for (const result of results) {
+      for (const context of result.additionalContexts ?? []) this.appendContext(context.source, context.text)
+    }
+  }
+
+  private commitResult(call: ToolCall, result: ToolExecutionResult): void {
+    const data: SessionEventMap['tool/result'] = { callId: call.id, name: call.name, content: result.content, isError: result.isError }
+    if (result.isError) {
+      const code = result.error.info?.code
+      data.error = code === undefined ? { message: result.error.message } : { message: result.error.message, code }
+    }
+    if (result.meta !== undefined) data.meta = result.meta
+    this.commit('tool/result', data)
+  }
+
+  private appendNotices(notices: JobNotice[]): void {
+    for (const notice of notices.splice(0)) this.appendContext(notice.source, notice.text)
+  }
+
+  private appendContext(source: string, text: string): void {
+    const content = formatContext(source, text)
+    this.commit('user/message', { content, source })
+    this.emit({ type: 'context', source, content })
+  }
+
+  /** Appends the event to the session (if any) and its message to the conversation. */
+  private commit<T extends SessionEventType>(type: T, data: SessionEventMap[T]): Message | undefined {
+    const event = this.session ? this.session.append(type, data) : ({ type, data } as { type: T; data: SessionEventMap[T] })
+    const message = messageOf(event as SessionEventBody)
+    if (message) this.messages.push(message)
+    return message
+  }
+
+  private emit(event: AgentEvent): void {
+    const listener = this.options.onEvent
+    if (!listener) return
+    try {
+      listener(event)
+    } catch (error) {
+      this.ctx.logger('agent').warn(`an onEvent listener failed (ignored): ${(error as Error)?.message ?? String(error)}`)
+    }
+  }
+}

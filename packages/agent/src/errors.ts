@@ -1,0 +1,22 @@
+import { CordageError } from '@cordage/core'
+
+/** A session file cannot be read (`SESSION_NOT_FOUND`) or is malformed beyond a torn last line (`SESSION_CORRUPT`). */
+export class SessionError extends CordageError {
+  constructor(code: 'SESSION_NOT_FOUND' | 'SESSION_CORRUPT' | 'SESSION_CLOSED', message: string, options?: { cause?: unknown }) {
+    super(code, message, options)
+  }
+}
+
+/** The agent has no `model` service and none was passed in its options. */
+export class NoModelError extends CordageError {
+  constructor() {
+    super('NO_MODEL', 'no model service: load a model plugin (e.g. @cordage/plugin-model-openai) or pass `model` in the agent options')
+  }
+}
+
+/** The model stream failed or broke the `ModelEvent` protocol; `cause` holds the provider's error. */
+export class ModelError extends CordageError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('MODEL_ERROR', message, options)
+  }
+}

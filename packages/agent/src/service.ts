@@ -1,0 +1,54 @@
+import { Context, Service } from 'cordis'
+import Schema from 'schemastery'
+import { Agent } from './agent.js'
+import type { AgentOptions } from './agent-types.js'
+import { SessionLog, resolveSessionFile } from './session-log.js'
+
+export declare namespace AgentService {
+  interface Config {
+    system?: string
+    maxTurns: number
+    /** Sessions directory (relative to `cwd`); default `.cordage/sessions`. */
+    sessionDir?: string
+    persist: boolean
+    cwd?: string
+  }
+}
+
+/** Options of `ctx.agent.create`: agent options plus where (and whether) to persist the session. */
+export interface CreateAgentOptions extends Omit<AgentOptions, 'session'> {
+  /** `false` keeps the conversation in memory; default: the plugin's `persist`. */
+  persist?: boolean
+  /** A session id for a new session. */
+  id?: string
+}
+
+/** The `agent` service: makes agents with the configured defaults, persisted to session files. */
+export class AgentService extends Service {
+  static readonly inject = ['tools']
+  static readonly Config: Schema<Partial<AgentService.Config>, AgentService.Config> = Schema.object({
+    system: Schema.string().description('System prompt of new conversations.'),
+    maxTurns: Schema.natural().min(1).default(50).description('Model requests per run before stopping with max-turns.'),
+    sessionDir: Schema.string().description('Sessions directory, relative to cwd (default .cordage/sessions).'),
+    persist: Schema.boolean().default(true).description('Write a session file per conversation.'),
+    cwd: Schema.string().description('Working directory recorded in sessions (default: process.cwd()).'),
+  })
+
+  constructor(ctx: Context, private readonly config: AgentService.Config) {
+    super(ctx, 'agent')
+  }
+
+  /** A new agent (and session file, unless `persist` is false) with the configured defaults. */
+  create(options: CreateAgentOptions = {}): Agent {
+    const { persist = this.config.persist, id, ...rest } = options
+    const model = rest.model ?? this.ctx.get('model')
+    const session = persist ? SessionLog.create({ cwd: this.config.cwd, dir: this.config.sessionDir, id, model: model?.id }) : undefined
+    return new Agent(this.ctx, { system: this.config.system, maxTurns: this.config.maxTurns, ...rest, ...(session && { session }) })
+  }
+
+  /** An agent continuing session `idOrPath` (repaired as `SessionLog.open` describes). */
+  resume(idOrPath: string, options: Omit<AgentOptions, 'session' | 'messages'> = {}): Agent {
+    const session = SessionLog.open(resolveSessionFile(idOrPath, { cwd: this.config.cwd, dir: this.config.sessionDir }))
+    return new Agent(this.ctx, { maxTurns: this.config.maxTurns, ...options, session })
+  }
+}

@@ -1,0 +1,120 @@
+import { readFileSync } from 'node:fs'
+import { ToolAbortedBeforeDispatchError } from '@cordage/core'
+import { SessionError } from './errors.js'
+import type { SessionEvent, SessionEventMap, SessionHeader, SessionEventType } from './session-types.js'
+
+/** A parsed session file: header, events (repairs included) and what was tolerated on the way. */
+export interface LoadedSession {
+  file: string
+  header: SessionHeader
+  events: SessionEvent[]
+  /** Human-readable notes: a dropped torn line, synthesised results. */
+  warnings: string[]
+  /** Byte length of the intact prefix (every complete line); a torn tail starts here. */
+  intactBytes: number
+  /** True when the intact prefix does not end with a newline (a complete last line missing its `\n`). */
+  missingNewline: boolean
+  /** The synthetic events added by repair (already included in `events`, not yet in the file). */
+  repairs: SessionEvent[]
+}
+
+const EVENT_TYPES = new Set<string>(['system/message', 'user/message', 'assistant/message', 'tool/result', 'tool/code-dispatch', 'session/end'])
+
+/**
+ * Reads a session file. A torn last line (a crash mid-append) is dropped with a warning; any other
+ * malformed line throws `SessionError` (code `SESSION_CORRUPT`) naming the line. Tool calls of the last
+ * model turn that have no result get a synthetic `ABORTED_BEFORE_DISPATCH` result, so the conversation
+ * is valid to send again.
+ */
+export function loadSession(file: string): LoadedSession {
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch (error) {
+    throw new SessionError('SESSION_NOT_FOUND', `cannot read session file ${file}: ${(error as Error).message}`, { cause: error })
+  }
+  const warnings: string[] = []
+  const lines = text.split('\n')
+  // `split` leaves '' after a final newline; anything else there is a line without its newline.
+  const tail = lines.pop()!
+  let intactBytes = Buffer.byteLength(text)
+  let missingNewline = false
+  if (tail !== '') {
+    if (parseLine(tail) === undefined) {
+      intactBytes -= Buffer.byteLength(tail)
+      warnings.push(`dropped a torn last line (${Buffer.byteLength(tail)} bytes) of ${file}`)
+    } else {
+      lines.push(tail)
+      missingNewline = true
+    }
+  }
+  if (!lines.length) throw new SessionError('SESSION_CORRUPT', `${file} has no header line`)
+  const header = parseLine(lines[0]) as SessionHeader | undefined
+  if (!header || header.type !== 'session' || typeof header.id !== 'string') {
+    throw new SessionError('SESSION_CORRUPT', `${file}:1: expected a session header { type: 'session', version, id, createdAt, cwd }`)
+  }
+  const events: SessionEvent[] = []
+  for (let index = 1; index < lines.length; index++) {
+    const event = parseLine(lines[index]) as SessionEvent | undefined
+    if (!event || !EVENT_TYPES.has(event.type) || typeof event.seq !== 'number' || !event.data || typeof event.data !== 'object') {
+      throw new SessionError('SESSION_CORRUPT', `${file}:${index + 1}: not a session event: ${lines[index].slice(0, 120)}`)
+    }
+    events.push(event)
+  }
+  const repairs = repairMissingResults(events)
+  for (const repair of repairs) {
+    const data = repair.data as SessionEventMap['tool/result']
+    warnings.push(`tool call ${data.callId} (${data.name}) had no result; recorded ABORTED_BEFORE_DISPATCH`)
+  }
+  events.push(...repairs)
+  return { file, header, events, warnings, intactBytes, missingNewline, repairs }
+}
+
+function parseLine(line: string): any {
+  try {
+    const value = JSON.parse(line)
+    return value && typeof value === 'object' && !Array.isArray(value) ? value : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Synthetic results for the calls of the last assistant turn that no `tool/result` answers. */
+export function repairMissingResults(events: readonly SessionEvent[]): SessionEvent[] {
+  let last = -1
+  for (let index = events.length - 1; index >= 0; index--) {
+    const type = events[index].type
+    if (type === 'assistant/message') {
+      last = index
+      break
+    }
+    // A later user message means the turn was already closed; nothing dangles at the tail.
+    if (type === 'user/message' && !(events[index].data as SessionEventMap['user/message']).source) return []
+  }
+  if (last < 0) return []
+  const calls = (events[last].data as SessionEventMap['assistant/message']).toolCalls ?? []
+  const answered = new Set<string>()
+  for (let index = last + 1; index < events.length; index++) {
+    if (events[index].type === 'tool/result') answered.add((events[index].data as SessionEventMap['tool/result']).callId)
+  }
+  let seq = events.reduce((max, event) => Math.max(max, event.seq), 0)
+  const time = new Date().toISOString()
+  const error = new ToolAbortedBeforeDispatchError()
+  return calls.filter((call) => !answered.has(call.id)).map((call) => ({
+    type: 'tool/result' as const,
+    seq: ++seq,
+    time,
+    data: {
+      callId: call.id,
+      name: call.name,
+      content: [{ type: 'text' as const, text: `Error: ${error.message}` }],
+      isError: true,
+      error: { message: error.message, code: error.code },
+    },
+  }))
+}
+
+/** The event types a session file may contain, for readers that validate. */
+export function isSessionEventType(type: string): type is SessionEventType {
+  return EVENT_TYPES.has(type)
+}

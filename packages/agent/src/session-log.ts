@@ -1,0 +1,143 @@
+import { closeSync, fsync, ftruncateSync, mkdirSync, openSync, writeSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { isAbsolute, join, resolve } from 'node:path'
+import { SessionError } from './errors.js'
+import { loadSession } from './session-load.js'
+import { SESSION_VERSION, type SessionEvent, type SessionEventMap, type SessionEventType, type SessionHeader } from './session-types.js'
+
+/** Where sessions live and how they are named. */
+export interface SessionLocation {
+  /** The working directory recorded in the header; default `process.cwd()`. */
+  cwd?: string
+  /** The sessions directory; default `<cwd>/.cordage/sessions` (relative paths resolve against `cwd`). */
+  dir?: string
+}
+
+export interface CreateSessionOptions extends SessionLocation {
+  /** Default: a sortable `YYYYMMDD-HHMMSS-<6 hex>` id. */
+  id?: string
+  /** The model service id, recorded in the header. */
+  model?: string
+}
+
+/** The sessions directory for `location`. */
+export function sessionDir(location: SessionLocation = {}): string {
+  const cwd = resolve(location.cwd ?? process.cwd())
+  if (location.dir === undefined) return join(cwd, '.cordage', 'sessions')
+  return isAbsolute(location.dir) ? location.dir : resolve(cwd, location.dir)
+}
+
+/** The file of session `idOrPath`: a path (contains a slash or ends in `.jsonl`) as given, else `<dir>/<id>.jsonl`. */
+export function resolveSessionFile(idOrPath: string, location: SessionLocation = {}): string {
+  if (idOrPath.endsWith('.jsonl') || idOrPath.includes('/') || idOrPath.includes('\\')) return resolve(location.cwd ?? process.cwd(), idOrPath)
+  return join(sessionDir(location), `${idOrPath}.jsonl`)
+}
+
+function newSessionId(now: Date): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15)
+  return `${stamp}-${randomBytes(3).toString('hex')}`
+}
+
+/**
+ * An open, append-only session file. Every event is one `write` of one complete line to a descriptor
+ * opened with `'a'`, so a crash leaves at most a torn last line; `sync()` fsyncs (the agent calls it at
+ * turn boundaries).
+ */
+export class SessionLog {
+  /** Creates `<dir>/<id>.jsonl` (directory 0700, file 0600) and writes the header. */
+  static create(options: CreateSessionOptions = {}): SessionLog {
+    const now = new Date()
+    const id = options.id ?? newSessionId(now)
+    if (!/^[\w.-]{1,128}$/.test(id)) throw new SessionError('SESSION_CORRUPT', `invalid session id ${JSON.stringify(id)}: use letters, digits, '.', '_' and '-'`)
+    const dir = sessionDir(options)
+    mkdirSync(dir, { recursive: true, mode: 0o700 })
+    const file = join(dir, `${id}.jsonl`)
+    const header: SessionHeader = { type: 'session', version: SESSION_VERSION, id, createdAt: now.toISOString(), cwd: resolve(options.cwd ?? process.cwd()) }
+    if (options.model !== undefined) header.model = options.model
+    const fd = openSync(file, 'wx', 0o600)
+    const log = new SessionLog(file, fd, header, [], [])
+    log.writeLine(JSON.stringify(header))
+    return log
+  }
+
+  /**
+   * Opens an existing session to continue it: drops a torn last line from the file, writes the synthetic
+   * results `loadSession` adds for calls that never got one, and appends after them.
+   */
+  static open(file: string): SessionLog {
+    const loaded = loadSession(file)
+    const fd = openSync(file, 'r+')
+    try {
+      ftruncateSync(fd, loaded.intactBytes)
+    } finally {
+      closeSync(fd)
+    }
+    const log = new SessionLog(file, openSync(file, 'a', 0o600), loaded.header, loaded.events.slice(0, loaded.events.length - loaded.repairs.length), loaded.warnings)
+    if (loaded.missingNewline) log.writeLine('')
+    for (const repair of loaded.repairs) log.append('tool/result', repair.data as SessionEventMap['tool/result'])
+    return log
+  }
+
+  private seq: number
+  private closed = false
+  private pendingSync: Promise<void> | undefined
+
+  private constructor(
+    /** The absolute path of the session file. */
+    readonly file: string,
+    private readonly fd: number,
+    readonly header: SessionHeader,
+    private readonly log: SessionEvent[],
+    /** What loading tolerated (torn line, repairs); empty for a new session. */
+    readonly warnings: string[],
+  ) {
+    this.seq = log.reduce((max, event) => Math.max(max, event.seq), 0)
+  }
+
+  get id(): string {
+    return this.header.id
+  }
+
+  /** Every event in file order, including those appended since opening. */
+  get events(): readonly SessionEvent[] {
+    return this.log
+  }
+
+  /** Appends one event as one line; returns it. */
+  append<T extends SessionEventType>(type: T, data: SessionEventMap[T]): SessionEvent<T> {
+    if (this.closed) throw new SessionError('SESSION_CLOSED', `session ${this.id} is closed`)
+    const event = { type, seq: ++this.seq, time: new Date().toISOString(), data } as SessionEvent<T>
+    this.writeLine(JSON.stringify(event))
+    this.log.push(event as SessionEvent)
+    return event
+  }
+
+  /** Flushes appended lines to disk (fsync). Concurrent calls share one flush in flight. */
+  sync(): Promise<void> {
+    if (this.closed) return Promise.resolve()
+    if (this.pendingSync) return this.pendingSync
+    const pending = new Promise<void>((done, fail) => fsync(this.fd, (error) => (error ? fail(error) : done())))
+    this.pendingSync = pending.finally(() => {
+      if (this.pendingSync === tracked) this.pendingSync = undefined
+    })
+    const tracked = this.pendingSync
+    return tracked
+  }
+
+  /** Writes `session/end` (unless `end` is `false`), fsyncs and closes the file. Idempotent. */
+  async close(end: SessionEventMap['session/end'] | false = { reason: 'closed' }): Promise<void> {
+    if (this.closed) return
+    if (end) this.append('session/end', end)
+    await this.pendingSync?.catch(() => {})
+    await this.sync()
+    this.closed = true
+    closeSync(this.fd)
+  }
+
+  private writeLine(line: string): void {
+    // One write per line: concurrent appenders and crashes can only tear the last line, never interleave.
+    const buffer = Buffer.from(line + '\n', 'utf8')
+    let offset = 0
+    while (offset < buffer.length) offset += writeSync(this.fd, buffer, offset)
+  }
+}

@@ -1,0 +1,60 @@
+import type { ContentBlock, JsonValue } from '@cordage/core'
+import type { ToolCall, Usage } from './model.js'
+
+/** The session file format version written in every header. */
+export const SESSION_VERSION = 1
+
+/** The first line of every session file. */
+export interface SessionHeader {
+  type: 'session'
+  version: number
+  id: string
+  createdAt: string
+  cwd: string
+  /** The model service id at creation, when known. */
+  model?: string
+}
+
+/** What a `tool/result` event stores: the rendered content and failure description, never the canonical value. */
+export interface ToolResultRecord {
+  callId: string
+  name: string
+  content: ContentBlock[]
+  isError: boolean
+  error?: { message: string; code?: string }
+  meta?: JsonValue
+}
+
+/** A nested (Code Mode) call made while the direct call `parentCallId` ran; `index` is its order within that parent. */
+export interface CodeDispatchRecord {
+  parentCallId: string
+  index: number
+  name: string
+  arguments: JsonValue
+  content: ContentBlock[]
+  isError: boolean
+}
+
+/** The data of each event type. */
+export interface SessionEventMap {
+  /** The system prompt, as sent to the model. */
+  'system/message': { content: string }
+  /** A user message; `source` is set when the agent injected it as context (hook or job notice). */
+  'user/message': { content: string; source?: string }
+  /** A model turn: its text and the tool calls it proposed (arguments as the raw JSON text). */
+  'assistant/message': { content: string; toolCalls?: ToolCall[]; finishReason?: string; usage?: Usage }
+  'tool/result': ToolResultRecord
+  'tool/code-dispatch': CodeDispatchRecord
+  /** Written by `SessionLog.close`. */
+  'session/end': { reason: string; message?: string }
+}
+
+export type SessionEventType = keyof SessionEventMap
+
+/** One line after the header: `{ type, seq, time, data }`. */
+export type SessionEvent<T extends SessionEventType = SessionEventType> = {
+  [K in T]: { type: K; seq: number; time: string; data: SessionEventMap[K] }
+}[T]
+
+/** An event's `type` and `data` only (what `deriveMessages` reads). */
+export type SessionEventBody = { [K in SessionEventType]: { type: K; data: SessionEventMap[K] } }[SessionEventType]

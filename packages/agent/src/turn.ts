@@ -1,0 +1,48 @@
+import { CordageError } from '@cordage/core'
+import { ModelError } from './errors.js'
+import type { CompletionRequest, ModelService, ToolCall, Usage } from './model.js'
+
+/** One streamed model turn, assembled. `aborted` is set when the signal cut the stream short. */
+export interface TurnOutcome {
+  text: string
+  calls: ToolCall[]
+  finishReason: string
+  usage?: Usage
+  aborted: boolean
+}
+
+/**
+ * Consumes one `model.stream(...)`: forwards text deltas, collects tool calls (a missing or repeated call
+ * id is replaced with `call_<turn>_<index>`, so results can always be matched), and requires the closing
+ * `done`. An abort ends the turn with what arrived; any other stream failure rejects.
+ */
+export async function streamTurn(model: ModelService, request: CompletionRequest, turn: number, onDelta: (delta: string) => void): Promise<TurnOutcome> {
+  let text = ''
+  const calls: ToolCall[] = []
+  const ids = new Set<string>()
+  let done: { finishReason: string; usage?: Usage } | undefined
+  try {
+    for await (const event of model.stream(request)) {
+      if (event.type === 'text') {
+        if (!event.delta) continue
+        text += event.delta
+        onDelta(event.delta)
+      } else if (event.type === 'tool-call') {
+        const { id, name, arguments: args } = event.call
+        const callId = typeof id === 'string' && id && !ids.has(id) ? id : `call_${turn}_${calls.length}`
+        ids.add(callId)
+        calls.push({ id: callId, name: String(name), arguments: typeof args === 'string' ? args : JSON.stringify(args ?? {}) })
+      } else if (event.type === 'done') {
+        done = event.usage ? { finishReason: event.finishReason, usage: event.usage } : { finishReason: event.finishReason }
+        break
+      }
+    }
+  } catch (error) {
+    if (request.signal?.aborted) return { text, calls, finishReason: 'aborted', aborted: true }
+    if (CordageError.is(error)) throw error
+    throw new ModelError(`the model ${model.id} failed: ${(error as Error)?.message ?? String(error)}`, { cause: error })
+  }
+  if (request.signal?.aborted) return { text, calls, finishReason: 'aborted', aborted: true, ...(done?.usage && { usage: done.usage }) }
+  if (!done) throw new ModelError(`the model ${model.id} ended its stream without a done event`)
+  return { text, calls, ...done, aborted: false }
+}

@@ -1,0 +1,119 @@
+import { Context, Service } from 'cordis'
+import type { CompletionRequest, Message, ModelEvent, ModelService, Usage } from '@cordage/agent'
+import type { ToolSchema } from '@cordage/registry'
+
+/** A tool call in a script; `arguments` may be an object (serialised) or the exact JSON text to send. */
+export interface ScriptedCall {
+  /** Default `call_<turn>_<index>` (1-based turn). */
+  id?: string
+  name: string
+  arguments?: string | Record<string, unknown>
+}
+
+/** One scripted model turn. */
+export interface ScriptedTurn {
+  /** Streamed as one delta, or one delta per array item. */
+  text?: string | string[]
+  toolCalls?: ScriptedCall[]
+  /** Default `tool_calls` when there are calls, else `stop`. */
+  finishReason?: string
+  usage?: Usage
+  /** Milliseconds to wait before each streamed event (abortable). */
+  delayMs?: number
+  /** Throw this instead of answering (after any text). */
+  error?: Error
+}
+
+/** A turn, or a function of the request that returns one (for answers that depend on tool results). */
+export type ScriptStep = ScriptedTurn | ((request: RecordedRequest) => ScriptedTurn)
+
+/** What the model received: messages and tools, deep-copied at request time. */
+export interface RecordedRequest {
+  messages: Message[]
+  tools: ToolSchema[]
+}
+
+export interface ScriptedModelConfig {
+  turns: ScriptStep[]
+  /** Default `scripted`. */
+  id?: string
+}
+
+/** Raised when the agent asks for more turns than the script has. */
+export class ScriptExhaustedError extends Error {
+  constructor(used: number, request: RecordedRequest) {
+    const last = request.messages.at(-1)
+    const summary = last ? `${last.role}: ${JSON.stringify('content' in last ? last.content : last).slice(0, 200)}` : '(no messages)'
+    super(`the scripted model has ${used} turn(s) but request ${used + 1} arrived; last message ${summary}`)
+    this.name = 'ScriptExhaustedError'
+  }
+}
+
+function wait(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason)
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    const onAbort = () => {
+      clearTimeout(timer)
+      reject(signal!.reason)
+    }
+    signal?.addEventListener('abort', onAbort, { once: true })
+  })
+}
+
+/**
+ * A `model` service that plays a list of turns: streams text deltas and tool calls as `ModelEvent`s,
+ * records every request in `requests`, and fails clearly when the script runs out.
+ * Load: `await ctx.plugin(ScriptedModel, { turns: [...] })`.
+ */
+export class ScriptedModel extends Service implements ModelService {
+  readonly id: string
+  /** Every request received, in order, deep-copied when it arrived. */
+  readonly requests: RecordedRequest[] = []
+  private readonly turns: ScriptStep[]
+
+  constructor(ctx: Context, config: ScriptedModelConfig) {
+    super(ctx, 'model')
+    if (!config || !Array.isArray(config.turns)) throw new TypeError('ScriptedModel needs { turns: [...] }')
+    this.id = config.id ?? 'scripted'
+    this.turns = [...config.turns]
+    this.stream = this.stream.bind(this)
+  }
+
+  /** The number of turns not yet played. */
+  get remaining(): number {
+    return this.turns.length - this.requests.length
+  }
+
+  async *stream(request: CompletionRequest): AsyncIterable<ModelEvent> {
+    const recorded: RecordedRequest = structuredClone({ messages: request.messages, tools: request.tools })
+    const index = this.requests.length
+    this.requests.push(recorded)
+    const step = this.turns[index]
+    if (step === undefined) throw new ScriptExhaustedError(index, recorded)
+    const turn = typeof step === 'function' ? step(recorded) : step
+    const signal = request.signal
+    const pause = async () => {
+      if (turn.delayMs) await wait(turn.delayMs, signal)
+      else if (signal?.aborted) throw signal.reason
+    }
+    const deltas = turn.text === undefined ? [] : Array.isArray(turn.text) ? turn.text : [turn.text]
+    for (const delta of deltas) {
+      await pause()
+      yield { type: 'text', delta }
+    }
+    if (turn.error) throw turn.error
+    const calls = turn.toolCalls ?? []
+    for (const [position, call] of calls.entries()) {
+      await pause()
+      const args = call.arguments === undefined ? '{}' : typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments)
+      yield { type: 'tool-call', call: { id: call.id ?? `call_${index + 1}_${position}`, name: call.name, arguments: args } }
+    }
+    await pause()
+    const finishReason = turn.finishReason ?? (calls.length ? 'tool_calls' : 'stop')
+    yield turn.usage ? { type: 'done', finishReason, usage: turn.usage } : { type: 'done', finishReason }
+  }
+}
