@@ -1,1 +1,60 @@
-export {}
+import type { Context } from 'cordis'
+import type {} from '@cordage/registry'
+import Schema from 'schemastery'
+import { editTool } from './edit.js'
+import { globTool } from './glob.js'
+import { grepTool } from './grep.js'
+import { Workspace } from './paths.js'
+import { readTool } from './read.js'
+import { findRipgrep } from './ripgrep.js'
+import type { FsRuntime } from './runtime.js'
+import { spillPages } from './spill.js'
+import { ReadTracker } from './tracker.js'
+import { writeTool } from './write.js'
+
+export const name = 'fs'
+export const inject = ['tools']
+
+export interface Config {
+  root?: string
+  allowOutsideRoot: boolean
+  requireReadBeforeWrite: boolean
+  maxReadBytes: number
+  maxReadLines: number
+  maxLineLength: number
+  maxEditBytes: number
+  maxResults: number
+  pageSize: number
+  pageBytes: number
+  search: 'auto' | 'ripgrep' | 'node'
+}
+
+export const Config: Schema<Config> = Schema.object({
+  root: Schema.string().description('Workspace root the tools are confined to (default: the current working directory).'),
+  allowOutsideRoot: Schema.boolean().default(false).description('Allow paths outside the root.'),
+  requireReadBeforeWrite: Schema.boolean().default(true).description('Refuse to write or edit an existing file the agent has not read.'),
+  maxReadBytes: Schema.natural().min(1024).default(50_000).description('Bytes of numbered lines one read returns at most.'),
+  maxReadLines: Schema.natural().min(1).default(2000).description('Lines one read returns at most.'),
+  maxLineLength: Schema.natural().min(80).default(2000).description('Characters kept of a long line (read and grep).'),
+  maxEditBytes: Schema.natural().min(1).default(5_000_000).description('Largest existing file write and edit will change.'),
+  maxResults: Schema.natural().min(1).default(10_000).description('Paths (glob) or matches (grep) collected at most.'),
+  pageSize: Schema.natural().min(1).default(100).description('Paths or matches rendered inline; the rest go to spill.'),
+  pageBytes: Schema.natural().min(1000).default(30_000).description('Bytes of the rendered page at most.'),
+  search: Schema.union(['auto', 'ripgrep', 'node']).default('auto').description('Search engine: ripgrep when available (auto), ripgrep only, or the pure-JS fallback.'),
+})
+
+export async function apply(ctx: Context, config: Config): Promise<void> {
+  const rgPath = config.search === 'node' ? undefined : await findRipgrep()
+  if (config.search === 'ripgrep' && !rgPath) throw new Error('fs: config.search is "ripgrep" but the @vscode/ripgrep binary is not installed for this platform')
+  const runtime: FsRuntime = {
+    settings: config,
+    workspace: new Workspace(config.root ?? process.cwd(), config.allowOutsideRoot),
+    tracker: new ReadTracker(config.requireReadBeforeWrite),
+    rgPath,
+  }
+  ctx.effect(() => () => runtime.tracker.clear(), 'fs.tracker')
+  const glob = globTool(runtime)
+  const grep = grepTool(runtime)
+  for (const definition of [readTool(runtime), writeTool(runtime), editTool(runtime), glob.definition, grep.definition]) ctx.tools.register(definition)
+  spillPages(ctx, [glob, grep], config.pageSize)
+}

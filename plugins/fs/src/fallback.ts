@@ -1,0 +1,100 @@
+import { readFile } from 'node:fs/promises'
+import { dirname, join, sep } from 'node:path'
+import { glob } from 'tinyglobby'
+import { FsError } from './errors.js'
+import { attachContext, clipLine, compareMatches, normalizeGlob, type ContextLine, type Found, type FoundMatch, type GlobQuery, type GrepQuery } from './search.js'
+
+/** Converts .gitignore lines found in directory `base` (relative to the search root, '' for itself) to ignore globs. Negations are skipped. */
+export function gitignoreGlobs(source: string, base: string): string[] {
+  const prefix = base ? `${base}/` : ''
+  const globs: string[] = []
+  for (const raw of source.split(/\r?\n/)) {
+    let line = raw.replace(/(?<!\\)\s+$/, '')
+    if (!line || line.startsWith('#') || line.startsWith('!')) continue
+    const directoryOnly = line.endsWith('/')
+    if (directoryOnly) line = line.slice(0, -1)
+    const anchored = line.includes('/')
+    if (line.startsWith('/')) line = line.slice(1)
+    const path = `${prefix}${anchored ? '' : '**/'}${line}`
+    if (!directoryOnly) globs.push(path)
+    globs.push(`${path}/**`)
+  }
+  return globs
+}
+
+/** Ignore globs from every .gitignore at or below `cwd`, plus the name-only rules of .gitignore files between `root` and `cwd`. */
+async function ignoreGlobs(root: string, cwd: string, signal: AbortSignal): Promise<string[]> {
+  const globs: string[] = []
+  for (let dir = cwd; dir !== root && dir.startsWith(root);) {
+    dir = dirname(dir)
+    const source = await readFile(join(dir, '.gitignore'), 'utf8').catch(() => '')
+    // Anchored rules of an ancestor rarely apply below it; only name rules (no slash) are kept.
+    globs.push(...gitignoreGlobs(source, '').filter((glob) => glob.startsWith('**/')))
+  }
+  const files = await glob('**/.gitignore', { cwd, dot: true, followSymbolicLinks: false, ignore: [...globs, '**/.git/**'], signal })
+  for (const file of files.sort((a, b) => a.length - b.length)) {
+    const source = await readFile(join(cwd, file), 'utf8').catch(() => '')
+    const base = dirname(file)
+    globs.push(...gitignoreGlobs(source, base === '.' ? '' : base))
+  }
+  return globs
+}
+
+/** Lists files under `cwd` matching `pattern` with tinyglobby, skipping hidden and ignored files and symlinks. */
+async function listFiles(root: string, cwd: string, pattern: string, signal: AbortSignal): Promise<string[]> {
+  const ignore = await ignoreGlobs(root, cwd, signal)
+  const files = await glob(normalizeGlob(pattern).anchored, { cwd, dot: false, followSymbolicLinks: false, onlyFiles: true, ignore, signal, expandDirectories: false })
+  return sep === '/' ? files : files.map((file) => file.split(sep).join('/'))
+}
+
+/** The pure-JS `glob`: the whole list is acquired (tinyglobby has no early stop), then capped. */
+export async function nodeGlob(root: string, query: GlobQuery): Promise<Found<string>> {
+  const files = (await listFiles(root, query.cwd, query.pattern, query.signal)).sort()
+  return { items: files.slice(0, query.max), truncated: files.length > query.max }
+}
+
+function compile(pattern: string, caseInsensitive: boolean): RegExp {
+  try {
+    return new RegExp(pattern, caseInsensitive ? 'i' : '')
+  } catch (error) {
+    throw new FsError('INVALID_PATTERN', `invalid pattern ${JSON.stringify(pattern)}: ${(error as Error).message}`)
+  }
+}
+
+/** The pure-JS `grep`: JavaScript regular expressions, line by line, files with a NUL byte skipped as binary. */
+export async function nodeGrep(root: string, query: GrepQuery): Promise<Found<FoundMatch>> {
+  const regex = compile(query.pattern, query.caseInsensitive)
+  const files = query.file ? [query.file] : (await listFiles(root, query.cwd, query.glob ?? '**/*', query.signal)).sort()
+  const items: FoundMatch[] = []
+  for (const file of files) {
+    if (query.signal.aborted) throw query.signal.reason
+    const data = await readFile(query.file ? file : join(query.cwd, file)).catch(() => undefined)
+    if (!data || data.subarray(0, 65536).includes(0)) continue
+    const lines = data.toString('utf8').split('\n')
+    if (lines[lines.length - 1] === '') lines.pop()
+    const matches: FoundMatch[] = []
+    const context: ContextLine[] = []
+    let lastMatch = -Infinity
+    for (let index = 0; index < lines.length; index++) {
+      const line = lines[index]!.endsWith('\r') ? lines[index]!.slice(0, -1) : lines[index]!
+      if (regex.test(line)) {
+        if (items.length >= query.max) {
+          attachContext(matches, context, query.context)
+          return { items: items.sort(compareMatches), truncated: true }
+        }
+        // Context lines before this match that were not yet collected.
+        for (let before = Math.max(index - query.context, 0, lastMatch + query.context + 1); before < index; before++) {
+          context.push({ lineNumber: before + 1, line: clipLine(lines[before]!.replace(/\r$/, ''), query.maxLineLength) })
+        }
+        const match = { path: file, lineNumber: index + 1, line: clipLine(line, query.maxLineLength) }
+        items.push(match)
+        matches.push(match)
+        lastMatch = index
+      } else if (index - lastMatch <= query.context) {
+        context.push({ lineNumber: index + 1, line: clipLine(line, query.maxLineLength) })
+      }
+    }
+    attachContext(matches, context, query.context)
+  }
+  return { items: items.sort(compareMatches), truncated: false }
+}

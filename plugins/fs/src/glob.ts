@@ -1,0 +1,49 @@
+import Schema from 'schemastery'
+import { defineTool } from '@cordage/core'
+import { FsError } from './errors.js'
+import { nodeGlob } from './fallback.js'
+import { pageFooter, takePage } from './page.js'
+import { ripgrepGlob } from './ripgrep.js'
+import type { FsRuntime } from './runtime.js'
+import type { PagedTool } from './spill.js'
+import { resolveSearchRoot } from './search-root.js'
+
+const Parameters = Schema.object({
+  pattern: Schema.string().min(1).required().description('Glob such as "**/*.ts" or "src/*.json". Without a "/" it matches file names at any depth.'),
+  path: Schema.string().description('Directory to search in, relative to the workspace root (default: the root).'),
+})
+
+const Output = Schema.object({
+  paths: Schema.array(String).required().description('Matching files, relative to the workspace root, sorted.'),
+  truncated: Schema.boolean().required().description('True when the collection limit stopped the search (there are more files).'),
+})
+
+type GlobValue = { paths: string[]; truncated: boolean }
+
+/** The `glob` tool: lists files by pattern, honouring .gitignore; renders the first page. */
+export function globTool(runtime: FsRuntime): PagedTool {
+  const { settings, workspace } = runtime
+  const page = (args: { pattern: string }, value: GlobValue, spilled?: string) => {
+    if (value.paths.length === 0) return `No files match ${JSON.stringify(args.pattern)}.`
+    const { text, shown } = takePage(value.paths, settings.pageSize, settings.pageBytes)
+    return text + pageFooter(shown, value.paths.length, 'paths', value.truncated, settings.maxResults, spilled)
+  }
+  const definition = defineTool({
+    name: 'glob',
+    description: 'Find files by glob pattern (e.g. "**/*.ts"). Skips hidden files and what .gitignore excludes. Returns paths relative to the workspace root, sorted.',
+    parameters: Parameters,
+    output: {
+      schema: Output,
+      render: (args, value) => [{ type: 'text', text: page(args, value) }],
+    },
+    concurrency: 'parallel',
+    async execute(args, exec) {
+      const { cwd, prefix } = await resolveSearchRoot(workspace, args.path, false)
+      if (cwd === undefined) throw new FsError('NOT_A_DIRECTORY', `${args.path} is a file; glob needs a directory as path`)
+      const query = { cwd, pattern: args.pattern, max: settings.maxResults, signal: exec.signal }
+      const found = runtime.rgPath ? await ripgrepGlob(runtime.rgPath, query) : await nodeGlob(workspace.root, query)
+      return { paths: prefix ? found.items.map((item) => prefix + item) : found.items, truncated: found.truncated }
+    },
+  })
+  return { definition, fullText: (value: GlobValue) => value.paths.join('\n') + '\n', count: (value: GlobValue) => value.paths.length, page }
+}

@@ -1,0 +1,76 @@
+import { stat } from 'node:fs/promises'
+import Schema from 'schemastery'
+import { defineTool, type ToolDefinition } from '@cordage/core'
+import { FsError, fsFailure } from './errors.js'
+import { readLines } from './lines.js'
+import type { FsRuntime } from './runtime.js'
+
+const Parameters = Schema.object({
+  path: Schema.string().required().description('File to read, relative to the workspace root (or absolute inside it).'),
+  offset: Schema.natural().min(1).description('1-based line number to start at (default 1).'),
+  limit: Schema.natural().min(1).description('Maximum number of lines to return.'),
+})
+
+const Output = Schema.object({
+  path: Schema.string().required(),
+  offset: Schema.natural().required(),
+  lines: Schema.array(Schema.object({ number: Schema.natural().required(), text: Schema.string().required() })).required(),
+  totalLines: Schema.natural().required(),
+})
+
+/** Renders lines `cat -n` style with a footer saying how to continue. */
+export function renderRead(value: { path: string; offset: number; lines: Array<{ number: number; text: string }>; totalLines: number }): string {
+  const { lines, totalLines, path } = value
+  if (totalLines === 0) return `(${path} is empty)`
+  let out = ''
+  for (const line of lines) out += `${String(line.number).padStart(6)}\t${line.text}\n`
+  const last = lines.length ? lines[lines.length - 1]!.number : value.offset - 1
+  if (last < totalLines) {
+    const first = lines.length ? lines[0]!.number : value.offset
+    out += `\n(Showing lines ${first}-${last} of ${totalLines} in ${path}. Continue with offset=${last + 1}.)`
+  } else out = out.slice(0, -1)
+  return out
+}
+
+/** The `read` tool: a bounded, numbered window of a text file, streamed. */
+export function readTool(runtime: FsRuntime): ToolDefinition {
+  const { settings, workspace, tracker } = runtime
+  return defineTool({
+    name: 'read',
+    description: `Read a text file. Returns numbered lines (at most ${settings.maxReadLines} lines or ${settings.maxReadBytes} bytes per call; lines over ${settings.maxLineLength} characters are cut). Use offset/limit to page through large files. Reading a file is required before write or edit may change it.`,
+    parameters: Parameters,
+    output: {
+      schema: Output,
+      render: (_args, value) => [{ type: 'text', text: renderRead(value) }],
+    },
+    concurrency: 'parallel',
+    async execute(args, exec) {
+      const target = await workspace.resolve(args.path)
+      const offset = args.offset ?? 1
+      let window
+      let stats
+      try {
+        // Taken before reading: a change during the read makes a later write stale, never silently accepted.
+        stats = await stat(target.real, { bigint: true })
+        if (stats.isDirectory()) throw new FsError('IS_DIRECTORY', `${target.display} is a directory, not a file; use glob to list its files`)
+        if (!stats.isFile()) throw new FsError('NOT_FOUND', `${target.display} is not a regular file`)
+        window = await readLines(target.real, {
+          offset,
+          limit: Math.min(args.limit ?? settings.maxReadLines, settings.maxReadLines),
+          maxBytes: settings.maxReadBytes,
+          maxLineLength: settings.maxLineLength,
+          signal: exec.signal,
+        })
+      } catch (error) {
+        if (exec.signal.aborted) throw error
+        throw fsFailure(error, target.display)
+      }
+      if (window.binary) throw new FsError('BINARY_FILE', `${target.display} is a binary file; read only shows text (use bash with a tool like xxd or file to inspect it)`)
+      if (offset > 1 && offset > window.totalLines) {
+        throw new FsError('OFFSET_OUT_OF_RANGE', `offset ${offset} is past the end of ${target.display}, which has ${window.totalLines} lines; use an offset between 1 and ${Math.max(window.totalLines, 1)}`)
+      }
+      await tracker.remember(target.real, stats)
+      return { path: target.display, offset, lines: window.lines, totalLines: window.totalLines }
+    },
+  })
+}

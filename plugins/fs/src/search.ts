@@ -1,0 +1,69 @@
+/** A `glob` query: files under `cwd` (a real directory) matching `pattern`. */
+export interface GlobQuery {
+  cwd: string
+  pattern: string
+  max: number
+  signal: AbortSignal
+}
+
+/** A `grep` query over a real directory (`cwd`, ignore rules apply) or one file (`file`). */
+export interface GrepQuery {
+  cwd: string
+  file?: string
+  pattern: string
+  glob?: string
+  caseInsensitive: boolean
+  context: number
+  max: number
+  maxLineLength: number
+  signal: AbortSignal
+}
+
+/** A context line next to a match. */
+export interface ContextLine {
+  lineNumber: number
+  line: string
+}
+
+/** One match; `path` is relative to the query's `cwd` (or the absolute `file`). */
+export interface FoundMatch {
+  path: string
+  lineNumber: number
+  line: string
+  before?: ContextLine[]
+  after?: ContextLine[]
+}
+
+/** What a search engine collected; `truncated` when the `max` cap stopped it. */
+export interface Found<T> {
+  items: T[]
+  truncated: boolean
+}
+
+/** Glob patterns follow .gitignore rules: without a `/` they match names at any depth; `./` and a leading `/` anchor at `cwd`. */
+export function normalizeGlob(pattern: string): { anchored: string; rg: string } {
+  let rest = pattern.replace(/^\.\//, '')
+  const rooted = rest.startsWith('/')
+  if (rooted) rest = rest.slice(1)
+  const anchored = rooted || rest.replace(/\/$/, '').includes('/') ? rest : `**/${rest}`
+  return { anchored, rg: rooted || pattern.startsWith('./') ? `/${rest}` : rest }
+}
+
+/** Cuts a line to `max` characters, marking the cut. */
+export function clipLine(line: string, max: number): string {
+  return line.length > max ? `${line.slice(0, max)} … [line truncated: ${line.length} characters in total]` : line
+}
+
+/** Attaches the context lines within `context` of each match (shared by both engines so their values agree). */
+export function attachContext(matches: FoundMatch[], contextLines: ContextLine[], context: number): void {
+  if (context === 0) return
+  for (const match of matches) {
+    match.before = contextLines.filter((c) => c.lineNumber < match.lineNumber && c.lineNumber >= match.lineNumber - context)
+    match.after = contextLines.filter((c) => c.lineNumber > match.lineNumber && c.lineNumber <= match.lineNumber + context)
+  }
+}
+
+/** Sorts by path, then line: both engines return the same order whatever their traversal order. */
+export function compareMatches(a: FoundMatch, b: FoundMatch): number {
+  return a.path < b.path ? -1 : a.path > b.path ? 1 : a.lineNumber - b.lineNumber
+}

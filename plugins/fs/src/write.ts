@@ -1,0 +1,55 @@
+import { mkdir } from 'node:fs/promises'
+import { dirname } from 'node:path'
+import Schema from 'schemastery'
+import { defineTool, type ToolDefinition } from '@cordage/core'
+import { writeFileAtomic } from './atomic.js'
+import { changeMeta, lineCount, usesCrlf } from './diff.js'
+import { fsFailure } from './errors.js'
+import { readForChange } from './file-io.js'
+import type { FsRuntime } from './runtime.js'
+
+const Parameters = Schema.object({
+  path: Schema.string().required().description('File to create or overwrite, relative to the workspace root.'),
+  content: Schema.string().required().description('The complete new content of the file.'),
+})
+
+const Output = Schema.object({
+  path: Schema.string().required(),
+  operation: Schema.union(['create', 'update']).required(),
+  before: Schema.union([Schema.string(), Schema.const(null)]).required(),
+  after: Schema.string().required(),
+})
+
+/** The `write` tool: creates or replaces a whole file, atomically, keeping its mode and line endings. */
+export function writeTool(runtime: FsRuntime): ToolDefinition {
+  const { settings, workspace, tracker } = runtime
+  return defineTool({
+    name: 'write',
+    description: 'Create a file or replace its whole content. Parent directories are created. An existing file must have been read first (and not changed since); prefer edit for small changes to existing files.',
+    parameters: Parameters,
+    output: {
+      schema: Output,
+      render: (_args, value) => [{ type: 'text', text: `${value.operation === 'create' ? 'Created' : 'Updated'} ${value.path} (${lineCount(value.after)} lines, ${Buffer.byteLength(value.after)} bytes).` }],
+      presentationMeta: (_args, value) => changeMeta(value.path, value.before, value.after),
+    },
+    async execute(args) {
+      const target = await workspace.resolve(args.path)
+      let before: string | null = null
+      let after = args.content
+      if (target.exists) {
+        await tracker.check(target.real, target.display)
+        before = await readForChange(target, settings.maxEditBytes)
+        // Content written with bare LF into a CRLF file keeps the file's convention.
+        if (usesCrlf(before) && !after.includes('\r')) after = after.replace(/\n/g, '\r\n')
+      }
+      try {
+        if (!target.exists) await mkdir(dirname(target.real), { recursive: true })
+        await writeFileAtomic(target.real, after)
+      } catch (error) {
+        throw fsFailure(error, target.display)
+      }
+      await tracker.remember(target.real)
+      return { path: target.display, operation: before === null ? 'create' as const : 'update' as const, before, after }
+    },
+  })
+}
