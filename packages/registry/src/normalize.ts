@@ -17,7 +17,7 @@ export function failure(error: unknown, content?: ContentBlock[], additionalCont
   const result: ToolExecutionResult = {
     isError: true,
     error: CordageError.is(error) ? { message, info: { name: error.name, code: error.code } } : { message },
-    content: content ?? [{ type: 'text', text: `Error: ${message}` }],
+    content: content ?? Object.freeze([Object.freeze({ type: 'text' as const, text: `Error: ${message}` })]) as ContentBlock[],
   }
   if (additionalContexts?.length) result.additionalContexts = additionalContexts
   return freezeResult(result)
@@ -35,7 +35,8 @@ export function errorMessage(error: unknown): string {
 
 /** Freezes a result shallowly plus its content, error and contexts; the value is already deep-frozen. */
 export function freezeResult(result: ToolExecutionResult): ToolExecutionResult {
-  deepFreeze(result.content)
+  // Content built by `toContent` is frozen as it is copied; anything else is frozen here.
+  if (!Object.isFrozen(result.content)) deepFreeze(result.content)
   if (result.isError) deepFreeze(result.error)
   if (result.additionalContexts) deepFreeze(result.additionalContexts)
   return Object.freeze(result)

@@ -102,16 +102,16 @@ export class ToolRegistry extends Service {
     const timeoutMs = definition?.timeoutMs
     const controller = timeoutMs !== undefined ? new AbortController() : undefined
     const deferred: HookContext[] = []
-    const exec: ToolRunContext = {
+    const exec: { -readonly [K in keyof ToolRunContext]: ToolRunContext[K] } = {
       token,
       callId: input.callId ?? `call_${(++callCounter).toString(36)}`,
       name: input.name,
       arguments: args,
       signal: controller?.signal ?? callerSignal ?? NEVER,
-      ...(input.parent !== undefined && { parent: input.parent }),
-      ...(input.agent !== undefined && { agent: input.agent }),
       deferContext: (context) => void deferred.push(Object.freeze({ source: String(context.source), text: String(context.text) })),
     }
+    if (input.parent !== undefined) exec.parent = input.parent
+    if (input.agent !== undefined) exec.agent = input.agent
     Object.freeze(exec)
     let bodyRan = false
     let result: ToolExecutionResult
@@ -268,16 +268,21 @@ export class ToolRegistry extends Service {
     // Once the body's signal aborts, wait at most the grace period for it to settle.
     let graceTimer: NodeJS.Timeout | undefined
     let onAbort: (() => void) | undefined
-    const abandoned = new Promise<'abandoned'>((resolve) => {
-      onAbort = () => { graceTimer = setTimeout(() => resolve('abandoned'), this.config.timeoutGraceMs) }
-      if (signal.aborted) onAbort()
-      else if (signal !== NEVER) signal.addEventListener('abort', onAbort, { once: true })
-    })
-    const outcome = await Promise.race([settled, abandoned])
+    let outcome: Awaited<typeof settled> | 'abandoned'
+    if (signal === NEVER) {
+      outcome = await settled
+    } else {
+      outcome = await new Promise<Awaited<typeof settled> | 'abandoned'>((resolve) => {
+        settled.then(resolve)
+        onAbort = () => { graceTimer = setTimeout(() => resolve('abandoned'), this.config.timeoutGraceMs) }
+        if (signal.aborted) onAbort()
+        else signal.addEventListener('abort', onAbort, { once: true })
+      })
+      signal.removeEventListener('abort', onAbort!)
+    }
     clearTimeout(timer)
     clearTimeout(graceTimer)
     unlink?.()
-    if (onAbort && signal !== NEVER) signal.removeEventListener('abort', onAbort)
     if (outcome === 'abandoned') {
       const reason = timedOut ? `timed out after ${timeoutMs} ms` : 'was cancelled'
       this.ctx.logger('tools').warn(`tool "${definition.name}" (${exec.callId}) ${reason} and did not settle within ${this.config.timeoutGraceMs} ms of its abort signal; its result is abandoned`)
