@@ -1,0 +1,68 @@
+import { Agent, SessionLog, resolveSessionFile, type AgentEvent, type AgentResult } from '@cordage/agent'
+import { integerOption, stringOption, type Options } from '../args.js'
+import { EXIT } from '../errors.js'
+import { chooseModel, startModel } from '../model.js'
+import { startRuntime, type Runtime } from '../runtime.js'
+import type { RecordingModel } from '../cassette.js'
+import type { CommandInput } from './command.js'
+
+/** Options shared by `run` and `chat`. */
+export const agentOptions = {
+  json: { type: 'boolean', description: 'print progress as JSON lines (one agent event per line)' },
+  resume: { type: 'string', description: 'continue this session (id or .jsonl file)' },
+  system: { type: 'string', description: 'the system prompt (default from cordage.yml or a built-in one)' },
+} satisfies Options
+
+/** A runtime with a model, a session log and an agent ready to run. */
+export interface AgentSession {
+  runtime: Runtime
+  agent: Agent
+  session: SessionLog
+  recorder?: RecordingModel
+  close(result?: AgentResult): Promise<void>
+}
+
+function defaultSystem(cwd: string): string {
+  return `You are a coding agent working in the project at ${cwd}. Use the tools to read, search, change and test the code; check your work by running the project's tests before you finish. Answer concisely.`
+}
+
+/** Starts the runtime (plugins, then the model), opens or creates the session and builds the agent. */
+export async function startAgent(input: CommandInput, onEvent: (event: AgentEvent) => void): Promise<AgentSession> {
+  const { values, cwd, output, env } = input
+  const runtime = await startRuntime({ cwd, configFile: stringOption(values, 'config'), verbose: !!values.verbose, output })
+  try {
+    const flags = { model: stringOption(values, 'model'), baseURL: stringOption(values, 'base-url'), cassette: stringOption(values, 'cassette'), record: stringOption(values, 'record') }
+    const choice = chooseModel(runtime.config.model, flags, cwd, runtime.config.baseDir, env)
+    const { model, recorder } = await startModel(runtime, choice, flags.record)
+    const resume = stringOption(values, 'resume')
+    const session = resume ? SessionLog.open(resolveSessionFile(resume, { cwd })) : SessionLog.create({ cwd, model: model.id })
+    for (const warning of session.warnings) output.error(output.style('yellow', `session: ${warning}`))
+    const agent = new Agent(runtime.ctx, {
+      model,
+      system: stringOption(values, 'system') ?? runtime.config.agent.system ?? defaultSystem(cwd),
+      maxTurns: integerOption(values, 'max-turns') ?? runtime.config.agent.maxTurns,
+      session,
+      onEvent,
+    })
+    return {
+      runtime,
+      agent,
+      session,
+      recorder,
+      async close(result) {
+        await session.close({ reason: result?.stopReason ?? 'closed' })
+        if (recorder) output.error(output.style('dim', `recorded ${recorder.turns.length} turns to ${recorder.file}`))
+        await runtime.dispose()
+      },
+    }
+  } catch (error) {
+    await runtime.dispose()
+    throw error
+  }
+}
+
+/** Exit code of a finished run: only a completed run succeeds. */
+export function exitCodeOf(result: AgentResult): number {
+  if (result.stopReason === 'completed') return EXIT.ok
+  return result.stopReason === 'aborted' ? 130 : EXIT.failed
+}

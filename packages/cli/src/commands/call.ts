@@ -1,0 +1,43 @@
+import { CliError, EXIT, errorMessage } from '../errors.js'
+import { startRuntime } from '../runtime.js'
+import type { Command } from './command.js'
+import { contentToText } from './render.js'
+
+/** `cordage call <tool> '<json>' [--json]`: one call through the full pipeline, no model. */
+export const callCommand: Command = {
+  name: 'call',
+  summary: 'call one tool directly (no model): prints its content, or its value with --json',
+  usage: '<tool> [\'<json arguments>\'] [--json]',
+  options: { json: { type: 'boolean', description: 'print the canonical value (or the failure) as JSON' } },
+  async run({ values, positionals, output, cwd }) {
+    const [name, raw = '{}', ...extra] = positionals
+    if (!name) throw new CliError('usage: cordage call <tool> \'<json arguments>\'')
+    if (extra.length) throw new CliError(`unexpected argument "${extra[0]}"; quote the JSON arguments as one argument`)
+    let args: unknown
+    try {
+      args = JSON.parse(raw)
+    } catch (error) {
+      throw new CliError(`the arguments are not valid JSON: ${errorMessage(error)}`)
+    }
+    const runtime = await startRuntime({ cwd, configFile: values.config as string | undefined, verbose: !!values.verbose, output })
+    const controller = new AbortController()
+    const interrupt = () => controller.abort()
+    process.once('SIGINT', interrupt)
+    try {
+      const result = await runtime.ctx.get('tools')!.execute({ name, arguments: args, signal: controller.signal })
+      if (values.json) {
+        output.line(JSON.stringify(result.isError
+          ? { isError: true, error: { message: result.error.message, ...(result.error.info && { code: result.error.info.code }) }, content: result.content }
+          : result.value, null, 2))
+      } else if (result.isError) {
+        output.error(contentToText(result.content))
+      } else {
+        output.line(contentToText(result.content))
+      }
+      return result.isError ? EXIT.failed : EXIT.ok
+    } finally {
+      process.off('SIGINT', interrupt)
+      await runtime.dispose()
+    }
+  },
+}

@@ -1,0 +1,55 @@
+import { createInterface } from 'node:readline'
+import { modelOptions } from '../args.js'
+import { EXIT, errorMessage } from '../errors.js'
+import { Progress } from '../progress.js'
+import { agentOptions, startAgent } from './agent-setup.js'
+import type { Command } from './command.js'
+
+/** `cordage chat`: a REPL on stdin; each line is a user message in one continuing conversation. */
+export const chatCommand: Command = {
+  name: 'chat',
+  summary: 'talk to the agent: one line per message (/exit or Ctrl-D to leave)',
+  usage: '',
+  options: { ...modelOptions, ...agentOptions },
+  async run(input) {
+    const { output, values, stdin } = input
+    const progress = new Progress(output, !!values.json)
+    const setup = await startAgent(input, progress.onEvent)
+    const interactive = (stdin as { isTTY?: boolean }).isTTY === true
+    const lines = createInterface({ input: stdin, output: interactive ? process.stdout : undefined, terminal: interactive })
+    let controller: AbortController | undefined
+    // Ctrl-C stops the running turn; at the prompt it leaves.
+    lines.on('SIGINT', () => (controller ? controller.abort() : lines.close()))
+    const interrupt = () => controller?.abort()
+    process.on('SIGINT', interrupt)
+    output.error(output.style('dim', `session ${setup.session.id} · ${setup.agent.messages.length ? 'resumed' : 'new'} · /exit to leave`))
+    let failed = false
+    let last
+    try {
+      if (interactive) lines.setPrompt(output.style('cyan', '› '))
+      lines.prompt()
+      for await (const line of lines) {
+        const message = line.trim()
+        if (message === '/exit' || message === '/quit') break
+        if (message) {
+          controller = new AbortController()
+          try {
+            last = await setup.agent.run(message, { signal: controller.signal })
+            progress.finish(last)
+          } catch (error) {
+            failed = true
+            output.error(output.style('red', `turn failed: ${errorMessage(error)}`))
+          }
+          controller = undefined
+        }
+        lines.prompt()
+      }
+    } finally {
+      process.off('SIGINT', interrupt)
+      lines.close()
+      output.error(output.style('dim', `session ${setup.session.id} saved to ${setup.session.file}`))
+      await setup.close(last)
+    }
+    return failed ? EXIT.failed : EXIT.ok
+  },
+}

@@ -1,0 +1,104 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
+import { parse as parseYaml } from 'yaml'
+import { CliError, errorMessage } from './errors.js'
+
+/** One `plugins:` entry: a package name or a relative path, and the config it is given. */
+export interface PluginEntry {
+  spec: string
+  config: unknown
+}
+
+/** The `model:` section of cordage.yml. */
+export interface ModelSettings {
+  /** Model name, e.g. `gpt-4o-mini`. */
+  model?: string
+  /** OpenAI-compatible endpoint. */
+  baseURL?: string
+  /** An API key; prefer the environment (OPENAI_API_KEY, DEEPSEEK_API_KEY). */
+  apiKey?: string
+  /** Replay this cassette file (relative to cordage.yml) instead of calling a provider. */
+  cassette?: string
+  /** Any further provider options, passed to the model plugin as they are. */
+  [key: string]: unknown
+}
+
+/** The `agent:` section of cordage.yml. */
+export interface AgentSettings {
+  maxTurns?: number
+  system?: string
+}
+
+/** A parsed cordage.yml (or the default preset when `file` is undefined). */
+export interface CordageConfig {
+  file?: string
+  /** Directory that relative paths in the file are resolved against. */
+  baseDir: string
+  plugins: PluginEntry[]
+  model: ModelSettings
+  agent: AgentSettings
+}
+
+const TOP_LEVEL = ['plugins', 'model', 'agent']
+
+/** Reads `file` (default `<cwd>/cordage.yml`); returns undefined when the default file does not exist. */
+export function readConfig(cwd: string, file?: string): CordageConfig | undefined {
+  const path = resolve(cwd, file ?? 'cordage.yml')
+  if (!existsSync(path)) {
+    if (file) throw new CliError(`config file not found: ${path}`)
+    return undefined
+  }
+  let document: unknown
+  try {
+    document = parseYaml(readFileSync(path, 'utf8'))
+  } catch (error) {
+    throw new CliError(`${label(path)}: not valid YAML: ${errorMessage(error)}`)
+  }
+  return parseConfig(document ?? {}, path)
+}
+
+/** Validates the shape of a parsed cordage.yml document. */
+export function parseConfig(document: unknown, path: string): CordageConfig {
+  const where = label(path)
+  if (!isRecord(document)) throw new CliError(`${where}: expected a mapping with ${TOP_LEVEL.join(', ')}`)
+  const unknown = Object.keys(document).filter((key) => !TOP_LEVEL.includes(key))
+  if (unknown.length) throw new CliError(`${where}: unknown key "${unknown[0]}"; expected one of ${TOP_LEVEL.join(', ')}`)
+  const model = document.model ?? {}
+  if (!isRecord(model)) throw new CliError(`${where}: model: expected a mapping (model, baseURL, cassette, …)`)
+  for (const key of ['model', 'baseURL', 'apiKey', 'cassette']) {
+    if (model[key] !== undefined && typeof model[key] !== 'string') throw new CliError(`${where}: model: ${key}: expected string but got ${JSON.stringify(model[key])}`)
+  }
+  const agent = document.agent ?? {}
+  if (!isRecord(agent)) throw new CliError(`${where}: agent: expected a mapping (maxTurns, system)`)
+  if (agent.maxTurns !== undefined && !(Number.isInteger(agent.maxTurns) && (agent.maxTurns as number) > 0)) {
+    throw new CliError(`${where}: agent: maxTurns: expected a positive integer but got ${JSON.stringify(agent.maxTurns)}`)
+  }
+  if (agent.system !== undefined && typeof agent.system !== 'string') throw new CliError(`${where}: agent: system: expected string but got ${JSON.stringify(agent.system)}`)
+  return { file: path, baseDir: dirname(path), plugins: parsePlugins(document.plugins, where), model: model as ModelSettings, agent: agent as AgentSettings }
+}
+
+/** `plugins:` is a map (name → config) or a list of names, one-key maps, or `{ name, config }`. */
+function parsePlugins(value: unknown, where: string): PluginEntry[] {
+  if (value === undefined || value === null) return []
+  if (isRecord(value)) return Object.entries(value).map(([spec, config]) => ({ spec, config: config ?? undefined }))
+  if (!Array.isArray(value)) throw new CliError(`${where}: plugins: expected a map or a list of plugin names`)
+  return value.map((item, index) => {
+    if (typeof item === 'string') return { spec: item, config: undefined }
+    if (isRecord(item) && typeof item.name === 'string' && Object.keys(item).every((key) => key === 'name' || key === 'config')) {
+      return { spec: item.name, config: item.config ?? undefined }
+    }
+    if (isRecord(item) && Object.keys(item).length === 1) {
+      const [spec, config] = Object.entries(item)[0]
+      return { spec, config: config ?? undefined }
+    }
+    throw new CliError(`${where}: plugins[${index}]: expected a plugin name, { <name>: <config> } or { name, config }`)
+  })
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function label(path: string): string {
+  return path.endsWith('/cordage.yml') || path === 'cordage.yml' ? 'cordage.yml' : path
+}

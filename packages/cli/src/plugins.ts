@@ -1,0 +1,142 @@
+import { existsSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { isAbsolute, join, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import type { Context, Fiber, Plugin } from 'cordis'
+import type { PluginEntry } from './config.js'
+import { CliError, errorMessage } from './errors.js'
+
+/** A plugin entry whose module was imported and whose config passed the plugin's `Config`. */
+export interface ResolvedPlugin {
+  /** The name as written in cordage.yml (or the preset). */
+  spec: string
+  plugin: Plugin
+  config: unknown
+}
+
+/** Where a spec was looked for, for the "not found" message. */
+function candidates(spec: string): string[] {
+  if (spec.startsWith('.') || isAbsolute(spec)) return [spec]
+  // `fs` is shorthand for `@cordage/plugin-fs` (or a third-party `cordage-plugin-fs`).
+  if (!spec.includes('/') && !spec.startsWith('@')) return [spec, `@cordage/plugin-${spec}`, `cordage-plugin-${spec}`]
+  return [spec]
+}
+
+/** Resolves a spec to a module URL: relative paths from `baseDir`, names from `baseDir` then from this package. */
+function locate(spec: string, baseDir: string): { url?: string; tried: string[] } {
+  const tried: string[] = []
+  const local = createRequire(join(baseDir, 'cordage.yml'))
+  for (const name of candidates(spec)) {
+    if (name.startsWith('.') || isAbsolute(name)) {
+      const path = resolve(baseDir, name)
+      tried.push(path)
+      if (!existsSync(path)) continue
+      try {
+        return { url: pathToFileURL(local.resolve(path)).href, tried }
+      } catch {
+        continue
+      }
+    }
+    tried.push(name)
+    try {
+      return { url: pathToFileURL(local.resolve(name)).href, tried }
+    } catch {
+      // Not installed next to cordage.yml: fall back to the packages the command itself depends on.
+    }
+    try {
+      return { url: import.meta.resolve(name), tried }
+    } catch {
+      continue
+    }
+  }
+  return { tried }
+}
+
+/** The Cordis plugin a module exports: its default export, or the module itself when it has `apply`. */
+export function pluginOf(module: Record<string, any>): Plugin | undefined {
+  for (const candidate of [module.default, module]) {
+    if (typeof candidate === 'function') return candidate as Plugin
+    if (candidate && typeof candidate === 'object' && typeof candidate.apply === 'function') return candidate as Plugin
+  }
+  return undefined
+}
+
+/** Imports the module a spec names; undefined plugin when the module exports none (a placeholder package). */
+export async function importPlugin(spec: string, baseDir: string, where: string): Promise<Plugin | undefined> {
+  const { url, tried } = locate(spec, baseDir)
+  if (!url) throw new CliError(`${where}: cannot find plugin "${spec}"; tried ${tried.join(', ')} (from ${baseDir} and from the cordage command's own packages)`)
+  let module: Record<string, any>
+  try {
+    module = await import(url)
+  } catch (error) {
+    throw new CliError(`${where}: plugin ${spec}: failed to import: ${errorMessage(error)}`)
+  }
+  return pluginOf(module)
+}
+
+/** The config problems `plugin.Config` reports, each as `field: message`. */
+export function configIssues(plugin: Plugin, config: unknown): string[] {
+  const schema = (plugin as { Config?: any }).Config
+  if (!schema) return []
+  if (schema['~standard']) {
+    const result = schema['~standard'].validate(config)
+    if (result && typeof result.then === 'function') return ['the plugin\'s Config validates asynchronously, which is not supported']
+    return (result.issues ?? []).map(formatIssue)
+  }
+  if (typeof schema === 'function') {
+    try {
+      schema(config)
+    } catch (error) {
+      return [stripPath(errorMessage(error))]
+    }
+  }
+  return []
+}
+
+function formatIssue(issue: { message: string; path?: ReadonlyArray<PropertyKey | { key: PropertyKey }> }): string {
+  const keys = (issue.path ?? []).map((part) => (typeof part === 'object' && part !== null ? part.key : part))
+  const path = keys.map((key, index) => (typeof key === 'number' ? `[${key}]` : `${index ? '.' : ''}${String(key)}`)).join('')
+  const message = stripPath(issue.message)
+  return path ? `${path}: ${message}` : message
+}
+
+// schemastery prefixes its messages with the path (`$.root expected …`); the path is printed separately.
+function stripPath(message: string): string {
+  return message.replace(/^\$\S*\s+/, '')
+}
+
+/** Imports every entry and validates its config; throws one error listing every problem before anything starts. */
+export async function resolvePlugins(entries: PluginEntry[], baseDir: string, where: string, options: { skipPlaceholders?: boolean } = {}): Promise<ResolvedPlugin[]> {
+  const resolved: ResolvedPlugin[] = []
+  const problems: string[] = []
+  for (const entry of entries) {
+    const plugin = await importPlugin(entry.spec, baseDir, where)
+    if (!plugin) {
+      if (!options.skipPlaceholders) problems.push(`${where}: plugin ${entry.spec}: the package exports no Cordis plugin (expected a default export or an \`apply\` function)`)
+      continue
+    }
+    for (const issue of configIssues(plugin, entry.config)) problems.push(`${where}: plugin ${entry.spec}: ${issue}`)
+    resolved.push({ spec: entry.spec, plugin, config: entry.config })
+  }
+  if (problems.length) throw new CliError(problems.join('\n'))
+  return resolved
+}
+
+/** Loads resolved plugins in order; reports a plugin that failed or waits for a service nobody provides. */
+export async function loadPlugins(ctx: Context, plugins: ResolvedPlugin[], where: string): Promise<Fiber[]> {
+  const fibers: Array<{ spec: string; fiber: Fiber }> = []
+  for (const { spec, plugin, config } of plugins) {
+    try {
+      fibers.push({ spec, fiber: await ctx.plugin(plugin, config as any) })
+    } catch (error) {
+      throw new CliError(`${where}: plugin ${spec}: failed to start: ${errorMessage(error)}`)
+    }
+  }
+  // A fiber still pending after every plugin loaded waits for a service that nothing provides.
+  for (const { spec, fiber } of fibers) {
+    if (fiber.state !== 0) continue
+    const missing = Object.entries(fiber.inject ?? {}).filter(([name, meta]) => (meta as any)?.required !== false && ctx.get(name) === undefined).map(([name]) => name)
+    throw new CliError(`${where}: plugin ${spec}: did not start: it needs ${missing.length ? missing.map((name) => `"${name}"`).join(', ') : 'a service'} that no loaded plugin provides`)
+  }
+  return fibers.map(({ fiber }) => fiber)
+}

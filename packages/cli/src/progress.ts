@@ -1,0 +1,81 @@
+import type { AgentEvent, AgentResult } from '@cordage/agent'
+import { contentText } from '@cordage/core'
+import { formatDuration, oneLine, type Output } from './output.js'
+
+/** Streams an agent run: text as it arrives and one line per tool call with its status and duration. */
+export class Progress {
+  private atLineStart = true
+  private readonly running = new Map<string, { name: string; summary: string; timer: NodeJS.Timeout }>()
+
+  constructor(private readonly output: Output, private readonly json: boolean, private readonly slowMs = 1500) {}
+
+  /** The agent's `onEvent` listener. */
+  readonly onEvent = (event: AgentEvent): void => {
+    if (this.json) return this.output.json(event)
+    switch (event.type) {
+      case 'text/delta':
+        this.output.write(event.delta)
+        if (event.delta) this.atLineStart = event.delta.endsWith('\n')
+        return
+      case 'tool/start': {
+        const summary = summarize(event.arguments)
+        // Long calls announce themselves, so a quiet terminal never looks stuck.
+        const timer = setTimeout(() => this.print(this.output.style('dim', `  … ${event.name} ${summary} (running)`)), this.slowMs)
+        timer.unref()
+        this.running.set(event.callId, { name: event.name, summary, timer })
+        return
+      }
+      case 'tool/end': {
+        const started = this.running.get(event.callId)
+        if (started) clearTimeout(started.timer)
+        this.running.delete(event.callId)
+        const mark = event.isError ? this.output.style('red', '✗') : this.output.style('green', '✓')
+        const duration = this.output.style('dim', `(${formatDuration(event.durationMs)})`)
+        const failure = event.isError ? ` ${this.output.style('red', `${event.code ?? 'ERROR'}: ${oneLine(contentText(event.content).replace(/^Error:\s*/, ''), 100)}`)}` : ''
+        this.print(`  ${mark} ${this.output.style('bold', event.name)} ${started?.summary ?? ''} ${duration}${failure}`.replace(/ {2,}\(/, ' ('))
+        return
+      }
+      case 'context':
+        this.print(this.output.style('dim', `  + context from ${event.source}`))
+        return
+      case 'turn/end':
+        if (!this.atLineStart) this.print('')
+        return
+      default:
+        return
+    }
+  }
+
+  /** Prints the run's closing summary (to stderr, so stdout stays the model's text and tool lines). */
+  finish(result: AgentResult, session?: { id: string; file: string }): void {
+    for (const { timer } of this.running.values()) clearTimeout(timer)
+    if (this.json) return this.output.json({ type: 'result', ...result, ...(session && { session: session.id, sessionFile: session.file }) })
+    if (!this.atLineStart) this.print('')
+    const tokens = result.usage.inputTokens || result.usage.outputTokens ? ` · ${result.usage.inputTokens} in / ${result.usage.outputTokens} out tokens` : ''
+    const status = result.stopReason === 'completed' ? this.output.style('green', 'completed') : this.output.style('yellow', result.stopReason)
+    this.output.error(this.output.style('dim', `${status} · ${result.turns} turn${result.turns === 1 ? '' : 's'}${tokens}${session ? ` · session ${session.id}` : ''}`))
+  }
+
+  private print(line: string): void {
+    if (!this.atLineStart) this.output.write('\n')
+    this.output.line(line)
+    this.atLineStart = true
+  }
+}
+
+/** The argument most worth showing: a path, command or pattern, else the compact JSON. */
+export function summarize(rawArguments: string): string {
+  let args: unknown
+  try {
+    args = JSON.parse(rawArguments)
+  } catch {
+    return oneLine(rawArguments, 60)
+  }
+  if (args && typeof args === 'object' && !Array.isArray(args)) {
+    const record = args as Record<string, unknown>
+    for (const key of ['path', 'command', 'pattern', 'url', 'query', 'code', 'jobId']) {
+      if (typeof record[key] === 'string') return oneLine(record[key] as string, 60)
+    }
+  }
+  return oneLine(JSON.stringify(args), 60)
+}

@@ -1,0 +1,74 @@
+import { Context, type Fiber } from 'cordis'
+import { ToolRegistry } from '@cordage/registry'
+import { readConfig, type CordageConfig } from './config.js'
+import type { Output } from './output.js'
+import { loadPlugins, resolvePlugins } from './plugins.js'
+import { defaultPreset } from './preset.js'
+
+/** How to start a runtime. */
+export interface RuntimeOptions {
+  cwd: string
+  /** A config file instead of `<cwd>/cordage.yml`. */
+  configFile?: string
+  verbose?: boolean
+  output: Output
+}
+
+/** A started Context: the registry and every configured plugin loaded. */
+export interface Runtime {
+  ctx: Context
+  config: CordageConfig
+  /** The specs that were loaded, in order. */
+  plugins: string[]
+  /** Loads one more plugin as part of this runtime (disposed with it). */
+  load(plugin: any, config?: unknown): Promise<Fiber>
+  /** Unloads `fiber` with this runtime (for plugins loaded into derived contexts). */
+  track(fiber: Fiber): void
+  /** Unloads every plugin (tools, listeners, processes, files) in reverse order. */
+  dispose(): Promise<void>
+}
+
+/** Reads cordage.yml (or the default preset), validates every plugin's config, then loads them in order. */
+export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
+  const config: CordageConfig = readConfig(options.cwd, options.configFile)
+    ?? { baseDir: options.cwd, plugins: [...defaultPreset], model: {}, agent: {} }
+  const where = config.file ? (config.file.endsWith('/cordage.yml') ? 'cordage.yml' : config.file) : 'default preset'
+  // Everything is imported and validated before the first plugin starts.
+  const resolved = await resolvePlugins(config.plugins, config.baseDir, where, { skipPlaceholders: !config.file })
+  const ctx = new Context()
+  installLogger(ctx, options.output, options.verbose ?? false)
+  const fibers: Fiber[] = [await ctx.plugin(ToolRegistry, {})]
+  fibers.push(...(await loadPlugins(ctx, resolved, where)))
+  let disposed = false
+  return {
+    ctx,
+    config,
+    plugins: resolved.map((entry) => entry.spec),
+    async load(plugin, pluginConfig) {
+      const fiber = await ctx.plugin(plugin, pluginConfig)
+      fibers.push(fiber)
+      return fiber
+    },
+    track(fiber) {
+      fibers.push(fiber)
+    },
+    async dispose() {
+      if (disposed) return
+      disposed = true
+      for (const fiber of fibers.toReversed()) await fiber.dispose()
+    },
+  }
+}
+
+/** Plugin logs go to stderr: warnings and errors always, info with --verbose. */
+function installLogger(ctx: Context, output: Output, verbose: boolean): void {
+  ctx.logger.exporter({
+    colors: false,
+    levels: { default: verbose ? 3 : 1 },
+    export(message) {
+      const text = message.args.map((arg) => (typeof arg === 'string' ? arg : arg instanceof Error ? arg.message : JSON.stringify(arg))).join(' ')
+      const level = message.type === 'error' ? output.style('red', 'error') : message.type === 'warn' ? output.style('yellow', 'warn') : message.type
+      output.error(`${output.style('dim', `[${message.name}]`)} ${level}: ${text}`)
+    },
+  })
+}
