@@ -1,1 +1,41 @@
-export {}
+import { Context, Service, symbols } from 'cordis'
+import type Schema from 'schemastery'
+import type { CompletionRequest, ModelEvent, ModelService } from '@cordage/agent'
+import { OpenAIClient } from './client.js'
+import { Config as ConfigSchema, resolveOptions, type Config as ModelOpenAIConfig } from './config.js'
+
+export const name = 'model-openai'
+export const inject: string[] = []
+
+export declare namespace OpenAIModel {
+  type Config = ModelOpenAIConfig
+}
+
+/** The `model` service over an OpenAI-compatible Chat Completions endpoint (OpenAI, DeepSeek, Ollama, vLLM, llama.cpp). */
+export class OpenAIModel extends Service implements ModelService {
+  static readonly Config: Schema<Partial<OpenAIModel.Config>, OpenAIModel.Config> = ConfigSchema
+
+  readonly id: string
+  /** The underlying Cordis-free client (usable on its own, e.g. to record a cassette). */
+  readonly client: OpenAIClient
+
+  constructor(ctx: Context, config: OpenAIModel.Config) {
+    super(ctx, 'model')
+    // Calls never need the caller's context: skip per-call shadow contexts.
+    ;(this as any)[symbols.tracker].noShadow = true
+    this.client = new OpenAIClient(resolveOptions(config, process.env))
+    this.id = this.client.id
+    this.stream = this.stream.bind(this)
+  }
+
+  /** Streams one completion: text deltas, assembled tool calls, then one `done` with usage. */
+  stream(request: CompletionRequest): AsyncIterable<ModelEvent> {
+    return this.client.stream(request)
+  }
+}
+
+export { OpenAIClient, type ClientOptions } from './client.js'
+export { resolveOptions } from './config.js'
+export { ModelRequestError, type ModelRequestErrorCode } from './errors.js'
+export type { ImageMode } from './wire.js'
+export default OpenAIModel

@@ -1,0 +1,72 @@
+/** One dispatched server-sent event: its `event:` name (default `message`) and its joined `data:` lines. */
+export interface SseEvent {
+  event: string
+  data: string
+}
+
+/**
+ * An incremental `text/event-stream` parser (WHATWG rules): feed it decoded text in arbitrary pieces; it
+ * returns the events completed so far. Handles CRLF/CR/LF line ends, comments, multi-line data and
+ * `event:` fields; `id:` and `retry:` are ignored (the Chat Completions stream does not use them).
+ */
+export class SseParser {
+  private buffer = ''
+  private data: string[] = []
+  private event = ''
+  private pendingCR = false
+
+  push(text: string): SseEvent[] {
+    const out: SseEvent[] = []
+    let chunk = text
+    // A CR ending the previous piece may be the first half of a CRLF.
+    if (this.pendingCR && chunk.startsWith('\n')) chunk = chunk.slice(1)
+    this.pendingCR = false
+    let buffer = this.buffer + chunk
+    let start = 0
+    for (;;) {
+      const lf = buffer.indexOf('\n', start)
+      const cr = buffer.indexOf('\r', start)
+      if (lf < 0 && cr < 0) break
+      let end: number
+      let next: number
+      if (cr >= 0 && (lf < 0 || cr < lf)) {
+        end = cr
+        if (cr + 1 === buffer.length) { next = cr + 1; this.pendingCR = true }
+        else next = buffer[cr + 1] === '\n' ? cr + 2 : cr + 1
+      } else {
+        end = lf
+        next = lf + 1
+      }
+      this.line(buffer.slice(start, end), out)
+      start = next
+    }
+    buffer = buffer.slice(start)
+    this.buffer = buffer
+    return out
+  }
+
+  /** Flushes at end of stream: a final event not followed by a blank line is still dispatched. */
+  end(): SseEvent[] {
+    const out: SseEvent[] = []
+    if (this.buffer) this.line(this.buffer, out)
+    this.buffer = ''
+    this.line('', out)
+    return out
+  }
+
+  private line(line: string, out: SseEvent[]): void {
+    if (line === '') {
+      if (this.data.length) out.push({ event: this.event || 'message', data: this.data.join('\n') })
+      this.data = []
+      this.event = ''
+      return
+    }
+    if (line.charCodeAt(0) === 58 /* ':' */) return
+    const colon = line.indexOf(':')
+    const field = colon < 0 ? line : line.slice(0, colon)
+    let value = colon < 0 ? '' : line.slice(colon + 1)
+    if (value.charCodeAt(0) === 32) value = value.slice(1)
+    if (field === 'data') this.data.push(value)
+    else if (field === 'event') this.event = value
+  }
+}
