@@ -1,1 +1,72 @@
-export {}
+import { rm } from 'node:fs/promises'
+import { resolve } from 'node:path'
+import { Context, Service } from 'cordis'
+import Schema from 'schemastery'
+import type {} from '@cordage/registry'
+import { createBoundListener } from './bound.js'
+import { SpillConfigError } from './errors.js'
+import { SpillStore, type SpillInput, type SpillSaved } from './store.js'
+
+declare module 'cordis' {
+  interface Context {
+    spill: Spill
+  }
+}
+
+/** The `spill` service: a private file store plus the generic bounding policy on `tools/post-execute`. */
+export class Spill extends Service {
+  static readonly inject = ['tools']
+  static readonly Config: Schema<Partial<Spill.Config>, Spill.Config> = Schema.object({
+    maxInlineBytes: Schema.natural().min(1024).default(50_000).description('Largest text (UTF-8 bytes) a direct result may show inline; preview and notice together stay within it.'),
+    headBytes: Schema.natural().default(25_000).description('Bytes of the start of a spilled output kept in the preview.'),
+    tailBytes: Schema.natural().default(20_000).description('Bytes of the end of a spilled output kept in the preview.'),
+    dir: Schema.string().default('.cordage/spill').description('Spill directory, resolved against the working directory at load.'),
+    skipTools: Schema.array(Schema.string()).default(['read']).description('Tools whose results are never bounded.'),
+    deleteOnDispose: Schema.boolean().default(false).description('Delete the files this instance wrote when the plugin unloads.'),
+  })
+
+  /** The absolute spill directory. */
+  readonly dir: string
+  private readonly store: SpillStore
+
+  constructor(ctx: Context, config: Spill.Config) {
+    super(ctx, 'spill')
+    if (config.headBytes + config.tailBytes >= config.maxInlineBytes) {
+      throw new SpillConfigError(`spill: headBytes (${config.headBytes}) + tailBytes (${config.tailBytes}) must be less than maxInlineBytes (${config.maxInlineBytes}) to leave room for the notice`)
+    }
+    this.dir = resolve(config.dir)
+    const store = this.store = new SpillStore(this.dir)
+    const logger = ctx.logger('spill')
+    const listener = createBoundListener({ ...config, save: (input) => store.save(input), warn: (message) => logger.warn(message) })
+    ctx.on('tools/post-execute', listener, true)
+    ctx.effect(() => async () => {
+      await store.close()
+      if (config.deleteOnDispose) await Promise.all(store.written.map((path) => rm(path, { force: true })))
+    }, 'spill store')
+  }
+
+  /** Writes `text` to a new private file (0600, in the 0700 spill directory) and returns its path and size. */
+  save(input: SpillInput): Promise<SpillSaved> {
+    return this.store.save(input)
+  }
+}
+
+export declare namespace Spill {
+  interface Config {
+    maxInlineBytes: number
+    headBytes: number
+    tailBytes: number
+    dir: string
+    skipTools: string[]
+    deleteOnDispose: boolean
+  }
+}
+
+export default Spill
+export { SpillStore, sanitizeName } from './store.js'
+export type { SpillInput, SpillSaved } from './store.js'
+export { buildPreview, spillNotice, utf8Head, utf8Tail } from './preview.js'
+export type { PreviewOptions } from './preview.js'
+export { createBoundListener } from './bound.js'
+export type { BoundOptions } from './bound.js'
+export { SpillStoreError, SpillConfigError } from './errors.js'

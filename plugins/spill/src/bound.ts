@@ -1,0 +1,49 @@
+import type { ContentBlock, ToolExec, ToolExecutionResult } from '@cordage/core'
+import type { PostDecision } from '@cordage/registry'
+import { buildPreview, type PreviewOptions } from './preview.js'
+import type { SpillInput, SpillSaved } from './store.js'
+
+/** What the generic bounding listener needs; Cordis-free so it can be tested and benchmarked alone. */
+export interface BoundOptions extends PreviewOptions {
+  /** Tool names whose results are never bounded (their output is already a window, like `read`). */
+  skipTools: readonly string[]
+  save(input: SpillInput): Promise<SpillSaved>
+  warn(message: string): void
+}
+
+type Next = () => Promise<PostDecision>
+
+/**
+ * The generic spill policy as a `tools/post-execute` listener. It delegates first, so every inner
+ * (tool-owned, possibly asynchronous) projection has settled, then bounds the final text of direct,
+ * accepted, content-only results. Storage failures keep the content and warn (spill fails open).
+ */
+export function createBoundListener(options: BoundOptions) {
+  const skip = new Set(options.skipTools)
+  // Any text of at most max/3 UTF-16 units fits: one unit never encodes to more than 3 bytes.
+  const quickFit = Math.floor(options.maxInlineBytes / 3)
+  return async (exec: ToolExec, result: ToolExecutionResult, next: Next): Promise<PostDecision> => {
+    const decision = await next()
+    if (exec.parent !== undefined || skip.has(exec.name)) return decision
+    if (decision?.kind !== 'accept' || decision.value !== undefined) return decision
+    const content: ContentBlock[] | undefined = decision.content ?? result.content
+    if (!Array.isArray(content) || content.length === 0) return decision
+    let units = 0
+    for (const block of content) {
+      if (!block || block.type !== 'text' || typeof block.text !== 'string') return decision
+      units += block.text.length + 1
+    }
+    if (units <= quickFit) return decision
+    const text = content.length === 1 ? (content[0] as { text: string }).text : content.map((block) => (block as { text: string }).text).join('\n')
+    const bytes = Buffer.byteLength(text, 'utf8')
+    if (bytes <= options.maxInlineBytes) return decision
+    let saved: SpillSaved
+    try {
+      saved = await options.save({ toolName: exec.name, callId: exec.callId, suggestedName: 'output', text })
+    } catch (error) {
+      options.warn(`could not spill ${bytes} bytes of "${exec.name}" (${exec.callId}) output; keeping it inline: ${(error as Error)?.message ?? error}`)
+      return decision
+    }
+    return { ...decision, content: [{ type: 'text', text: buildPreview(text, bytes, saved.path, options) }] }
+  }
+}

@@ -1,0 +1,132 @@
+import { randomBytes } from 'node:crypto'
+import { constants } from 'node:fs'
+import { chmod, lstat, mkdir, open, unlink, type FileHandle } from 'node:fs/promises'
+import { extname, join } from 'node:path'
+import { SpillStoreError } from './errors.js'
+
+/** What a caller spills: the text plus the names used to build a readable file name. */
+export interface SpillInput {
+  toolName: string
+  callId: string
+  /** A hint such as `output` or `paths.txt`; sanitised, and `.txt` is added when it has no extension. */
+  suggestedName?: string
+  text: string
+}
+
+/** Where the text went: an absolute path and its UTF-8 size. */
+export interface SpillSaved {
+  path: string
+  bytes: number
+}
+
+// 4 Mi UTF-16 units per write keeps peak memory at a few MB above the text itself.
+const CHUNK_UNITS = 1 << 22
+const MAX_NAME = 120
+const OPEN_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0)
+
+/** Replaces anything outside `[A-Za-z0-9._-]`, strips leading dots and bounds the length. */
+export function sanitizeName(part: string): string {
+  return part.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '').slice(0, MAX_NAME)
+}
+
+/**
+ * Private, collision- and symlink-safe spill files: 0600 files in a 0700 directory that must not be a
+ * symlink, each created with O_EXCL (an existing name or planted symlink is never opened). Cordis-free.
+ */
+export class SpillStore {
+  /** Every file this store completed, in order. */
+  readonly written: string[] = []
+  private readonly inFlight = new Set<Promise<unknown>>()
+  private closed = false
+  private dirChecked: Promise<void> | undefined
+
+  constructor(readonly dir: string) {}
+
+  /** Writes `input.text` to a new private file and returns its absolute path and byte size. */
+  async save(input: SpillInput): Promise<SpillSaved> {
+    if (this.closed) throw new SpillStoreError('the spill store is closed (its plugin was unloaded)')
+    if (typeof input?.text !== 'string') throw new SpillStoreError('spill.save needs { text: string }')
+    const task = this.write(input)
+    this.inFlight.add(task)
+    try {
+      return await task
+    } finally {
+      this.inFlight.delete(task)
+    }
+  }
+
+  /** Stops accepting saves and waits for in-flight ones, which stop at their next chunk and delete their partial file. */
+  async close(): Promise<void> {
+    this.closed = true
+    await Promise.allSettled([...this.inFlight])
+  }
+
+  private async write(input: SpillInput): Promise<SpillSaved> {
+    await this.ensureDir()
+    const { handle, path } = await this.create(input)
+    let bytes = 0
+    try {
+      const text = input.text
+      for (let start = 0; start < text.length;) {
+        if (this.closed) throw new SpillStoreError('the spill store was closed during a save')
+        let end = Math.min(text.length, start + CHUNK_UNITS)
+        // Never split a surrogate pair across two chunks.
+        const last = text.charCodeAt(end - 1)
+        if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--
+        bytes += await writeAll(handle, Buffer.from(text.slice(start, end), 'utf8'))
+        start = end
+      }
+      await handle.close()
+    } catch (error) {
+      await handle.close().catch(() => {})
+      await unlink(path).catch(() => {})
+      throw error
+    }
+    this.written.push(path)
+    return { path, bytes }
+  }
+
+  /** Creates the directory (0700) once and refuses a symlink, a non-directory or a directory of another user. */
+  private ensureDir(): Promise<void> {
+    this.dirChecked ??= (async () => {
+      await mkdir(this.dir, { recursive: true, mode: 0o700 })
+      const stats = await lstat(this.dir)
+      if (stats.isSymbolicLink()) throw new SpillStoreError(`the spill directory ${this.dir} is a symlink; refusing to write through it`)
+      if (!stats.isDirectory()) throw new SpillStoreError(`the spill directory ${this.dir} is not a directory`)
+      if (process.getuid && stats.uid !== process.getuid()) throw new SpillStoreError(`the spill directory ${this.dir} belongs to another user`)
+      if ((stats.mode & 0o077) !== 0) await chmod(this.dir, 0o700)
+    })()
+    // A failed check is retried on the next save (the directory may have been fixed).
+    this.dirChecked.catch(() => { this.dirChecked = undefined })
+    return this.dirChecked
+  }
+
+  private async create(input: SpillInput): Promise<{ handle: FileHandle; path: string }> {
+    const suggested = sanitizeName(input.suggestedName ?? 'output') || 'output'
+    const extension = extname(suggested) || '.txt'
+    const stem = [input.toolName, input.callId, suggested.slice(0, suggested.length - extname(suggested).length)]
+      .map((part) => sanitizeName(String(part ?? '')))
+      .filter(Boolean)
+      .join('-')
+      .slice(0, MAX_NAME) || 'output'
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const suffix = attempt === 0 ? '' : attempt < 10 ? `-${attempt + 1}` : `-${randomBytes(6).toString('hex')}`
+      const path = join(this.dir, `${stem}${suffix}${extension}`)
+      try {
+        return { handle: await open(path, OPEN_FLAGS, 0o600), path }
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+      }
+    }
+    throw new SpillStoreError(`could not find a free spill file name for ${stem}${extension} in ${this.dir}`)
+  }
+}
+
+async function writeAll(handle: FileHandle, buffer: Buffer): Promise<number> {
+  let offset = 0
+  while (offset < buffer.length) {
+    const { bytesWritten } = await handle.write(buffer, offset, buffer.length - offset)
+    offset += bytesWritten
+  }
+  return buffer.length
+}

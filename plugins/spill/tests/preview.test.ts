@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest'
+import { buildPreview, sanitizeName, spillNotice, utf8Head, utf8Tail } from '../src/index.js'
+
+const bytes = (text: string) => Buffer.byteLength(text)
+const roundTrips = (text: string) => Buffer.from(text, 'utf8').toString('utf8') === text && !text.includes('\uFFFD')
+
+describe('utf8Head / utf8Tail', () => {
+  it.each([
+    ['ascii', 'abcdefghij'.repeat(10)],
+    ['two-byte', 'é'.repeat(100)],
+    ['three-byte', '€'.repeat(100)],
+    ['four-byte (surrogate pairs)', '😀'.repeat(100)],
+    ['mixed', 'a€😀é'.repeat(50)],
+  ])('never split a %s character and never exceed the byte budget', (_name, text) => {
+    for (let budget = 0; budget <= 40; budget++) {
+      const head = utf8Head(text, budget)
+      const tail = utf8Tail(text, budget)
+      expect(bytes(head)).toBeLessThanOrEqual(budget)
+      expect(bytes(tail)).toBeLessThanOrEqual(budget)
+      expect(text.startsWith(head)).toBe(true)
+      expect(text.endsWith(tail)).toBe(true)
+      expect(roundTrips(head) && roundTrips(tail)).toBe(true)
+      // Maximal: one more character would not fit.
+      expect(bytes(text.slice(0, head.length + (text.codePointAt(head.length)! > 0xffff ? 2 : 1)))).toBeGreaterThan(budget)
+    }
+  })
+
+  it('returns short texts whole', () => {
+    expect(utf8Head('hé', 10)).toBe('hé')
+    expect(utf8Tail('hé', 10)).toBe('hé')
+  })
+})
+
+describe('buildPreview', () => {
+  it('keeps head, notice and tail within maxInlineBytes even with a long path', () => {
+    const text = 'x'.repeat(10_000)
+    const path = '/tmp/' + 'p'.repeat(500) + '/out.txt'
+    const preview = buildPreview(text, 10_000, path, { maxInlineBytes: 2_000, headBytes: 1_000, tailBytes: 900 })
+    expect(bytes(preview)).toBeLessThanOrEqual(2_000)
+    expect(preview).toContain(`Full output: ${path}.`)
+    const omitted = Number(/Omitted (\d+) bytes/.exec(preview)![1])
+    const [head, , tail] = preview.split('\n\n')
+    expect(omitted).toBe(10_000 - bytes(head!) - bytes(tail!))
+  })
+
+  it('prefers line boundaries near the cut', () => {
+    const text = Array.from({ length: 1_000 }, (_, i) => `line ${i}`).join('\n')
+    const preview = buildPreview(text, bytes(text), '/s/out.txt', { maxInlineBytes: 1_024, headBytes: 300, tailBytes: 300 })
+    const [head, notice, tail] = preview.split('\n\n')
+    expect(text.startsWith(head! + '\n')).toBe(true)
+    expect(tail!.startsWith('line ')).toBe(true)
+    expect(notice).toMatch(/^\(Omitted \d+ bytes\. Full output: \/s\/out\.txt\. Read it with read offset\/limit or grep\.\)$/)
+  })
+
+  it('states the notice exactly', () => {
+    expect(spillNotice(12, '/a/b.txt')).toMatchInlineSnapshot(`"(Omitted 12 bytes. Full output: /a/b.txt. Read it with read offset/limit or grep.)"`)
+  })
+})
+
+describe('sanitizeName', () => {
+  it.each([
+    ['../../etc/passwd', 'etc_passwd'],
+    ['a b/c', 'a_b_c'],
+    ['.hidden', 'hidden'],
+    ['ok-name_1.txt', 'ok-name_1.txt'],
+  ])('%s → %s', (input, output) => {
+    expect(sanitizeName(input)).toBe(output)
+  })
+})

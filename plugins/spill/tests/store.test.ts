@@ -1,0 +1,106 @@
+import { existsSync, readdirSync } from 'node:fs'
+import { mkdir, readFile, readlink, stat, symlink, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { createTestContext } from '@cordage/testing'
+import Spill, { SpillStore } from '../src/index.js'
+import { listFiles, repeatTool, tempDir, toolsPlugin } from './helpers.js'
+
+const openFds = () => (existsSync('/proc/self/fd') ? readdirSync('/proc/self/fd').length : 0)
+
+describe('SpillStore', () => {
+  it('never overwrites: the same names get distinct files', async () => {
+    const dir = join(await tempDir(), 'spill')
+    const store = new SpillStore(dir)
+    const first = await store.save({ toolName: 'grep', callId: 'c1', suggestedName: 'matches.txt', text: 'one' })
+    const second = await store.save({ toolName: 'grep', callId: 'c1', suggestedName: 'matches.txt', text: 'two' })
+    expect(first.path).toBe(join(dir, 'grep-c1-matches.txt'))
+    expect(second.path).toBe(join(dir, 'grep-c1-matches-2.txt'))
+    expect(await readFile(first.path, 'utf8')).toBe('one')
+    expect(await readFile(second.path, 'utf8')).toBe('two')
+    expect(first.bytes).toBe(3)
+  })
+
+  it('sanitises names so nothing escapes the directory', async () => {
+    const dir = join(await tempDir(), 'spill')
+    const saved = await new SpillStore(dir).save({ toolName: '../../x', callId: 'a/b', suggestedName: '../../../etc/passwd', text: 'ok' })
+    expect(saved.path.startsWith(dir + '/')).toBe(true)
+    expect(await listFiles(dir)).toEqual(['x-a_b-etc_passwd.txt'])
+  })
+
+  it('does not follow a symlink planted at the target name', async () => {
+    const dir = join(await tempDir(), 'spill')
+    await mkdir(dir, { mode: 0o700 })
+    const victim = join(await tempDir(), 'victim.txt')
+    await writeFile(victim, 'precious')
+    await symlink(victim, join(dir, 'bash-c1-output.txt'))
+    const saved = await new SpillStore(dir).save({ toolName: 'bash', callId: 'c1', text: 'spilled' })
+    expect(saved.path).toBe(join(dir, 'bash-c1-output-2.txt'))
+    expect(await readFile(victim, 'utf8')).toBe('precious')
+    expect(await readlink(join(dir, 'bash-c1-output.txt'))).toBe(victim)
+  })
+
+  it('refuses a symlinked spill directory', async () => {
+    const real = await tempDir()
+    const link = join(await tempDir(), 'spill')
+    await symlink(real, link)
+    await expect(new SpillStore(link).save({ toolName: 't', callId: 'c', text: 'x' })).rejects.toMatchObject({ code: 'SPILL_FAILED', message: expect.stringContaining('symlink') })
+    expect(await listFiles(real)).toEqual([])
+  })
+
+  it('tightens an existing group/world-readable directory to 0700', async () => {
+    const dir = join(await tempDir(), 'spill')
+    await mkdir(dir, { mode: 0o755 })
+    await new SpillStore(dir).save({ toolName: 't', callId: 'c', text: 'x' })
+    expect((await stat(dir)).mode & 0o777).toBe(0o700)
+  })
+
+  it('stops an in-flight save on close, deletes the partial file and leaks no descriptor', async () => {
+    const dir = join(await tempDir(), 'spill')
+    const store = new SpillStore(dir)
+    await store.save({ toolName: 'warm', callId: 'up', text: 'x' })
+    const before = openFds()
+    const saving = store.save({ toolName: 'big', callId: 'c', text: 'y'.repeat(64 * 1024 * 1024) })
+    await new Promise((resolve) => setImmediate(resolve))
+    await store.close()
+    await expect(saving).rejects.toMatchObject({ code: 'SPILL_FAILED' })
+    expect(await listFiles(dir)).toEqual(['warm-up-output.txt'])
+    expect(openFds()).toBeLessThanOrEqual(before)
+    await expect(store.save({ toolName: 't', callId: 'c', text: 'x' })).rejects.toThrow(/closed/)
+  })
+})
+
+describe('spill plugin lifecycle', () => {
+  it('load → behave → dispose: listener and service gone, files kept by default', async () => {
+    const dir = join(await tempDir(), 'spill')
+    const ctx = await createTestContext({ print: false })
+    await ctx.plugin(toolsPlugin(repeatTool()))
+    const hooks = () => (ctx.events as any)._hooks['tools/post-execute']?.length ?? 0
+    const fiber = await ctx.plugin(Spill, { dir, maxInlineBytes: 2_000, headBytes: 500, tailBytes: 500 })
+    expect(hooks()).toBe(1)
+    expect(ctx.get('spill')).toBeDefined()
+    await ctx.tools.execute({ name: 'repeat', arguments: { unit: 'x', count: 5_000 } })
+    expect(await listFiles(dir)).toHaveLength(1)
+    await fiber.dispose()
+    expect(hooks()).toBe(0)
+    expect(ctx.get('spill')).toBeUndefined()
+    // Spill files are referenced by the persisted session: they outlive the plugin by default.
+    expect(await listFiles(dir)).toHaveLength(1)
+    const after = await ctx.tools.execute({ name: 'repeat', arguments: { unit: 'x', count: 5_000 } })
+    expect(after.content).toEqual([{ type: 'text', text: 'x'.repeat(5_000) }])
+  })
+
+  it('deleteOnDispose removes the files this instance wrote, and only those', async () => {
+    const dir = join(await tempDir(), 'spill')
+    await mkdir(dir, { mode: 0o700 })
+    await writeFile(join(dir, 'someone-else.txt'), 'keep')
+    const ctx = await createTestContext({ print: false })
+    await ctx.plugin(toolsPlugin(repeatTool()))
+    const fiber = await ctx.plugin(Spill, { dir, maxInlineBytes: 2_000, headBytes: 500, tailBytes: 500, deleteOnDispose: true })
+    await ctx.tools.execute({ name: 'repeat', arguments: { unit: 'x', count: 5_000 } })
+    await ctx.spill.save({ toolName: 'direct', callId: 'c', text: 'y' })
+    expect(await listFiles(dir)).toHaveLength(3)
+    await fiber.dispose()
+    expect(await listFiles(dir)).toEqual(['someone-else.txt'])
+  })
+})
