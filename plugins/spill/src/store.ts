@@ -58,7 +58,7 @@ export class SpillStore {
   /** Stops accepting saves and waits for in-flight ones, which stop at their next chunk and delete their partial file. */
   async close(): Promise<void> {
     this.closed = true
-    await Promise.allSettled([...this.inFlight])
+    await Promise.allSettled(this.inFlight)
   }
 
   private async write(input: SpillInput): Promise<SpillSaved> {

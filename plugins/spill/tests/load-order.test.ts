@@ -5,7 +5,7 @@ import Schema from 'schemastery'
 import { defineTool, type ContentBlock } from '@cordage/core'
 import { createTestContext } from '@cordage/testing'
 import type { Context } from 'cordis'
-import Spill from '../src/index.js'
+import { Spill } from '../src/index.js'
 import { listFiles, tempDir, textOf } from './helpers.js'
 
 const PAGE = 5
@@ -23,6 +23,21 @@ function listTool() {
   })
 }
 
+function listen(ctx: Context) {
+  ctx.on('tools/post-execute', async (exec, result, next) => {
+    const decision = await next()
+    if (exec.name !== 'list_items' || exec.parent !== undefined || result.isError || decision.kind !== 'accept' || decision.value !== undefined) return decision
+    const items = (result.value as { items: string[] }).items
+    const spill = ctx.get('spill')
+    if (items.length <= PAGE || !spill) return decision
+    // Asynchronous on purpose: generic spill must wait for this projection.
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    const saved = await spill.save({ toolName: exec.name, callId: exec.callId, suggestedName: 'items.txt', text: items.join('\n') })
+    const text = `${items.slice(0, PAGE).join('\n')}\n(${items.length - PAGE} more items. Full list: ${saved.path})`
+    return { ...decision, content: [{ type: 'text', text }] }
+  })
+}
+
 /**
  * A tool-owned projection like glob/grep: the value keeps every item, the renderer shows them all
  * (deliberately large), and the tool's own non-prepended listener replaces the content with the first
@@ -35,18 +50,6 @@ const pagedPlugin = (mode: 'inject' | 'eager') => ({
   inject: ['tools'],
   apply(ctx: Context) {
     ctx.tools.register(listTool())
-    const listen = (ctx: Context) => ctx.on('tools/post-execute', async (exec, result, next) => {
-      const decision = await next()
-      if (exec.name !== 'list_items' || exec.parent !== undefined || result.isError || decision.kind !== 'accept' || decision.value !== undefined) return decision
-      const items = (result.value as { items: string[] }).items
-      const spill = ctx.get('spill')
-      if (items.length <= PAGE || !spill) return decision
-      // Asynchronous on purpose: generic spill must wait for this projection.
-      await new Promise((resolve) => setTimeout(resolve, 20))
-      const saved = await spill.save({ toolName: exec.name, callId: exec.callId, suggestedName: 'items.txt', text: items.join('\n') })
-      const text = `${items.slice(0, PAGE).join('\n')}\n(${items.length - PAGE} more items. Full list: ${saved.path})`
-      return { ...decision, content: [{ type: 'text', text }] }
-    })
     if (mode === 'inject') ctx.inject(['spill'], listen)
     else listen(ctx)
   },
@@ -98,7 +101,7 @@ describe('load-order independence', () => {
   it('without the tool listener, generic spill bounds the full render instead (the check above is sensitive)', async () => {
     const dir = join(await tempDir(), 'spill')
     const ctx = await createTestContext({ print: false })
-    await ctx.plugin({ name: 'bare', inject: ['tools'], apply: (ctx: Context) => void ctx.tools.register(listTool()) })
+    await ctx.plugin({ name: 'bare', inject: ['tools'], apply: (scoped: Context) => void scoped.tools.register(listTool()) })
     await ctx.plugin(Spill, { dir, maxInlineBytes: 2_000, headBytes: 500, tailBytes: 500 })
     const result = await ctx.tools.execute({ name: 'list_items', arguments: { count: 1_000 }, callId: 'call_8' })
     expect(textOf(result.content)).toContain('(Omitted ')

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import Schema from 'schemastery'
 import { defineTool } from '@cordage/core'
 import { createTestContext } from '@cordage/testing'
-import Spill from '../src/index.js'
+import { Spill } from '../src/index.js'
 import { listFiles, repeatTool, tempDir, textOf, toolsPlugin } from './helpers.js'
 
 async function setup(config: Partial<Spill.Config> = {}) {
@@ -118,6 +118,6 @@ describe('generic spill', () => {
   it('rejects a preview larger than maxInlineBytes at load', async () => {
     const ctx = await createTestContext({ print: false })
     await expect(ctx.plugin(Spill, { maxInlineBytes: 2_000, headBytes: 1_500, tailBytes: 500 })).rejects.toThrow(/headBytes \(1500\) \+ tailBytes \(500\) must be less than maxInlineBytes \(2000\)/)
-    await expect(ctx.plugin(Spill, { maxInlineBytes: 10 })).rejects.toThrow()
+    await expect(ctx.plugin(Spill, { maxInlineBytes: 10 })).rejects.toThrow(/1024/)
   })
 })

@@ -3,7 +3,7 @@ import { mkdir, readFile, readlink, stat, symlink, writeFile } from 'node:fs/pro
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { createTestContext } from '@cordage/testing'
-import Spill, { SpillStore } from '../src/index.js'
+import { Spill, SpillStore } from '../src/index.js'
 import { listFiles, repeatTool, tempDir, toolsPlugin } from './helpers.js'
 
 const openFds = () => (existsSync('/proc/self/fd') ? readdirSync('/proc/self/fd').length : 0)
@@ -75,7 +75,7 @@ describe('spill plugin lifecycle', () => {
     const dir = join(await tempDir(), 'spill')
     const ctx = await createTestContext({ print: false })
     await ctx.plugin(toolsPlugin(repeatTool()))
-    const hooks = () => (ctx.events as any)._hooks['tools/post-execute']?.length ?? 0
+    const hooks = () => Reflect.get(ctx.events, '_hooks')['tools/post-execute']?.length ?? 0
     const fiber = await ctx.plugin(Spill, { dir, maxInlineBytes: 2_000, headBytes: 500, tailBytes: 500 })
     expect(hooks()).toBe(1)
     expect(ctx.get('spill')).toBeDefined()
