@@ -57,7 +57,7 @@ export class Agent {
       if (this.options.system !== undefined && this.messages.length === 0) this.commit('system/message', { content: this.options.system })
       if (input !== undefined) this.commit('user/message', { content: input })
       if (this.session) stopObserving = observeCodeDispatch(this.ctx, this.session, (callId, owner) => owner === agent && this.inFlight.has(callId))
-      stopWatching = watchJobs(this.ctx, agent, (notice) => notices.push(notice))
+      stopWatching = watchJobs(this.ctx, (notice) => notices.push(notice))
       for (;;) {
         if (signal?.aborted) return finish('aborted')
         if (turns >= maxTurns) return finish('max-turns')

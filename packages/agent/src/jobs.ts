@@ -6,17 +6,24 @@ export interface JobNotice {
   text: string
 }
 
+function outcome(job: Record<string, unknown>): string {
+  if (job.state === 'failed') return `failed: ${String(job.error ?? 'unknown error')}`
+  if (job.state === 'killed') return job.signal ? `was killed (${String(job.signal)})` : 'was killed'
+  if (job.signal) return `ended by signal ${String(job.signal)}`
+  return `exited with code ${job.exitCode ?? 'unknown'}`
+}
+
 /**
- * Listens for `jobs/completed` (emitted by a `jobs` service, if one is loaded) while a run is active.
- * The payload is read loosely — `{ text?, summary?, id?, jobId?, agent? }` — because the jobs plugin
- * owns that event; a notice addressed to another agent (`agent` set and different) is skipped.
+ * Listens for `jobs/completed` (emitted by the jobs plugin with the job's public snapshot
+ * `{ id, kind, title, state, exitCode, signal, error, durationMs, outputChars, … }`) while a run is
+ * active, and queues one notice per completion. The payload is read loosely: the jobs plugin owns it.
  */
-export function watchJobs(ctx: Context, agent: string | undefined, onNotice: (notice: JobNotice) => void): () => void {
+export function watchJobs(ctx: Context, onNotice: (notice: JobNotice) => void): () => void {
   return (ctx as any).on('jobs/completed', (payload: unknown) => {
-    const notice = (payload && typeof payload === 'object' ? payload : {}) as Record<string, unknown>
-    if (typeof notice.agent === 'string' && notice.agent !== agent) return
-    const id = notice.jobId ?? notice.id
-    const text = typeof notice.text === 'string' ? notice.text : typeof notice.summary === 'string' ? notice.summary : undefined
-    onNotice({ source: 'jobs', text: text ?? `job ${id === undefined ? '(unknown)' : String(id)} completed: ${JSON.stringify(payload)}` })
+    const job = (payload && typeof payload === 'object' ? payload : {}) as Record<string, unknown>
+    const id = String(job.id ?? '(unknown)')
+    const what = job.kind !== undefined ? ` (${String(job.kind)}: ${String(job.title ?? '')})` : ''
+    const size = typeof job.outputChars === 'number' ? ` with ${job.outputChars} chars of output` : ''
+    onNotice({ source: 'jobs', text: `Background job ${id}${what} ${outcome(job)}${size}. Read it with job_output { "job_id": ${JSON.stringify(id)} }.` })
   })
 }

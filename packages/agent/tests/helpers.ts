@@ -36,8 +36,13 @@ export function sleepTool(name: string, concurrency: ToolConcurrency | undefined
     async execute(args, exec) {
       const start = performance.now()
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, args.ms)
-        exec.signal.addEventListener('abort', () => { clearTimeout(timer); resolve() }, { once: true })
+        const done = () => {
+          clearTimeout(timer)
+          exec.signal.removeEventListener('abort', done)
+          resolve()
+        }
+        const timer = setTimeout(done, args.ms)
+        exec.signal.addEventListener('abort', done, { once: true })
       })
       intervals.push({ label: args.label, start, end: performance.now() })
       return { label: args.label }

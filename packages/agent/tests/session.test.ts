@@ -1,0 +1,172 @@
+import { readFileSync, truncateSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import Schema from 'schemastery'
+import { defineTool } from '@cordage/core'
+import { createTestContext, ScriptedModel, type ScriptStep } from '@cordage/testing'
+import { Agent, SessionLog, deriveMessages, loadSession, resolveSessionFile, type SessionEvent } from '../src/index.js'
+import { secretTool, tempDir } from './helpers.js'
+
+const MARKER = 'CANONICAL-ONLY-7f3a9c'
+
+async function setup(turns: ScriptStep[]) {
+  const ctx = await createTestContext({ print: false })
+  ctx.tools.register(secretTool(MARKER))
+  await ctx.plugin(ScriptedModel, { turns })
+  return { ctx, model: ctx.get('model') as unknown as ScriptedModel }
+}
+
+function lines(file: string): any[] {
+  return readFileSync(file, 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line))
+}
+
+const twoLookups: ScriptStep[] = [
+  { text: ['Looking ', 'up.'], toolCalls: [{ name: 'lookup', arguments: { key: 'alpha' } }, { name: 'lookup', arguments: { key: 'beta' } }] },
+  { text: 'Both found.' },
+]
+
+describe('session log', () => {
+  it('writes a header and one event per line, with tool/result content and never the canonical value', async () => {
+    const cwd = await tempDir()
+    const { ctx } = await setup(twoLookups)
+    const session = SessionLog.create({ cwd, model: 'scripted' })
+    expect(session.file).toBe(join(cwd, '.cordage', 'sessions', `${session.id}.jsonl`))
+    await new Agent(ctx, { session, system: 'Be brief.' }).run('Find alpha and beta.')
+    await session.close({ reason: 'completed' })
+    const text = readFileSync(session.file, 'utf8')
+    expect(text).not.toContain(MARKER)
+    const [header, ...events] = lines(session.file)
+    expect(header).toEqual({ type: 'session', version: 1, id: session.id, createdAt: expect.any(String), cwd, model: 'scripted' })
+    expect(events.map((event) => event.type)).toEqual([
+      'system/message', 'user/message', 'assistant/message', 'tool/result', 'tool/result', 'assistant/message', 'session/end',
+    ])
+    expect(events.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5, 6, 7])
+    expect(events[3].data).toEqual({ callId: 'call_1_0', name: 'lookup', content: [{ type: 'text', text: 'found alpha' }], isError: false, meta: { key: 'alpha' } })
+    expect(events[2].data).toMatchObject({ content: 'Looking up.', toolCalls: [{ id: 'call_1_0', name: 'lookup', arguments: '{"key":"alpha"}' }, { id: 'call_1_1', name: 'lookup', arguments: '{"key":"beta"}' }] })
+    expect(events[6].data).toEqual({ reason: 'completed' })
+    expect(resolveSessionFile(session.id, { cwd })).toBe(session.file)
+  })
+
+  it('records failures with their message and code', async () => {
+    const cwd = await tempDir()
+    const { ctx } = await setup([{ toolCalls: [{ name: 'nope', arguments: {} }] }, { text: 'ok' }])
+    const session = SessionLog.create({ cwd })
+    await new Agent(ctx, { session }).run('go')
+    const result = session.events.find((event) => event.type === 'tool/result')!
+    expect(result.data).toEqual({
+      callId: 'call_1_0', name: 'nope', isError: true,
+      content: [{ type: 'text', text: 'Error: unknown tool "nope"; available: lookup' }],
+      error: { message: 'unknown tool "nope"; available: lookup', code: 'UNKNOWN_TOOL' },
+    })
+  })
+
+  it('replays (deriveMessages on the file) byte for byte what the model received', async () => {
+    const cwd = await tempDir()
+    const { ctx, model } = await setup([...twoLookups.slice(0, 1), { toolCalls: [{ name: 'missing', arguments: '{bad' }] }, { text: 'Done.' }])
+    const session = SessionLog.create({ cwd })
+    const agent = new Agent(ctx, { session, system: 'sys' })
+    await agent.run('first')
+    await session.close()
+    const replayed = deriveMessages(loadSession(session.file).events)
+    expect(JSON.stringify(replayed)).toBe(JSON.stringify(agent.messages))
+    expect(model.requests).toHaveLength(3)
+    for (const request of model.requests) {
+      expect(JSON.stringify(replayed.slice(0, request.messages.length))).toBe(JSON.stringify(request.messages))
+    }
+    expect(replayed.at(-1)).toEqual({ role: 'assistant', content: 'Done.' })
+  })
+
+  it('resumes a session whose last line was cut mid-write, repairing the call left without a result', async () => {
+    const cwd = await tempDir()
+    const first = await setup(twoLookups)
+    const session = SessionLog.create({ cwd })
+    await new Agent(first.ctx, { session }).run('Find alpha and beta.')
+    await session.close(false)
+    // Simulate a crash while the second result was being appended: keep half of that line.
+    const text = readFileSync(session.file, 'utf8')
+    const start = text.indexOf('{"type":"tool/result","seq":4')
+    expect(start).toBeGreaterThan(0)
+    truncateSync(session.file, Buffer.byteLength(text.slice(0, start + 40)))
+
+    const loaded = loadSession(session.file)
+    expect(loaded.warnings).toEqual([expect.stringMatching(/^dropped a torn last line \(40 bytes\)/), 'tool call call_1_1 (lookup) had no result; recorded ABORTED_BEFORE_DISPATCH'])
+
+    const second = await setup([{ text: 'Resumed.' }])
+    const resumed = SessionLog.open(session.file)
+    const agent = new Agent(second.ctx, { session: resumed })
+    const result = await agent.run()
+    await resumed.close()
+    expect(result).toMatchObject({ text: 'Resumed.', stopReason: 'completed' })
+    const [request] = second.model.requests
+    expect(request.messages.at(-1)).toEqual({
+      role: 'tool', callId: 'call_1_1', name: 'lookup', isError: true,
+      content: [{ type: 'text', text: 'Error: the tool call was cancelled before it started' }],
+    })
+    // The file is whole again: every line parses, no warnings, and it replays what both models saw.
+    const reloaded = loadSession(session.file)
+    expect(reloaded.warnings).toEqual([])
+    expect(reloaded.events.map((event) => event.type)).toEqual(['user/message', 'assistant/message', 'tool/result', 'tool/result', 'assistant/message', 'session/end'])
+    expect(reloaded.events.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5, 6])
+    expect(reloaded.events[3]).toMatchObject({ type: 'tool/result', data: { callId: 'call_1_1', error: { code: 'ABORTED_BEFORE_DISPATCH' } } })
+    expect(JSON.stringify(deriveMessages(reloaded.events).slice(0, request.messages.length))).toBe(JSON.stringify(request.messages))
+  })
+
+  it('continues a complete last line that lost only its newline', async () => {
+    const cwd = await tempDir()
+    const { ctx } = await setup([{ text: 'one' }, { text: 'two' }])
+    const session = SessionLog.create({ cwd })
+    await new Agent(ctx, { session }).run('a')
+    await session.close(false)
+    writeFileSync(session.file, readFileSync(session.file, 'utf8').trimEnd())
+    const resumed = SessionLog.open(session.file)
+    expect(resumed.warnings).toEqual([])
+    await new Agent(ctx, { session: resumed }).run('b')
+    await resumed.close()
+    expect(deriveMessages(loadSession(session.file).events).map((message) => message.content)).toEqual(['a', 'one', 'b', 'two'])
+  })
+
+  it('rejects a corrupt line that is not the last one, naming the line', async () => {
+    const cwd = await tempDir()
+    const session = SessionLog.create({ cwd })
+    session.append('user/message', { content: 'hi' })
+    await session.close()
+    const text = readFileSync(session.file, 'utf8').split('\n')
+    text[1] = '{oops'
+    writeFileSync(session.file, text.join('\n'))
+    expect(() => loadSession(session.file)).toThrow(expect.objectContaining({ code: 'SESSION_CORRUPT', message: expect.stringContaining(':2: not a session event') }))
+    expect(() => loadSession(join(cwd, 'absent.jsonl'))).toThrow(expect.objectContaining({ code: 'SESSION_NOT_FOUND' }))
+  })
+
+  it('logs nested calls made with parent as tool/code-dispatch, attributed to the direct call, without values', async () => {
+    const cwd = await tempDir()
+    const { ctx, model } = await setup([{ toolCalls: [{ id: 'outer', name: 'script', arguments: { keys: ['x', 'y'] } }] }, { text: 'ok' }])
+    const tools = ctx.get('tools')!
+    ctx.tools.register(defineTool({
+      name: 'script',
+      description: 'Runs nested lookups.',
+      parameters: Schema.object({ keys: Schema.array(Schema.string()).required() }),
+      output: { schema: Schema.object({ count: Schema.natural().required() }), render: (_args, value) => [{ type: 'text', text: `ran ${value.count}` }] },
+      async execute(args, exec) {
+        for (const key of args.keys) await tools.execute({ name: 'lookup', arguments: { key }, parent: exec.token })
+        await tools.execute({ name: 'ghost', arguments: {}, parent: exec.token })
+        return { count: args.keys.length + 1 }
+      },
+    }))
+    const session = SessionLog.create({ cwd })
+    await new Agent(ctx, { session }).run('go')
+    const dispatches = session.events.filter((event): event is SessionEvent<'tool/code-dispatch'> => event.type === 'tool/code-dispatch')
+    expect(dispatches.map((event) => event.data)).toEqual([
+      { parentCallId: 'outer', index: 0, name: 'lookup', arguments: { key: 'x' }, content: [{ type: 'text', text: 'found x' }], isError: false },
+      { parentCallId: 'outer', index: 1, name: 'lookup', arguments: { key: 'y' }, content: [{ type: 'text', text: 'found y' }], isError: false },
+      { parentCallId: 'outer', index: 2, name: 'ghost', arguments: {}, content: [{ type: 'text', text: 'Error: unknown tool "ghost"; available: lookup, script' }], isError: true },
+    ])
+    // Nested dispatches are logged but are not part of what the model sees.
+    expect(JSON.stringify(deriveMessages(session.events))).toBe(JSON.stringify([...model.requests[1].messages, { role: 'assistant', content: 'ok' }]))
+    // After the run nothing observes the registry: a direct call outside the agent logs nothing.
+    const count = session.events.length
+    await tools.execute({ name: 'script', arguments: { keys: ['z'] }, callId: 'outer' })
+    expect(session.events).toHaveLength(count)
+    await session.close()
+    expect(readFileSync(session.file, 'utf8')).not.toContain(MARKER)
+  })
+})
