@@ -1,0 +1,37 @@
+import { z } from 'zod'
+
+const common = {
+  /** Server name: the `<server>` in `mcp__<server>__<tool>`. */
+  name: z.string().min(1).describe('Server name, used in tool names mcp__<name>__<tool>.'),
+  timeoutMs: z.number().int().positive().default(60_000).describe('Per-call timeout (registry timeoutMs); the SDK request is cancelled at the deadline.'),
+  connectTimeoutMs: z.number().int().positive().default(30_000).describe('Timeout of the initialize handshake and of tools/list.'),
+  modelSees: z.enum(['content', 'structured', 'both']).default('content').describe('What the model sees: MCP content, structuredContent as JSON text, or both de-duplicated.'),
+  reconnect: z.object({
+    initialDelayMs: z.number().int().positive().default(500),
+    maxDelayMs: z.number().int().positive().default(30_000),
+  }).prefault({}).describe('Backoff between reconnection attempts (doubling from initialDelayMs up to maxDelayMs).'),
+}
+
+const stdio = z.object({
+  ...common,
+  transport: z.literal('stdio'),
+  command: z.string().min(1).describe('Executable that runs the server (stdio transport).'),
+  args: z.array(z.string()).default([]),
+  env: z.record(z.string(), z.string()).optional().describe('Extra environment (merged over the SDK default safe environment).'),
+  cwd: z.string().optional(),
+})
+
+const http = z.object({
+  ...common,
+  transport: z.literal('http'),
+  url: z.url().describe('Streamable HTTP endpoint, e.g. http://127.0.0.1:3000/mcp.'),
+  headers: z.record(z.string(), z.string()).optional(),
+})
+
+/** The plugin config: one MCP server per plugin instance (a Standard Schema, validated by Cordis at load). */
+export const Config = z.discriminatedUnion('transport', [stdio, http])
+
+/** A validated config (defaults applied). */
+export type McpClientConfig = z.output<typeof Config>
+/** A config as written (defaults optional). */
+export type McpClientOptions = z.input<typeof Config>

@@ -1,0 +1,200 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import {
+  CallToolResultSchema, ErrorCode, ListToolsResultSchema, McpError, ToolListChangedNotificationSchema, type Tool,
+} from '@modelcontextprotocol/sdk/types.js'
+import { ToolTimeoutError, type JsonValue } from '@cordage/core'
+import type { McpClientConfig } from './config.js'
+import type { McpResult } from './content.js'
+import { McpDisconnectedError, McpProtocolError, McpToolError, McpUnavailableError } from './errors.js'
+
+/** The logging surface the connection needs (a Cordis logger fits). */
+export interface McpLogger {
+  info(...args: unknown[]): void
+  warn(...args: unknown[]): void
+  debug(...args: unknown[]): void
+}
+
+/** Connection state: `down` means a reconnect is scheduled. */
+export type McpState = 'connecting' | 'up' | 'down' | 'closed'
+
+const CLIENT_INFO = { name: 'cordage-mcp-client', version: '0.1.0' }
+
+/**
+ * One MCP server connection: connect, list tools, reconnect with backoff after a drop, and send calls.
+ * Tool registration is delegated to `onTools` (called with the full list, or `[]` when the server goes down).
+ */
+export class McpConnection {
+  state: McpState = 'connecting'
+  private client?: Client
+  private transport?: Transport
+  private generation = 0
+  private attempt = 0
+  private timer?: NodeJS.Timeout
+  private refreshing?: Promise<void>
+  private stale = false
+
+  constructor(
+    private readonly config: McpClientConfig,
+    private readonly logger: McpLogger,
+    private readonly onTools: (tools: Tool[]) => void,
+  ) {}
+
+  /** The child process id of a stdio server while connected. */
+  get pid(): number | undefined {
+    return this.transport instanceof StdioClientTransport ? this.transport.pid ?? undefined : undefined
+  }
+
+  /** Connects once; on failure logs and schedules reconnection (never throws). */
+  async start(): Promise<void> {
+    if (this.state === 'closed') return
+    clearTimeout(this.timer)
+    this.timer = undefined
+    const generation = ++this.generation
+    this.state = 'connecting'
+    const transport = this.createTransport()
+    const client = new Client(CLIENT_INFO, { capabilities: {} })
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      if (generation === this.generation) void this.refresh()
+    })
+    client.onclose = () => this.dropped(generation, 'the connection closed')
+    client.onerror = (error) => this.logger.debug(`${this.config.name}: transport error: ${error.message}`)
+    try {
+      await client.connect(transport, { timeout: this.config.connectTimeoutMs })
+      if (this.superseded(generation)) {
+        await client.close().catch(() => {})
+        return
+      }
+      this.client = client
+      this.transport = transport
+      this.state = 'up'
+      this.attempt = 0
+      this.logger.info(`${this.config.name}: connected${this.pid ? ` (pid ${this.pid})` : ''}`)
+      await this.refresh()
+    } catch (error) {
+      await client.close().catch(() => {})
+      if (this.superseded(generation)) return
+      this.logger.warn(`${this.config.name}: cannot connect: ${messageOf(error)}`)
+      this.dropped(generation, 'connection failed')
+    }
+  }
+
+  /** Re-lists tools and hands the list to `onTools`; concurrent requests coalesce into one more pass. */
+  refresh(): Promise<void> {
+    if (this.refreshing) {
+      this.stale = true
+      return this.refreshing
+    }
+    this.refreshing = (async () => {
+      do {
+        this.stale = false
+        const generation = this.generation
+        try {
+          const tools = await this.listTools()
+          if (generation === this.generation && this.state === 'up') this.onTools(tools)
+        } catch (error) {
+          if (generation === this.generation && this.state === 'up') this.logger.warn(`${this.config.name}: tools/list failed: ${messageOf(error)}`)
+        }
+      } while (this.stale && this.state === 'up')
+    })().finally(() => {
+      this.refreshing = undefined
+    })
+    return this.refreshing
+  }
+
+  /** Sends `tools/call`; `signal` aborts the request (the SDK sends notifications/cancelled). */
+  async call(tool: string, args: JsonValue, signal: AbortSignal): Promise<McpResult> {
+    const client = this.client
+    if (this.state !== 'up' || !client) throw new McpUnavailableError(this.config.name, this.state)
+    const generation = this.generation
+    let result
+    try {
+      // `request`, not `callTool`: output validation is ours (supported subset, precise violations).
+      result = await client.request(
+        { method: 'tools/call', params: { name: tool, arguments: args as Record<string, unknown> } },
+        CallToolResultSchema,
+        // The registry's timeoutMs aborts `signal` first; the SDK timeout is only a backstop.
+        { signal, timeout: this.config.timeoutMs + 5_000 },
+      )
+    } catch (error) {
+      if (signal.aborted) throw signal.reason ?? error
+      if (error instanceof McpError) {
+        if (error.code === ErrorCode.ConnectionClosed) throw new McpDisconnectedError(this.config.name)
+        if (error.code === ErrorCode.RequestTimeout) throw new ToolTimeoutError(this.config.timeoutMs + 5_000)
+        throw new McpProtocolError(`the MCP server "${this.config.name}" rejected the call: ${error.message}`, error.code)
+      }
+      // A transport failure (HTTP server gone, broken pipe): treat the connection as dropped.
+      this.dropped(generation, messageOf(error))
+      throw new McpUnavailableError(this.config.name, messageOf(error))
+    }
+    if (result.isError) {
+      const text = result.content.filter((item) => item.type === 'text').map((item) => item.text).join('\n')
+      throw new McpToolError(text || `the MCP tool "${tool}" reported an error without text`)
+    }
+    const value: McpResult = { content: result.content as JsonValue[] }
+    if (result.structuredContent !== undefined) value.structuredContent = result.structuredContent as McpResult['structuredContent']
+    return value
+  }
+
+  /** Closes the connection for good: cancels reconnection, closes the transport and ends a stdio child. */
+  async close(): Promise<void> {
+    this.state = 'closed'
+    this.generation++
+    clearTimeout(this.timer)
+    const { client, transport } = this
+    this.client = undefined
+    this.transport = undefined
+    if (transport instanceof StreamableHTTPClientTransport) await transport.terminateSession().catch(() => {})
+    await client?.close().catch((error) => this.logger.warn(`${this.config.name}: close failed: ${messageOf(error)}`))
+  }
+
+  /** True when a newer attempt or `close()` replaced the attempt `generation` (state is re-read after awaits). */
+  private superseded(generation: number): boolean {
+    return generation !== this.generation || (this.state as McpState) === 'closed'
+  }
+
+  private async listTools(): Promise<Tool[]> {
+    const client = this.client
+    if (!client) return []
+    const tools: Tool[] = []
+    let cursor: string | undefined
+    do {
+      const page = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, ListToolsResultSchema, { timeout: this.config.connectTimeoutMs })
+      tools.push(...page.tools)
+      cursor = page.nextCursor
+    } while (cursor)
+    return tools
+  }
+
+  private createTransport(): Transport {
+    const config = this.config
+    if (config.transport === 'stdio') {
+      return new StdioClientTransport({ command: config.command, args: config.args, env: config.env, cwd: config.cwd, stderr: 'inherit' })
+    }
+    return new StreamableHTTPClientTransport(new URL(config.url), config.headers ? { requestInit: { headers: config.headers } } : undefined)
+  }
+
+  /** The current connection is gone: unregister its tools and schedule a reconnect with backoff. */
+  private dropped(generation: number, reason: string): void {
+    if (generation !== this.generation || this.state === 'closed' || this.state === 'down') return
+    const wasUp = this.state === 'up'
+    this.state = 'down'
+    const client = this.client
+    this.client = undefined
+    this.transport = undefined
+    if (client) void client.close().catch(() => {})
+    if (wasUp) {
+      this.logger.warn(`${this.config.name}: disconnected (${reason}); its tools are unregistered until it is back`)
+      this.onTools([])
+    }
+    const { initialDelayMs, maxDelayMs } = this.config.reconnect
+    const delay = Math.min(maxDelayMs, initialDelayMs * 2 ** Math.min(this.attempt++, 30))
+    this.timer = setTimeout(() => void this.start(), delay)
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}

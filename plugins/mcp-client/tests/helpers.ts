@@ -1,0 +1,64 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, readFileSync, existsSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { TestContext } from '@cordage/testing'
+import type { McpClientOptions } from '../src/index.js'
+
+export const FIXTURE = join(import.meta.dirname, 'fixtures', 'server.mjs')
+
+/** A stdio config for the fixture server, with an event log file the server appends to. */
+export function stdioFixture(overrides: Partial<McpClientOptions> = {}): { config: McpClientOptions; events: () => string[] } {
+  const log = join(mkdtempSync(join(tmpdir(), 'mcp-client-')), 'events.log')
+  const config = {
+    name: 'fx',
+    transport: 'stdio',
+    command: process.execPath,
+    args: [FIXTURE],
+    env: { EVENT_LOG: log },
+    reconnect: { initialDelayMs: 50, maxDelayMs: 200 },
+    ...overrides,
+  } as McpClientOptions
+  return { config, events: () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : []) }
+}
+
+/** Pids the client logged as connected, in order. */
+export function connectedPids(ctx: TestContext): number[] {
+  return ctx.logs.flatMap((record) => {
+    const match = /connected \(pid (\d+)\)/.exec(record.text)
+    return match ? [Number(match[1])] : []
+  })
+}
+
+/** True while a process with `pid` exists. */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Polls `check` until it returns true (or fails after `timeoutMs`). */
+export async function until(check: () => boolean, timeoutMs = 10_000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
+/** Starts the fixture server over Streamable HTTP on 127.0.0.1; resolves with its URL and process. */
+export async function httpFixture(port = 0): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [FIXTURE, '--http'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'] })
+  const url = await new Promise<string>((resolve, reject) => {
+    let buffer = ''
+    child.stdout!.on('data', (chunk) => {
+      buffer += chunk
+      if (buffer.includes('\n')) resolve(buffer.split('\n')[0]!)
+    })
+    child.once('exit', (code) => reject(new Error(`fixture exited with ${code}`)))
+  })
+  return { url, child }
+}
