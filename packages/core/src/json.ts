@@ -19,6 +19,16 @@ interface Frame {
   length: number
   parent: Frame | undefined
   key: string | number | undefined // this frame's key in its parent, for error paths
+  depth: number
+}
+
+// Up to this depth, cycles are found by walking the frame chain; deeper values use a Set of ancestors.
+const SHALLOW = 32
+
+function isAncestor(frame: Frame, value: object, active: Set<object> | undefined): boolean {
+  if (active) return active.has(value)
+  for (let f: Frame | undefined = frame; f; f = f.parent) if (f.source === value) return true
+  return false
 }
 
 const identifier = /^[A-Za-z_$][\w$]*$/
@@ -62,12 +72,12 @@ function scalarProblem(value: unknown): string | undefined | null {
 function open(source: any, parent: Frame | undefined, key: string | number | undefined): Frame {
   if (Array.isArray(source)) {
     if (Object.getPrototypeOf(source) !== Array.prototype) throw new NotJsonError(pathOf(parent, key), describe(source))
-    return { source, target: new Array(source.length), keys: null, index: 0, length: source.length, parent, key }
+    return { source, target: new Array(source.length), keys: null, index: 0, length: source.length, parent, key, depth: parent ? parent.depth + 1 : 0 }
   }
   const proto = Object.getPrototypeOf(source)
   if (proto !== Object.prototype && proto !== null) throw new NotJsonError(pathOf(parent, key), describe(source))
   const keys = Object.keys(source)
-  const frame: Frame = { source, target: {}, keys, index: 0, length: keys.length, parent, key }
+  const frame: Frame = { source, target: {}, keys, index: 0, length: keys.length, parent, key, depth: parent ? parent.depth + 1 : 0 }
   const own = Reflect.ownKeys(source)
   if (own.length !== keys.length) {
     const enumerable = new Set(keys)
@@ -99,7 +109,7 @@ export function toJsonValue(input: unknown, options?: ToJsonOptions): JsonValue 
   if (problem === undefined) return input as JsonValue
   if (problem !== null) throw new NotJsonError('$', problem)
   const freeze = options?.freeze === true
-  const active = new Set<object>([input as object])
+  let active: Set<object> | undefined
   const root = open(input, undefined, undefined)
   if (root.keys === null) checkArrayShape(root)
   let frame: Frame | undefined = root
@@ -125,18 +135,22 @@ export function toJsonValue(input: unknown, options?: ToJsonOptions): JsonValue 
         if (value === undefined && keys === null && !(key in source)) throw new NotJsonError(pathOf(frame, key), 'sparse array hole is not JSON')
         throw new NotJsonError(pathOf(frame, key), reason)
       }
-      if (active.has(value as object)) throw new NotJsonError(pathOf(frame, key), 'cycle: the value contains itself')
+      if (isAncestor(frame, value as object, active)) throw new NotJsonError(pathOf(frame, key), 'cycle: the value contains itself')
       const child = open(value, frame, key)
+      if (!active && child.depth > SHALLOW) {
+        active = new Set()
+        for (let f: Frame | undefined = frame; f; f = f.parent) active.add(f.source)
+      }
       if (child.keys === null) checkArrayShape(child)
       if (keys !== null && key === '__proto__') Object.defineProperty(target, key, { value: child.target, enumerable: true, writable: true, configurable: true })
       else target[key] = child.target
-      active.add(value as object)
+      active?.add(value as object)
       frame = child
       descended = true
       break
     }
     if (descended) continue
-    active.delete(source)
+    active?.delete(source)
     if (freeze) Object.freeze(target)
     frame = frame.parent
   }

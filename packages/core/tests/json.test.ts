@@ -78,6 +78,16 @@ describe('toJsonValue', () => {
     expect(error.message).toContain('nope')
   })
 
+  it('finds cycles below the shallow-walk depth too', () => {
+    const root: any = { next: null }
+    let node = root
+    for (let i = 0; i < 100; i++) node = node.next = { next: null }
+    node.next = root.next.next
+    const error = offence(root)
+    expect(error.message).toContain('cycle')
+    expect(error.path.split('.next').length - 1).toBe(101)
+  })
+
   it('accepts getters that return JSON, snapshotting their value', () => {
     let count = 0
     const copy = toJsonValue({ get n() { return ++count } }) as any
