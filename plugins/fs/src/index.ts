@@ -58,3 +58,6 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
   for (const definition of [readTool(runtime), writeTool(runtime), editTool(runtime), glob.definition, grep.definition]) ctx.tools.register(definition)
   spillPages(ctx, [glob, grep], config.pageSize)
 }
+
+/** The plugin as one object (the module itself is also a valid plugin). */
+export default { name, inject, Config, apply }

@@ -3,7 +3,7 @@ import { dirname } from 'node:path'
 import Schema from 'schemastery'
 import { defineTool, type ToolDefinition } from '@cordage/core'
 import { writeFileAtomic } from './atomic.js'
-import { changeMeta, lineCount, usesCrlf } from './diff.js'
+import { changeMeta, lineCount, plural, usesCrlf } from './diff.js'
 import { fsFailure } from './errors.js'
 import { readForChange } from './file-io.js'
 import type { FsRuntime } from './runtime.js'
@@ -29,7 +29,7 @@ export function writeTool(runtime: FsRuntime): ToolDefinition {
     parameters: Parameters,
     output: {
       schema: Output,
-      render: (_args, value) => [{ type: 'text', text: `${value.operation === 'create' ? 'Created' : 'Updated'} ${value.path} (${lineCount(value.after)} lines, ${Buffer.byteLength(value.after)} bytes).` }],
+      render: (_args, value) => [{ type: 'text', text: `${value.operation === 'create' ? 'Created' : 'Updated'} ${value.path} (${plural(lineCount(value.after), 'line')}, ${plural(Buffer.byteLength(value.after), 'byte')}).` }],
       presentationMeta: (_args, value) => changeMeta(value.path, value.before, value.after),
     },
     async execute(args) {
