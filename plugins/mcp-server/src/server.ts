@@ -1,0 +1,71 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
+import type { ToolRegistry } from '@cordage/registry'
+import { toMcpContent } from './content.js'
+import { mcpOutputSchema, structuredContent } from './schema.js'
+
+/** Server identity sent in the MCP initialize answer. */
+export interface ServerInfo {
+  name: string
+  version: string
+}
+
+/** A running MCP endpoint: `toolsChanged()` announces a new tool list, `close()` stops it. */
+export interface McpEndpoint {
+  toolsChanged(): void
+  close(): Promise<void>
+}
+
+/** The MCP view of every registered tool. */
+export function listMcpTools(tools: ToolRegistry): Tool[] {
+  return tools.list().map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    inputSchema: tool.parameters as Tool['inputSchema'],
+    outputSchema: mcpOutputSchema(tool.outputSchema) as Tool['outputSchema'],
+  }))
+}
+
+/** Runs one `tools/call` through `tools.execute` (the full pipeline, policy included) and maps the result. */
+export async function callMcpTool(tools: ToolRegistry, name: string, args: unknown, signal: AbortSignal, callId: string): Promise<CallToolResult> {
+  const result = await tools.execute({ name, arguments: args ?? {}, signal, callId })
+  const content = toMcpContent(result.content)
+  if (result.isError) return { isError: true, content }
+  const definition = tools.get(name)
+  // The schema of the tool that produced the value; a tool re-registered mid-call is wrapped by its new schema.
+  const schema = definition?.output.schema ?? { type: 'object' }
+  return { content, structuredContent: structuredContent(schema, result.value) }
+}
+
+/** A low-level MCP `Server` answering tools/list and tools/call from `tools`. */
+export function createMcpServer(tools: ToolRegistry, info: ServerInfo): Server {
+  const server = new Server(info, { capabilities: { tools: { listChanged: true } } })
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listMcpTools(tools) }))
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+    callMcpTool(tools, request.params.name, request.params.arguments, extra.signal, `mcp_${String(extra.requestId)}`))
+  return server
+}
+
+/** Coalesces bursts of changes (a plugin registering many tools) into one notification per tick. */
+export function coalesce(send: () => void): () => void {
+  let pending = false
+  return () => {
+    if (pending) return
+    pending = true
+    setImmediate(() => {
+      pending = false
+      send()
+    })
+  }
+}
+
+/** Serves `tools` over stdio (this process's stdin/stdout). */
+export async function serveStdio(tools: ToolRegistry, info: ServerInfo): Promise<McpEndpoint> {
+  const server = createMcpServer(tools, info)
+  await server.connect(new StdioServerTransport())
+  return {
+    toolsChanged: coalesce(() => void server.sendToolListChanged().catch(() => {})),
+    close: () => server.close(),
+  }
+}
