@@ -54,7 +54,7 @@ function isParallel(tools: ToolRegistry, call: ToolCall, parsed: Parsed): boolea
 export async function runBatch(host: BatchHost, calls: readonly ToolCall[]): Promise<ToolExecutionResult[]> {
   const { tools, signal } = host
   const parsed = calls.map(parseArguments)
-  const results: Array<ToolExecutionResult | undefined> = new Array(calls.length)
+  const results: Array<ToolExecutionResult | undefined> = Array.from({ length: calls.length })
   let committed = 0
   const settle = (index: number, result: ToolExecutionResult) => {
     results[index] = result

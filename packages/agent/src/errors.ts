@@ -2,9 +2,7 @@ import { CordageError } from '@cordage/core'
 
 /** A session file cannot be read (`SESSION_NOT_FOUND`) or is malformed beyond a torn last line (`SESSION_CORRUPT`). */
 export class SessionError extends CordageError {
-  constructor(code: 'SESSION_NOT_FOUND' | 'SESSION_CORRUPT' | 'SESSION_CLOSED', message: string, options?: { cause?: unknown }) {
-    super(code, message, options)
-  }
+  declare readonly code: 'SESSION_NOT_FOUND' | 'SESSION_CORRUPT' | 'SESSION_CLOSED' | 'INVALID_SESSION_ID'
 }
 
 /** The agent has no `model` service and none was passed in its options. */

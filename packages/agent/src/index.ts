@@ -1,3 +1,12 @@
+import type { AgentService } from './service.js'
+
+declare module 'cordis' {
+  interface Context {
+    /** Provided by the `agent` plugin (`AgentService`). */
+    agent: AgentService
+  }
+}
+
 export type { ToolCall, Message, Usage, ModelEvent, CompletionRequest, ModelService } from './model.js'
 export type { AgentEvent, AgentOptions, AgentResult, RunOptions, StopReason } from './agent-types.js'
 export { Agent, formatContext } from './agent.js'

@@ -48,7 +48,7 @@ export class SessionLog {
   static create(options: CreateSessionOptions = {}): SessionLog {
     const now = new Date()
     const id = options.id ?? newSessionId(now)
-    if (!/^[\w.-]{1,128}$/.test(id)) throw new SessionError('SESSION_CORRUPT', `invalid session id ${JSON.stringify(id)}: use letters, digits, '.', '_' and '-'`)
+    if (!/^[\w.-]{1,128}$/.test(id)) throw new SessionError('INVALID_SESSION_ID', `invalid session id ${JSON.stringify(id)}: use letters, digits, '.', '_' and '-'`)
     const dir = sessionDir(options)
     mkdirSync(dir, { recursive: true, mode: 0o700 })
     const file = join(dir, `${id}.jsonl`)
