@@ -72,6 +72,7 @@ function scalarProblem(value: unknown): string | undefined | null {
 function open(source: any, parent: Frame | undefined, key: string | number | undefined): Frame {
   if (Array.isArray(source)) {
     if (Object.getPrototypeOf(source) !== Array.prototype) throw new NotJsonError(pathOf(parent, key), describe(source))
+    // oxlint-disable-next-line unicorn/no-new-array -- preallocated to the source length, then filled
     return { source, target: new Array(source.length), keys: null, index: 0, length: source.length, parent, key, depth: parent ? parent.depth + 1 : 0 }
   }
   const proto = Object.getPrototypeOf(source)

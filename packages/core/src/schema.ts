@@ -181,8 +181,7 @@ export function checkSupportedSchema(schema: unknown): Violation[] {
 
 function validPattern(source: string): boolean {
   try {
-    new RegExp(source, 'u')
-    return true
+    return RegExp(source, 'u') instanceof RegExp
   } catch {
     return false
   }

@@ -351,7 +351,7 @@ export class ToolRegistry extends Service {
   private notifyAll(name: string, args: unknown[]): void {
     const hooks = this.events._hooks[name]
     if (!hooks?.length) return
-    for (const hook of [...hooks]) {
+    for (const hook of hooks.slice()) {
       try {
         const returned = hook.callback(...args)
         if (returned && typeof returned.then === 'function') returned.then(undefined, (error: unknown) => this.logListenerError(name, error))
