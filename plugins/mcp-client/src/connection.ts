@@ -130,7 +130,8 @@ export class McpConnection {
       throw new McpUnavailableError(this.config.name, messageOf(error))
     }
     if (result.isError) {
-      const text = result.content.filter((item) => item.type === 'text').map((item) => item.text).join('\n')
+      // A leading "Error: " (how Cordage and many servers render failures) is not repeated in our own rendering.
+      const text = result.content.filter((item) => item.type === 'text').map((item) => item.text).join('\n').replace(/^Error: /, '')
       throw new McpToolError(text || `the MCP tool "${tool}" reported an error without text`)
     }
     const value: McpResult = { content: result.content as JsonValue[] }
