@@ -19,7 +19,7 @@ export type ModelChoice =
   | { kind: 'cassette'; file: string }
   | { kind: 'provider'; config: Record<string, unknown> }
 
-const DEEPSEEK_URL = 'https://api.deepseek.com'
+const DEEPSEEK_URL = 'https://api.deepseek.com/v1'
 const LOCAL = /^https?:\/\/(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?(\/|$)/
 
 /**
@@ -31,14 +31,15 @@ export function chooseModel(settings: ModelSettings, flags: ModelFlags, cwd: str
   const live = flags.model ?? flags.baseURL ?? flags.record
   if (settings.cassette && !live) return { kind: 'cassette', file: resolve(baseDir, settings.cassette) }
   const { cassette: _cassette, ...rest } = settings
+  // With only a DeepSeek key, DeepSeek's endpoint is the provider; the plugin reads the key from the environment.
   const deepseek = !env.OPENAI_API_KEY && !!env.DEEPSEEK_API_KEY
-  const apiKey = settings.apiKey ?? env.OPENAI_API_KEY ?? env.DEEPSEEK_API_KEY
   const baseURL = flags.baseURL ?? settings.baseURL ?? env.OPENAI_BASE_URL ?? (deepseek ? DEEPSEEK_URL : undefined)
-  const model = flags.model ?? settings.model ?? env.CORDAGE_MODEL ?? (deepseek || baseURL === DEEPSEEK_URL ? 'deepseek-chat' : 'gpt-4o-mini')
-  if (!apiKey && !(baseURL && LOCAL.test(baseURL))) {
+  const model = flags.model ?? settings.model ?? env.CORDAGE_MODEL
+  const hasKey = !!(settings.apiKey ?? env.OPENAI_API_KEY ?? env.DEEPSEEK_API_KEY)
+  if (!hasKey && !(baseURL && LOCAL.test(baseURL))) {
     throw new CliError('no model configured: set OPENAI_API_KEY or DEEPSEEK_API_KEY, pass --base-url for a local server (Ollama, vLLM, llama.cpp), or replay a recording with --cassette <file>')
   }
-  return { kind: 'provider', config: { ...rest, model, ...(baseURL && { baseURL }), ...(apiKey && { apiKey }) } }
+  return { kind: 'provider', config: { ...rest, ...(model && { model }), ...(baseURL && { baseURL }) } }
 }
 
 /** Loads the chosen model into the runtime; with `record`, the provider is wrapped in a recorder. */

@@ -73,7 +73,7 @@ export function summarize(rawArguments: string): string {
   }
   if (args && typeof args === 'object' && !Array.isArray(args)) {
     const record = args as Record<string, unknown>
-    for (const key of ['path', 'command', 'pattern', 'url', 'query', 'code', 'jobId']) {
+    for (const key of ['command', 'pattern', 'path', 'url', 'query', 'code', 'job_id']) {
       if (typeof record[key] === 'string') return oneLine(record[key] as string, 60)
     }
   }
