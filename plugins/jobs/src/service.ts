@@ -1,6 +1,6 @@
 import { Context, Service } from 'cordis'
 import Schema from 'schemastery'
-import type {} from '@cordage/registry'
+import type { ToolRegistry } from '@cordage/registry'
 import { jobKillTool } from './job-kill.js'
 import { jobListTool } from './job-list.js'
 import { jobOutputTool } from './job-output.js'
@@ -39,9 +39,8 @@ export class Jobs extends Service {
     this.table = new JobTable(config, (job) => ctx.emit('jobs/completed', job), (message) => logger.warn(message))
     const table = this.table
     ctx.effect(() => () => table.killAll('the jobs service was unloaded'), 'jobs: kill running jobs on unload')
-    ctx.tools.register(jobOutputTool(table))
-    ctx.tools.register(jobListTool(table))
-    ctx.tools.register(jobKillTool(table))
+    const tools: ToolRegistry = ctx.tools
+    for (const tool of [jobOutputTool(table), jobListTool(table), jobKillTool(table)]) tools.register(tool)
   }
 
   /**
@@ -51,7 +50,8 @@ export class Jobs extends Service {
   start(options: JobStartOptions): JobHandle {
     const table = this.table
     const handle = table.start(options)
-    const release = this.ctx.effect(() => () => void table.kill(handle.id, 'its owner was unloaded').catch(() => {}), `jobs.start(${handle.id})`)
+    // The disposer returns the kill, so unloading the owner waits until the job has stopped.
+    const release = this.ctx.effect(() => () => table.kill(handle.id, 'its owner was unloaded').then(() => {}, () => {}), `jobs.start(${handle.id})`)
     table.bindRelease(handle.id, release)
     return handle
   }

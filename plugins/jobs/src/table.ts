@@ -198,7 +198,8 @@ export class JobTable {
   }
 
   private wake(record: JobRecord): void {
-    for (const waiter of [...record.waiters]) waiter()
+    // Deleting the current entry while iterating a Set is safe; waiters remove themselves.
+    for (const waiter of record.waiters) waiter()
   }
 
   private evict(): void {

@@ -32,7 +32,7 @@ async function owner(ctx: Context) {
 }
 
 function value(result: any): any {
-  expect(result.isError, result.isError ? result.error.message : '').toBe(false)
+  if (result.isError) throw new Error(`expected a success, got: ${result.error.message}`)
   return result.value
 }
 

@@ -1,1 +1,65 @@
-export {}
+import type { Context } from 'cordis'
+import Schema from 'schemastery'
+import type { ToolRegistry } from '@cordage/registry'
+import type { Jobs } from '@cordage/plugin-jobs'
+import { bashTool } from './bash.js'
+import { resolveRoot } from './cwd.js'
+import { DEFAULT_ENV_DENY, envFilter } from './env.js'
+import type { RunningCommand } from './run.js'
+
+export const name = 'shell'
+export const inject = ['tools']
+
+/** Shell plugin configuration (see the README for the defaults and their reasons). */
+export interface Config {
+  root?: string
+  shell: string
+  defaultTimeoutMs: number
+  maxTimeoutMs: number
+  maxOutputBytes: number
+  killGraceMs: number
+  env: { allow: string[]; deny: string[]; set: Record<string, string> }
+}
+
+export const Config: Schema<Config> = Schema.object({
+  root: Schema.string().description('Workspace root; `cwd` must stay inside it. Default: process.cwd() at load.'),
+  shell: Schema.string().default('bash').description('Shell binary, run as `<shell> -c <command>`.'),
+  defaultTimeoutMs: Schema.natural().min(1).default(120_000).description('Foreground timeout when the call gives none.'),
+  maxTimeoutMs: Schema.natural().min(1).default(600_000).description('Largest timeout_ms a call may ask for.'),
+  maxOutputBytes: Schema.natural().min(3).default(30_000).description('Bytes kept per stream (a third head, the rest tail).'),
+  killGraceMs: Schema.natural().default(2_000).description('Time between SIGTERM and SIGKILL when killing a process group.'),
+  env: Schema.object({
+    allow: Schema.array(Schema.string()).default(['*']).description('Variables passed to commands (patterns; exact names override deny).'),
+    deny: Schema.array(Schema.string()).default([...DEFAULT_ENV_DENY]).description('Variables withheld (patterns, case-insensitive).'),
+    set: Schema.dict(Schema.string()).default({}).description('Variables added or overridden.'),
+  }).default({ allow: ['*'], deny: [...DEFAULT_ENV_DENY], set: {} }),
+}) as Schema<Config>
+
+export function apply(ctx: Context, config: Config): void {
+  if (config.defaultTimeoutMs > config.maxTimeoutMs) {
+    throw new Error(`shell: config.defaultTimeoutMs (${config.defaultTimeoutMs}) exceeds config.maxTimeoutMs (${config.maxTimeoutMs})`)
+  }
+  const root = resolveRoot(config.root)
+  const running = new Set<RunningCommand>()
+  // Foreground commands die with the plugin; background ones are jobs owned by it (killed by their effects).
+  ctx.effect(() => () => Promise.all([...running].map((command) => command.stop())).then(() => {}), 'shell: kill running commands')
+  const filter = envFilter(config.env)
+  const tools: ToolRegistry = ctx.tools
+  tools.register(bashTool({
+    root,
+    shell: config.shell,
+    defaultTimeoutMs: config.defaultTimeoutMs,
+    maxTimeoutMs: config.maxTimeoutMs,
+    maxOutputBytes: config.maxOutputBytes,
+    killGraceMs: config.killGraceMs,
+    env: () => filter(process.env),
+    jobs: () => ctx.get('jobs') as Jobs | undefined,
+    running,
+  }))
+}
+
+export { DEFAULT_ENV_DENY, envFilter } from './env.js'
+export type { EnvPolicy } from './env.js'
+export { renderForeground } from './bash.js'
+export type { ForegroundValue } from './foreground.js'
+export { ShellSpawnError, ShellCwdError, JobsUnavailableError } from './errors.js'

@@ -1,0 +1,51 @@
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, realpathSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { ToolExecutionResult } from '@cordage/core'
+import { createTestContext } from '@cordage/testing'
+import { Jobs } from '@cordage/plugin-jobs'
+import * as shell from '../src/index.js'
+
+/** A fresh real temp directory (resolved, so comparisons with `pwd` hold). */
+export function tempDir(): string {
+  return realpathSync(mkdtempSync(join(tmpdir(), 'cordage-shell-')))
+}
+
+/** Whether `pid` is a live process according to `ps` (zombies count as dead). */
+export function alive(pid: number): boolean {
+  try {
+    const stat = execFileSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8' }).trim()
+    return stat !== '' && !stat.startsWith('Z')
+  } catch {
+    return false
+  }
+}
+
+/** Polls until `file` holds a pid, then returns it. */
+export async function readPid(file: string, timeoutMs = 10_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    try {
+      const pid = Number(readFileSync(file, 'utf8').trim())
+      if (pid > 0) return pid
+    } catch {}
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  throw new Error(`no pid in ${file}`)
+}
+
+export function value(result: ToolExecutionResult): any {
+  if (result.isError) throw new Error(`expected a success, got: ${result.error.message}`)
+  return result.value
+}
+
+/** A context with the registry, optionally the jobs service, and the shell plugin rooted at a temp dir. */
+export async function setup(options: { jobs?: boolean; config?: Partial<shell.Config> } = {}) {
+  const root = tempDir()
+  const ctx = await createTestContext()
+  const jobsFiber = options.jobs === false ? undefined : await ctx.plugin(Jobs, {})
+  const fiber = await ctx.plugin(shell, { root, ...options.config })
+  const bash = (args: Record<string, unknown>, signal?: AbortSignal) => ctx.tools.execute({ name: 'bash', arguments: args, signal })
+  return { ctx, root, fiber, jobsFiber, bash }
+}

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest'
+import { contentText } from '@cordage/core'
+import { StreamCapture } from '../src/capture.js'
+import { setup, value } from './helpers.js'
+
+describe('bounded output', () => {
+  it('50 MB of stdout keeps head and tail within the bound without buffering it all', async () => {
+    const { bash } = await setup({ config: { maxOutputBytes: 30_000 } })
+    const before = process.memoryUsage().rss
+    const total = 50 * 1024 * 1024
+    const result = await bash({ command: `head -c ${total} /dev/zero | tr '\\0' a; echo; echo the-end` })
+    const growth = process.memoryUsage().rss - before
+    const stdout = value(result).stdout as string
+    expect(value(result).exitCode).toBe(0)
+    expect(Buffer.byteLength(stdout)).toBeLessThanOrEqual(30_000 + 100)
+    expect(stdout.startsWith('a'.repeat(10_000))).toBe(true)
+    expect(stdout.endsWith('a\nthe-end\n')).toBe(true)
+    const omitted = total + '\nthe-end\n'.length - 30_000
+    expect(value(result).omittedBytes).toEqual({ stdout: omitted, stderr: 0 })
+    expect(stdout).toContain(`\n[… ${omitted} bytes omitted …]\n`)
+    expect(Buffer.byteLength(contentText(result.content))).toBeLessThanOrEqual(30_100)
+    console.info(`50 MB run: rss growth ${(growth / 1048576).toFixed(1)} MiB, captured ${Buffer.byteLength(stdout)} bytes`)
+    // Loose: holding the whole output would cost at least 50 MB.
+    expect(growth).toBeLessThan(40 * 1024 * 1024)
+  })
+
+  it('cuts at UTF-8 character boundaries and counts every byte not shown', () => {
+    const capture = new StreamCapture(4, 4)
+    const text = 'ééééé✓✓✓' // 10 + 9 bytes
+    for (const byte of Buffer.from(text)) capture.push(Buffer.from([byte]))
+    const { text: shown, omitted } = capture.text()
+    expect(shown).toBe('éé\n[… 12 bytes omitted …]\n✓')
+    expect(omitted).toBe(Buffer.byteLength(text) - Buffer.byteLength('éé✓'))
+  })
+
+  it('keeps everything when within the bound', () => {
+    const capture = new StreamCapture(4, 4)
+    capture.push(Buffer.from('12345678'))
+    expect(capture.text()).toEqual({ text: '12345678', omitted: 0 })
+  })
+})
