@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises'
 import { dirname, join, sep } from 'node:path'
 import { glob } from 'tinyglobby'
 import { FsError } from './errors.js'
-import { attachContext, clipLine, compareMatches, normalizeGlob, type ContextLine, type Found, type FoundMatch, type GlobQuery, type GrepQuery } from './search.js'
+import { compileGlob } from './glob-match.js'
+import { attachContext, clipLine, compareMatches, type ContextLine, type Found, type FoundMatch, type GlobQuery, type GrepQuery } from './search.js'
 
 /** Converts .gitignore lines found in directory `base` (relative to the search root, '' for itself) to ignore globs. Negations are skipped. */
 export function gitignoreGlobs(source: string, base: string): string[] {
@@ -40,11 +41,14 @@ async function ignoreGlobs(root: string, cwd: string, signal: AbortSignal): Prom
   return globs
 }
 
-/** Lists files under `cwd` matching `pattern` with tinyglobby, skipping hidden and ignored files and symlinks. */
-async function listFiles(root: string, cwd: string, pattern: string, signal: AbortSignal): Promise<string[]> {
+/** Lists files under `cwd` matching `pattern` (see `compileGlob`) with tinyglobby, skipping hidden and ignored files and symlinks. */
+async function listFiles(root: string, cwd: string, pattern: string | undefined, signal: AbortSignal): Promise<string[]> {
   const ignore = await ignoreGlobs(root, cwd, signal)
-  const files = await glob(normalizeGlob(pattern).anchored, { cwd, dot: false, followSymbolicLinks: false, onlyFiles: true, ignore, signal, expandDirectories: false })
-  return sep === '/' ? files : files.map((file) => file.split(sep).join('/'))
+  let files = await glob('**/*', { cwd, dot: false, followSymbolicLinks: false, onlyFiles: true, ignore, signal, expandDirectories: false })
+  if (sep !== '/') files = files.map((file) => file.split(sep).join('/'))
+  if (pattern === undefined) return files
+  const matcher = compileGlob(pattern)
+  return files.filter((file) => matcher.test(file))
 }
 
 /** The pure-JS `glob`: the whole list is acquired (tinyglobby has no early stop), then capped. */
@@ -64,37 +68,50 @@ function compile(pattern: string, caseInsensitive: boolean): RegExp {
 /** The pure-JS `grep`: JavaScript regular expressions, line by line, files with a NUL byte skipped as binary. */
 export async function nodeGrep(root: string, query: GrepQuery): Promise<Found<FoundMatch>> {
   const regex = compile(query.pattern, query.caseInsensitive)
-  const files = query.file ? [query.file] : (await listFiles(root, query.cwd, query.glob ?? '**/*', query.signal)).sort()
+  const files = query.file ? [query.file] : (await listFiles(root, query.cwd, query.glob, query.signal)).sort()
   const items: FoundMatch[] = []
-  for (const file of files) {
+  const read = (file: string) => readFile(query.file ? file : join(query.cwd, file)).catch(() => undefined)
+  // Reads run one batch ahead of the scan; files are still scanned in path order.
+  let batch = files.slice(0, 32).map(read)
+  for (let start = 0; start < files.length; start += 32) {
     if (query.signal.aborted) throw query.signal.reason
-    const data = await readFile(query.file ? file : join(query.cwd, file)).catch(() => undefined)
-    if (!data || data.subarray(0, 65536).includes(0)) continue
-    const lines = data.toString('utf8').split('\n')
-    if (lines[lines.length - 1] === '') lines.pop()
-    const matches: FoundMatch[] = []
-    const context: ContextLine[] = []
-    let lastMatch = -Infinity
-    for (let index = 0; index < lines.length; index++) {
-      const line = lines[index]!.endsWith('\r') ? lines[index]!.slice(0, -1) : lines[index]!
-      if (regex.test(line)) {
-        if (items.length >= query.max) {
-          attachContext(matches, context, query.context)
-          return { items: items.sort(compareMatches), truncated: true }
-        }
-        // Context lines before this match that were not yet collected.
-        for (let before = Math.max(index - query.context, 0, lastMatch + query.context + 1); before < index; before++) {
-          context.push({ lineNumber: before + 1, line: clipLine(lines[before]!.replace(/\r$/, ''), query.maxLineLength) })
-        }
-        const match = { path: file, lineNumber: index + 1, line: clipLine(line, query.maxLineLength) }
-        items.push(match)
-        matches.push(match)
-        lastMatch = index
-      } else if (index - lastMatch <= query.context) {
-        context.push({ lineNumber: index + 1, line: clipLine(line, query.maxLineLength) })
-      }
+    const contents = await Promise.all(batch)
+    batch = files.slice(start + 32, start + 64).map(read)
+    for (let offset = 0; offset < contents.length; offset++) {
+      const data = contents[offset]
+      if (!data || data.subarray(0, 65536).includes(0)) continue
+      if (!scan(files[start + offset]!, data.toString('utf8'), regex, query, items)) return { items: items.sort(compareMatches), truncated: true }
     }
-    attachContext(matches, context, query.context)
   }
   return { items: items.sort(compareMatches), truncated: false }
+}
+
+/** Appends the matches of one file (with context, as ripgrep reports it); false when the cap stopped it. */
+function scan(file: string, text: string, regex: RegExp, query: GrepQuery, items: FoundMatch[]): boolean {
+  const lines = text.split('\n')
+  if (lines[lines.length - 1] === '') lines.pop()
+  const line = (index: number) => clipLine(lines[index]!.endsWith('\r') ? lines[index]!.slice(0, -1) : lines[index]!, query.maxLineLength)
+  const matches: FoundMatch[] = []
+  const context: ContextLine[] = []
+  let lastMatch = -Infinity
+  let complete = true
+  for (let index = 0; index < lines.length; index++) {
+    const raw = lines[index]!.endsWith('\r') ? lines[index]!.slice(0, -1) : lines[index]!
+    if (regex.test(raw)) {
+      if (items.length >= query.max) {
+        complete = false
+        break
+      }
+      // Context lines before this match that the previous match's trailing context did not cover.
+      for (let before = Math.max(index - query.context, 0, lastMatch + query.context + 1); before < index; before++) {
+        context.push({ lineNumber: before + 1, line: line(before) })
+      }
+      const match = { path: file, lineNumber: index + 1, line: line(index) }
+      items.push(match)
+      matches.push(match)
+      lastMatch = index
+    } else if (index - lastMatch <= query.context) context.push({ lineNumber: index + 1, line: line(index) })
+  }
+  attachContext(matches, context, query.context)
+  return complete
 }

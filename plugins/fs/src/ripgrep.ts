@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process'
 import { FsError } from './errors.js'
-import { attachContext, clipLine, compareMatches, normalizeGlob, type ContextLine, type Found, type FoundMatch, type GlobQuery, type GrepQuery } from './search.js'
+import { compileGlob, isNameGlob } from './glob-match.js'
+import { attachContext, clipLine, compareMatches, type ContextLine, type Found, type FoundMatch, type GlobQuery, type GrepQuery } from './search.js'
 
 /** The ripgrep binary shipped in `@vscode/ripgrep`, or undefined when its platform package is missing. */
 export async function findRipgrep(): Promise<string | undefined> {
@@ -17,6 +18,7 @@ const COMMON = ['--no-require-git', '--no-config', '--color', 'never']
 /** Runs rg (no shell) and feeds each stdout line to `onLine`; `onLine` returning false stops rg. */
 function run(rgPath: string, args: string[], cwd: string, signal: AbortSignal, onLine: (line: string) => boolean): Promise<{ stopped: boolean; code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason)
     const child = spawn(rgPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
     let stopped = false
     let rest = ''
@@ -59,11 +61,16 @@ function failed(code: number | null, stderr: string, pattern: string): FsError {
   return new FsError('SEARCH_FAILED', `ripgrep failed (exit ${code}): ${stderr.trim() || 'no error output'}`)
 }
 
-/** `rg --files --glob <pattern>` under `cwd`, respecting ignore files; stops at `max` paths. */
+/**
+ * `rg --files` under `cwd` (ignore files and hidden files respected), filtered by the glob in JS: rg's own
+ * `--glob` is an override that would re-include ignored files. Stops at `max` paths.
+ */
 export async function ripgrepGlob(rgPath: string, query: GlobQuery): Promise<Found<string>> {
   const items: string[] = []
   let truncated = false
-  const outcome = await run(rgPath, [...COMMON, '--files', '--glob', normalizeGlob(query.pattern).rg], query.cwd, query.signal, (line) => {
+  const matcher = compileGlob(query.pattern)
+  const outcome = await run(rgPath, [...COMMON, '--files'], query.cwd, query.signal, (line) => {
+    if (!matcher.test(line)) return true
     if (items.length >= query.max) return !(truncated = true)
     items.push(line)
     return true
@@ -82,7 +89,9 @@ export async function ripgrepGrep(rgPath: string, query: GrepQuery): Promise<Fou
   const args = [...COMMON, '--json']
   if (query.caseInsensitive) args.push('--ignore-case')
   if (query.context > 0) args.push('--context', String(query.context))
-  if (query.glob && !query.file) args.push('--glob', normalizeGlob(query.glob).rg)
+  // A name glob becomes a ripgrep file type (types, unlike --glob, never re-include ignored files).
+  const matcher = query.glob && !query.file ? compileGlob(query.glob) : undefined
+  if (query.glob && matcher && isNameGlob(query.glob)) args.push('--type-add', `cordageglob:${query.glob}`, '--type', 'cordageglob')
   args.push('--regexp', query.pattern)
   if (query.file) args.push('--', query.file)
   const items: FoundMatch[] = []
@@ -99,10 +108,14 @@ export async function ripgrepGrep(rgPath: string, query: GrepQuery): Promise<Fou
     if (message.type === 'match' || message.type === 'context') {
       const lineNumber: number = message.data.line_number
       const content = clipLine(text(message.data.lines).replace(/\r?\n$/, ''), query.maxLineLength)
-      if (message.type === 'context') fileContext.push({ lineNumber, line: content })
+      if (message.type === 'context') {
+        if (!matcher || matcher.test(text(message.data.path))) fileContext.push({ lineNumber, line: content })
+      }
       else {
+        const path = text(message.data.path)
+        if (matcher && !matcher.test(path)) return true
         if (items.length >= query.max) return !(truncated = true)
-        const match = { path: text(message.data.path), lineNumber, line: content }
+        const match = { path, lineNumber, line: content }
         items.push(match)
         fileMatches.push(match)
       }

@@ -40,15 +40,6 @@ export interface Found<T> {
   truncated: boolean
 }
 
-/** Glob patterns follow .gitignore rules: without a `/` they match names at any depth; `./` and a leading `/` anchor at `cwd`. */
-export function normalizeGlob(pattern: string): { anchored: string; rg: string } {
-  let rest = pattern.replace(/^\.\//, '')
-  const rooted = rest.startsWith('/')
-  if (rooted) rest = rest.slice(1)
-  const anchored = rooted || rest.replace(/\/$/, '').includes('/') ? rest : `**/${rest}`
-  return { anchored, rg: rooted || pattern.startsWith('./') ? `/${rest}` : rest }
-}
-
 /** Cuts a line to `max` characters, marking the cut. */
 export function clipLine(line: string, max: number): string {
   return line.length > max ? `${line.slice(0, max)} … [line truncated: ${line.length} characters in total]` : line

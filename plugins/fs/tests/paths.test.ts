@@ -1,0 +1,90 @@
+import { existsSync } from 'node:fs'
+import { mkdir, symlink, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { codeOf, loadFs, tempDir, textOf, valueOf } from './helpers.js'
+
+async function setup() {
+  const base = await tempDir()
+  const root = join(base, 'root')
+  const outside = join(base, 'outside')
+  await mkdir(join(root, 'src'), { recursive: true })
+  await mkdir(outside)
+  await writeFile(join(outside, 'secret.txt'), 'secret\n')
+  await writeFile(join(root, 'src', 'inside.txt'), 'inside\n')
+  await symlink(join(outside, 'secret.txt'), join(root, 'leak.txt'))
+  await symlink(outside, join(root, 'leakdir'))
+  await symlink(join(root, 'src', 'inside.txt'), join(root, 'alias.txt'))
+  return { base, root, outside }
+}
+
+describe('paths stay inside the workspace root', () => {
+  it.each([
+    ['read', { path: '../outside/secret.txt' }],
+    ['read', { path: 'src/../../outside/secret.txt' }],
+    ['write', { path: '../outside/new.txt', content: 'x' }],
+    ['edit', { path: '../outside/secret.txt', old_string: 'secret', new_string: 'x' }],
+    ['glob', { pattern: '*', path: '..' }],
+    ['grep', { pattern: 'secret', path: '../outside' }],
+  ])('%s %j is denied with PATH_OUTSIDE_ROOT', async (tool, args) => {
+    const { root, outside } = await setup()
+    const { call } = await loadFs(root, { requireReadBeforeWrite: false })
+    const result = await call(tool, args)
+    expect(codeOf(result)).toBe('PATH_OUTSIDE_ROOT')
+    expect(textOf(result)).toContain('outside the workspace root')
+    expect(existsSync(join(outside, 'new.txt'))).toBe(false)
+  })
+
+  it('denies absolute paths outside the root and accepts absolute paths inside it', async () => {
+    const { root, outside } = await setup()
+    const { call } = await loadFs(root)
+    const denied = await call('read', { path: join(outside, 'secret.txt') })
+    expect(codeOf(denied)).toBe('PATH_OUTSIDE_ROOT')
+    expect(textOf(denied)).toBe(`Error: ${JSON.stringify(join(outside, 'secret.txt'))} is outside the workspace root ${root} (it resolves to ${join(outside, 'secret.txt')}); only paths inside the root are allowed`)
+    expect(valueOf(await call('read', { path: join(root, 'src', 'inside.txt') })).path).toBe('src/inside.txt')
+  })
+
+  it('follows symlinks: escaping files and directories are denied, for reads and for new files', async () => {
+    const { root, outside } = await setup()
+    const { call } = await loadFs(root, { requireReadBeforeWrite: false })
+    const leak = await call('read', { path: 'leak.txt' })
+    expect(codeOf(leak)).toBe('PATH_OUTSIDE_ROOT')
+    expect(textOf(leak)).toContain('through a symlink')
+    expect(codeOf(await call('read', { path: 'leakdir/secret.txt' }))).toBe('PATH_OUTSIDE_ROOT')
+    expect(codeOf(await call('write', { path: 'leakdir/planted.txt', content: 'x' }))).toBe('PATH_OUTSIDE_ROOT')
+    expect(codeOf(await call('write', { path: 'leakdir/deeper/planted.txt', content: 'x' }))).toBe('PATH_OUTSIDE_ROOT')
+    expect(codeOf(await call('write', { path: 'leak.txt', content: 'x' }))).toBe('PATH_OUTSIDE_ROOT')
+    expect(existsSync(join(outside, 'planted.txt'))).toBe(false)
+    expect(existsSync(join(outside, 'deeper'))).toBe(false)
+  })
+
+  it('accepts symlinks that stay inside and reports the real path; search never follows links out', async () => {
+    const { root } = await setup()
+    const { call } = await loadFs(root)
+    expect(valueOf(await call('read', { path: 'alias.txt' })).path).toBe('src/inside.txt')
+    for (const search of ['ripgrep', 'node'] as const) {
+      const { call: searchCall } = await loadFs(root, { search })
+      expect(valueOf(await searchCall('glob', { pattern: '**/*' })).paths).toEqual(['src/inside.txt'])
+      expect(valueOf(await searchCall('grep', { pattern: 'secret|inside' })).matches).toEqual([{ path: 'src/inside.txt', lineNumber: 1, line: 'inside' }])
+    }
+  })
+
+  it('allows outside paths when configured, shown as absolute paths', async () => {
+    const { root, outside } = await setup()
+    const { call } = await loadFs(root, { allowOutsideRoot: true })
+    expect(valueOf(await call('read', { path: '../outside/secret.txt' })).path).toBe(join(outside, 'secret.txt'))
+  })
+
+  it('resolves a root that is itself a symlink', async () => {
+    const { base, root } = await setup()
+    await symlink(root, join(base, 'root-link'))
+    const { call } = await loadFs(join(base, 'root-link'))
+    expect(valueOf(await call('read', { path: 'src/inside.txt' })).lines).toEqual([{ number: 1, text: 'inside' }])
+    expect(codeOf(await call('read', { path: 'leak.txt' }))).toBe('PATH_OUTSIDE_ROOT')
+  })
+
+  it('fails at load when the root does not exist', async () => {
+    const base = await tempDir()
+    await expect(loadFs(join(base, 'missing'))).rejects.toThrow(/config.root/)
+  })
+})
