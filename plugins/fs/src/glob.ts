@@ -45,5 +45,5 @@ export function globTool(runtime: FsRuntime): PagedTool {
       return { paths: prefix ? found.items.map((item) => prefix + item) : found.items, truncated: found.truncated }
     },
   })
-  return { definition, fullText: (value: GlobValue) => value.paths.join('\n') + '\n', count: (value: GlobValue) => value.paths.length, page }
+  return { definition, spillName: 'paths.txt', fullText: (value: GlobValue) => value.paths.join('\n') + '\n', count: (value: GlobValue) => value.paths.length, page }
 }

@@ -90,5 +90,5 @@ export function grepTool(runtime: FsRuntime): PagedTool {
       return { matches, truncated: found.truncated } as unknown as Infer<typeof Output>
     },
   })
-  return { definition, fullText: (value: GrepValue) => entries(value.matches).join('\n') + '\n', count: (value: GrepValue) => value.matches.length, page }
+  return { definition, spillName: 'matches.txt', fullText: (value: GrepValue) => entries(value.matches).join('\n') + '\n', count: (value: GrepValue) => value.matches.length, page }
 }

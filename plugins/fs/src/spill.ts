@@ -3,13 +3,15 @@ import type {} from '@cordage/registry'
 import type { JsonValue, ToolDefinition } from '@cordage/core'
 
 /** The part of the optional `spill` service the paged tools use. */
-export interface SpillStore {
+export interface SpillService {
   save(input: { toolName: string; callId: string; suggestedName: string; text: string }): Promise<{ path: string; bytes: number }>
 }
 
 /** A tool whose list value is rendered one page at a time. */
 export interface PagedTool {
   definition: ToolDefinition
+  /** File name hint for the spilled list. */
+  spillName: string
   fullText(value: any): string
   count(value: any): number
   page(args: any, value: any, spilled?: string): string
@@ -32,10 +34,10 @@ export function spillPages(ctx: Context, tools: PagedTool[], pageSize: number): 
     if (count <= pageSize && !tool.page(exec.arguments, value).includes('(Showing ')) return decision
     // A same-named tool of another plugin is not ours to page.
     if (ctx.get('tools')?.get(exec.name) !== tool.definition) return decision
-    const spill = ctx.get('spill') as SpillStore | undefined
+    const spill = ctx.get('spill') as SpillService | undefined
     if (!spill) return decision
     try {
-      const saved = await spill.save({ toolName: exec.name, callId: exec.callId, suggestedName: `${exec.name}-${exec.callId}.txt`, text: tool.fullText(value) })
+      const saved = await spill.save({ toolName: exec.name, callId: exec.callId, suggestedName: tool.spillName, text: tool.fullText(value) })
       return { ...decision, content: [{ type: 'text', text: tool.page(exec.arguments, value, saved.path) }] }
     } catch (error) {
       logger.warn(`could not spill the full ${exec.name} list (${exec.callId}); the first page is shown: ${error instanceof Error ? error.message : String(error)}`)

@@ -39,7 +39,7 @@ export class TestSpill extends Service {
   }
 
   async save(input: { toolName: string; callId: string; suggestedName: string; text: string }): Promise<{ path: string; bytes: number }> {
-    const path = join(this.config.dir, input.suggestedName)
+    const path = join(this.config.dir, `${input.toolName}-${input.callId}-${input.suggestedName}`)
     await writeFile(path, input.text, { mode: 0o600 })
     this.saved.push({ toolName: input.toolName, callId: input.callId, path, text: input.text })
     return { path, bytes: Buffer.byteLength(input.text) }

@@ -2,6 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { createTestContext } from '@cordage/testing'
+import { Spill } from '@cordage/plugin-spill'
 import * as fs from '../src/index.js'
 import { TestSpill, codeOf, loadFs, tempDir, textOf, valueOf } from './helpers.js'
 
@@ -120,6 +121,26 @@ describe('glob and grep on a 20 000-file tree', () => {
     expect(saved.toolName).toBe('grep')
     expect((await readFile(saved.path, 'utf8')).split('\n').filter((line) => /:2:\/\/ (needle|NEEDLE)/.test(line)).length).toBe(value.matches.length)
     expect(textOf(result)).toContain(`Showing 100 of ${value.matches.length} matches. Full list: ${saved.path}`)
+  })
+
+  it('pages before the generic spill bounds, whichever plugin loads first (the real spill plugin)', async () => {
+    const texts: string[] = []
+    for (const spillFirst of [true, false]) {
+      const ctx = await createTestContext()
+      const dir = join(spillDir, spillFirst ? 'first' : 'last')
+      if (spillFirst) await ctx.plugin(Spill, { dir, deleteOnDispose: true })
+      await ctx.plugin(fs, { root, maxResults: 50_000 })
+      if (!spillFirst) await ctx.plugin(Spill, { dir, deleteOnDispose: true })
+      const result = await ctx.tools.execute({ name: 'grep', arguments: { pattern: 'needle' } })
+      const text = textOf(result)
+      const path = /Full list: (\S+) \(read it/.exec(text)?.[1]
+      expect(path, text.slice(-300)).toBeDefined()
+      expect(path!.startsWith(dir)).toBe(true)
+      expect((await readFile(path!, 'utf8')).split('\n').filter(Boolean)).toHaveLength(FILES / 5)
+      texts.push(text.replace(path!, '<spilled>'))
+    }
+    expect(texts[1]).toBe(texts[0])
+    expect(texts[0]).toContain('(Showing 100 of 4000 matches. Full list: <spilled> (read it with read offset/limit or grep).)')
   })
 
   it('does not spill nested calls or short lists, and says how to narrow when no spill service is loaded', async () => {
