@@ -3,9 +3,10 @@ import type { ToolExecutionResult } from '@cordage/core'
 import type { ToolRegistry } from '@cordage/registry'
 import type { AgentEvent, AgentOptions, AgentResult, RunOptions, StopReason } from './agent-types.js'
 import { runBatch } from './batch.js'
-import { observeCodeDispatch } from './code-dispatch.js'
+import { codeDispatchObserver } from './code-dispatch.js'
 import { NoModelError } from './errors.js'
-import { watchJobs, type JobNotice } from './jobs.js'
+import { observe, type RunObserver } from './hub.js'
+import { jobNotice, type JobNotice } from './jobs.js'
 import { messageOf, deriveMessages } from './messages.js'
 import type { Message, ModelService, ToolCall, Usage } from './model.js'
 import { streamTurn } from './turn.js'
@@ -46,18 +47,17 @@ export class Agent {
     const agent = this.options.agent
     const notices: JobNotice[] = []
     let stopObserving: (() => void) | undefined
-    let stopWatching: (() => void) | undefined
     let turns = 0
     let text = ''
     const usage: Usage = { inputTokens: 0, outputTokens: 0 }
-    let pendingSync: Promise<void> | undefined
     const finish = (stopReason: StopReason): AgentResult => ({ text, stopReason, turns, usage })
     this.running = true
     try {
       if (this.options.system !== undefined && this.messages.length === 0) this.commit('system/message', { content: this.options.system })
       if (input !== undefined) this.commit('user/message', { content: input })
-      if (this.session) stopObserving = observeCodeDispatch(this.ctx, this.session, (callId, owner) => owner === agent && this.inFlight.has(callId))
-      stopWatching = watchJobs(this.ctx, (notice) => notices.push(notice))
+      const observer: RunObserver = this.session ? codeDispatchObserver(this.session, (callId, owner) => owner === agent && this.inFlight.has(callId)) : {}
+      observer.onJobCompleted = (payload) => notices.push(jobNotice(payload))
+      stopObserving = observe(this.ctx, observer, this.session !== undefined)
       for (;;) {
         if (signal?.aborted) return finish('aborted')
         if (turns >= maxTurns) return finish('max-turns')
@@ -79,18 +79,16 @@ export class Agent {
           this.emit({ type: 'turn/end', turn: turns })
           return finish(turn.aborted ? 'aborted' : turn.finishReason === 'length' ? 'length' : 'completed')
         }
-        // Results of the previous turn are durable before this turn's tools take effect.
-        await pendingSync
         await this.runCalls(tools, turn.calls, signal)
         this.emit({ type: 'turn/end', turn: turns })
-        pendingSync = this.session?.sync()
+        // Every line is already in the kernel (a process crash loses nothing); the fsync, for OS
+        // crashes, runs alongside the next model request instead of stalling the loop (~ms per turn).
+        this.session?.sync().catch((error: unknown) => this.ctx.logger('agent').warn(`session fsync failed: ${(error as Error)?.message ?? String(error)}`))
       }
     } finally {
       stopObserving?.()
-      stopWatching?.()
       this.running = false
-      await pendingSync?.catch(() => {})
-      await this.session?.sync()
+      await this.session?.sync().catch((error: unknown) => this.ctx.logger('agent').warn(`session fsync failed: ${(error as Error)?.message ?? String(error)}`))
     }
   }
 

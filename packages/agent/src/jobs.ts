@@ -1,5 +1,3 @@
-import type { Context } from 'cordis'
-
 /** A background job's completion, turned into a context message before the agent's next model request. */
 export interface JobNotice {
   source: string
@@ -14,16 +12,13 @@ function outcome(job: Record<string, unknown>): string {
 }
 
 /**
- * Listens for `jobs/completed` (emitted by the jobs plugin with the job's public snapshot
- * `{ id, kind, title, state, exitCode, signal, error, durationMs, outputChars, … }`) while a run is
- * active, and queues one notice per completion. The payload is read loosely: the jobs plugin owns it.
+ * The notice for a `jobs/completed` payload (the jobs plugin's public job snapshot
+ * `{ id, kind, title, state, exitCode, signal, error, outputChars, … }`), read loosely: that plugin owns it.
  */
-export function watchJobs(ctx: Context, onNotice: (notice: JobNotice) => void): () => void {
-  return (ctx as any).on('jobs/completed', (payload: unknown) => {
-    const job = (payload && typeof payload === 'object' ? payload : {}) as Record<string, unknown>
-    const id = String(job.id ?? '(unknown)')
-    const what = job.kind !== undefined ? ` (${String(job.kind)}: ${String(job.title ?? '')})` : ''
-    const size = typeof job.outputChars === 'number' ? ` with ${job.outputChars} chars of output` : ''
-    onNotice({ source: 'jobs', text: `Background job ${id}${what} ${outcome(job)}${size}. Read it with job_output { "job_id": ${JSON.stringify(id)} }.` })
-  })
+export function jobNotice(payload: unknown): JobNotice {
+  const job = (payload && typeof payload === 'object' ? payload : {}) as Record<string, unknown>
+  const id = String(job.id ?? '(unknown)')
+  const what = job.kind !== undefined ? ` (${String(job.kind)}: ${String(job.title ?? '')})` : ''
+  const size = typeof job.outputChars === 'number' ? ` with ${job.outputChars} chars of output` : ''
+  return { source: 'jobs', text: `Background job ${id}${what} ${outcome(job)}${size}. Read it with job_output { "job_id": ${JSON.stringify(id)} }.` }
 }

@@ -34,21 +34,26 @@ export class AgentService extends Service {
     cwd: Schema.string().description('Working directory recorded in sessions (default: process.cwd()).'),
   })
 
+  // The plugin's own context: `this.ctx` is the caller's when reached through `ctx.agent`, and agents
+  // share their run observers per context, so they are all made with this one.
+  private readonly home: Context
+
   constructor(ctx: Context, private readonly config: AgentService.Config) {
     super(ctx, 'agent')
+    this.home = ctx
   }
 
   /** A new agent (and session file, unless `persist` is false) with the configured defaults. */
   create(options: CreateAgentOptions = {}): Agent {
     const { persist = this.config.persist, id, ...rest } = options
-    const model = rest.model ?? this.ctx.get('model')
+    const model = rest.model ?? this.home.get('model')
     const session = persist ? SessionLog.create({ cwd: this.config.cwd, dir: this.config.sessionDir, id, model: model?.id }) : undefined
-    return new Agent(this.ctx, { system: this.config.system, maxTurns: this.config.maxTurns, ...rest, ...(session && { session }) })
+    return new Agent(this.home, { system: this.config.system, maxTurns: this.config.maxTurns, ...rest, ...(session && { session }) })
   }
 
   /** An agent continuing session `idOrPath` (repaired as `SessionLog.open` describes). */
   resume(idOrPath: string, options: Omit<AgentOptions, 'session' | 'messages'> = {}): Agent {
     const session = SessionLog.open(resolveSessionFile(idOrPath, { cwd: this.config.cwd, dir: this.config.sessionDir }))
-    return new Agent(this.ctx, { maxTurns: this.config.maxTurns, ...options, session })
+    return new Agent(this.home, { maxTurns: this.config.maxTurns, ...options, session })
   }
 }

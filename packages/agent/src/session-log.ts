@@ -80,7 +80,8 @@ export class SessionLog {
 
   private seq: number
   private closed = false
-  private pendingSync: Promise<void> | undefined
+  private inFlight: Promise<void> | undefined
+  private queued: Promise<void> | undefined
 
   private constructor(
     /** The absolute path of the session file. */
@@ -112,23 +113,32 @@ export class SessionLog {
     return event
   }
 
-  /** Flushes appended lines to disk (fsync). Concurrent calls share one flush in flight. */
+  /**
+   * Flushes every line appended so far to disk (fsync). While one flush is in flight, callers share a
+   * single follow-up flush, so each returned promise covers the lines written before the call.
+   */
   sync(): Promise<void> {
     if (this.closed) return Promise.resolve()
-    if (this.pendingSync) return this.pendingSync
-    const pending = new Promise<void>((done, fail) => fsync(this.fd, (error) => (error ? fail(error) : done())))
-    this.pendingSync = pending.finally(() => {
-      if (this.pendingSync === tracked) this.pendingSync = undefined
+    if (!this.inFlight) return this.flush()
+    this.queued ??= this.inFlight.catch(() => {}).then(() => {
+      this.queued = undefined
+      return this.flush()
     })
-    const tracked = this.pendingSync
-    return tracked
+    return this.queued
+  }
+
+  private flush(): Promise<void> {
+    const flushing: Promise<void> = new Promise<void>((done, fail) => fsync(this.fd, (error) => (error ? fail(error) : done()))).finally(() => {
+      if (this.inFlight === flushing) this.inFlight = undefined
+    })
+    this.inFlight = flushing
+    return flushing
   }
 
   /** Writes `session/end` (unless `end` is `false`), fsyncs and closes the file. Idempotent. */
   async close(end: SessionEventMap['session/end'] | false = { reason: 'closed' }): Promise<void> {
     if (this.closed) return
     if (end) this.append('session/end', end)
-    await this.pendingSync?.catch(() => {})
     await this.sync()
     this.closed = true
     closeSync(this.fd)

@@ -25,11 +25,15 @@ describe('the agent plugin', () => {
     await resumed.session!.close()
     expect(loadSession(agent.session!.file).events.filter((event) => event.type === 'session/end')).toHaveLength(2)
 
+    // The run observers live as long as the plugin: one per event, removed on unload.
+    const hooks = (ctx as any).events._hooks as Record<string, unknown[] | undefined>
+    expect([hooks['tools/execute']?.length, hooks['tools/result']?.length, hooks['jobs/completed']?.length]).toEqual([1, 1, 1])
     const memory = ctx.get('agent')!.create({ persist: false })
     expect(memory.session).toBeUndefined()
     expect(readdirSync(join(cwd, 'logs'))).toHaveLength(1)
-    fiber.dispose()
+    await fiber.dispose()
     expect(ctx.get('agent')).toBeUndefined()
+    expect([hooks['tools/execute']?.length ?? 0, hooks['tools/result']?.length ?? 0, hooks['jobs/completed']?.length ?? 0]).toEqual([0, 0, 0])
     expect(existsSync(join(cwd, '.cordage'))).toBe(false)
   })
 
