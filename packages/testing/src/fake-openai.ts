@@ -27,7 +27,7 @@ export interface FakeReply {
   usage?: { prompt_tokens: number; completion_tokens: number }
   /** Characters per text delta and per arguments fragment (default 4). */
   chunkSize?: number
-  /** Pause before each chunk, in milliseconds (default 0). */
+  /** Pause before each chunk and before ending the response, in milliseconds (default 0). */
   delayMs?: number
   /** Write each SSE event in pieces of this many bytes, to split lines and UTF-8 sequences. */
   bytesPerWrite?: number
@@ -67,6 +67,8 @@ export interface FakeOpenAIOptions {
   apiKey?: string
   /** Model name echoed in responses (default: the request's `model`). */
   model?: string
+  /** Reuse the script cyclically instead of consuming it (benchmarks, long runs). */
+  loop?: boolean
 }
 
 /** A running fake OpenAI-compatible server on 127.0.0.1. */
@@ -79,6 +81,8 @@ export interface FakeOpenAIServer {
   push(...turns: FakeTurn[]): void
   /** How many scripted turns are still unused. */
   pending(): number
+  /** How many TCP connections were accepted (keep-alive reuse keeps this low). */
+  connections(): number
   /** Stops the server and destroys open connections. */
   close(): Promise<void>
 }
@@ -127,6 +131,7 @@ export async function startFakeOpenAI(turns: FakeTurn[] = [], options: FakeOpenA
       return sendError(res, { status: 400, message: `fake OpenAI server: no scripted turn left for request ${requests.length} (${served} served)` })
     }
     served++
+    if (options.loop) script.push(next)
     let turn: FakeReply | FakeHttpError
     try {
       turn = typeof next === 'function' ? await next(record) : next
@@ -139,6 +144,8 @@ export async function startFakeOpenAI(turns: FakeTurn[] = [], options: FakeOpenA
     else await replyJson(res, turn, model, rawBody.length)
   })
 
+  let connections = 0
+  server.on('connection', () => { connections++ })
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(0, '127.0.0.1', () => resolve())
@@ -149,6 +156,7 @@ export async function startFakeOpenAI(turns: FakeTurn[] = [], options: FakeOpenA
     requests,
     push: (...more) => { script.push(...more) },
     pending: () => script.length,
+    connections: () => connections,
     close: () => new Promise<void>((resolve) => {
       server.close(() => resolve())
       server.closeAllConnections()
@@ -225,8 +233,11 @@ async function streamReply(res: ServerResponse, reply: FakeReply, model: string,
       events.splice(index, events.length - index, fault.data ?? '{"id": broken')
     }
     if (reply.delayMs) await sleep(reply.delayMs)
-    await write(res, `data: ${events[index]}\n\n`, reply.bytesPerWrite)
+    // Paced writes only when something depends on them (a later fault, split bytes); otherwise full speed.
+    if (fault || reply.bytesPerWrite) await write(res, `data: ${events[index]}\n\n`, reply.bytesPerWrite)
+    else res.write(`data: ${events[index]}\n\n`)
   }
+  if (reply.delayMs) await sleep(reply.delayMs)
   res.end()
 }
 

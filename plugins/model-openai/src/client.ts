@@ -39,6 +39,21 @@ function parseChunk(data: string): unknown {
   }
 }
 
+/**
+ * Reads past `[DONE]` to the end of the response so the keep-alive connection goes back to the pool;
+ * cancelling an unfinished body would close the socket. A server that never ends it is cut off after 1 s.
+ */
+async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+  const timer = setTimeout(() => { reader.cancel().catch(() => {}) }, 1000)
+  try {
+    while (!(await reader.read()).done) { /* ignore anything after [DONE] */ }
+  } catch {
+    // The response is already complete for the caller; a late failure changes nothing.
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
 /** A Cordis-free Chat Completions client implementing the `model` seam (streaming, tool calls, retries). */
 export class OpenAIClient implements ModelService {
   readonly id: string
@@ -88,6 +103,7 @@ export class OpenAIClient implements ModelService {
     const onAbort = () => controller.abort(signal!.reason)
     signal?.addEventListener('abort', onAbort, { once: true })
     let timedOut = false
+    let completed = false
     let timer: NodeJS.Timeout | undefined
     const arm = () => { timer = setTimeout(() => { timedOut = true; controller.abort() }, timeoutMs) }
     const disarm = () => clearTimeout(timer)
@@ -112,6 +128,7 @@ export class OpenAIClient implements ModelService {
         try { text = await response.text() } catch (error) {
           throw signal?.aborted ? abortError(signal) : readError(error, { timedOut, timeoutMs })
         } finally { disarm() }
+        completed = true
         yield* completionEvents(parseChunk(text))
         return
       }
@@ -120,11 +137,13 @@ export class OpenAIClient implements ModelService {
         throw new ModelRequestError('MODEL_STREAM', `expected an event stream from ${this.url} but got ${type}: ${sample} — check that baseURL points at the API (it usually ends in /v1)`)
       }
       yield* this.read(response.body!, () => { arm() }, disarm, () => (signal?.aborted ? abortError(signal) : undefined), () => timedOut)
+      completed = true
     } finally {
       disarm()
       signal?.removeEventListener('abort', onAbort)
-      // Releases the connection when the consumer stopped early; a no-op after a complete response.
-      controller.abort()
+      // Releases the connection when the consumer stopped early or a read failed; a finished body is left
+      // alone so its keep-alive socket returns to the pool.
+      if (!completed) controller.abort()
     }
   }
 
@@ -135,6 +154,7 @@ export class OpenAIClient implements ModelService {
     const assembler = new ChunkAssembler()
     const { timeoutMs } = this.options
     let finished = false
+    let eof = false
     try {
       while (!finished) {
         let chunk: { done: boolean; value?: Uint8Array }
@@ -142,6 +162,7 @@ export class OpenAIClient implements ModelService {
         try { chunk = await reader.read() } catch (error) {
           throw aborted() ?? readError(error, { timedOut: timedOut(), timeoutMs })
         } finally { disarm() }
+        eof = chunk.done
         const events = chunk.done ? parser.push(decoder.decode()).concat(parser.end()) : parser.push(decoder.decode(chunk.value, { stream: true }))
         for (const event of events) {
           if (event.data === '[DONE]') { finished = true; break }
@@ -154,7 +175,9 @@ export class OpenAIClient implements ModelService {
           throw new ModelRequestError('MODEL_INTERRUPTED', 'the connection closed before the stream finished (no finish_reason and no [DONE])', { retryable: true })
         }
       }
-      yield* assembler.finish()
+      const closing = assembler.finish()
+      if (!eof) await drain(reader)
+      yield* closing
     } finally {
       reader.cancel().catch(() => {})
     }

@@ -23,22 +23,24 @@ export class SseParser {
     this.pendingCR = false
     let buffer = this.buffer + chunk
     let start = 0
-    for (;;) {
-      const lf = buffer.indexOf('\n', start)
-      const cr = buffer.indexOf('\r', start)
-      if (lf < 0 && cr < 0) break
+    // Next CR and LF positions, searched again only once passed: one linear scan per piece, not per line.
+    let lf = buffer.indexOf('\n')
+    let cr = buffer.indexOf('\r')
+    while (lf >= 0 || cr >= 0) {
       let end: number
       let next: number
       if (cr >= 0 && (lf < 0 || cr < lf)) {
         end = cr
         if (cr + 1 === buffer.length) { next = cr + 1; this.pendingCR = true }
-        else next = buffer[cr + 1] === '\n' ? cr + 2 : cr + 1
+        else next = buffer.charCodeAt(cr + 1) === 10 ? cr + 2 : cr + 1
       } else {
         end = lf
         next = lf + 1
       }
       this.line(buffer.slice(start, end), out)
       start = next
+      if (lf >= 0 && lf < start) lf = buffer.indexOf('\n', start)
+      if (cr >= 0 && cr < start) cr = buffer.indexOf('\r', start)
     }
     buffer = buffer.slice(start)
     this.buffer = buffer

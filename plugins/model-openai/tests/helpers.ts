@@ -1,7 +1,6 @@
-import type { ModelEvent, ModelService } from '@cordage/agent'
-import type { ToolSchema } from '@cordage/registry'
+import type { CompletionRequest, ModelEvent, ModelService } from '@cordage/agent'
 import { createTestContext, type TestContext } from '@cordage/testing'
-import OpenAIModel, { type OpenAIModel as Model } from '../src/index.js'
+import { OpenAIModel } from '../src/index.js'
 
 /** Reads a stream to its end. */
 export async function collect(stream: AsyncIterable<ModelEvent>): Promise<ModelEvent[]> {
@@ -24,13 +23,13 @@ export async function failure(stream: AsyncIterable<ModelEvent>): Promise<any> {
 }
 
 /** A context with the registry and the provider loaded against `baseURL`, with fast retries. */
-export async function loadModel(baseURL: string, config: Partial<Model.Config> = {}): Promise<{ ctx: TestContext; model: ModelService; dispose: () => Promise<void> }> {
+export async function loadModel(baseURL: string, config: Partial<OpenAIModel.Config> = {}): Promise<{ ctx: TestContext; model: ModelService; dispose: () => Promise<void> }> {
   const ctx = await createTestContext({ print: false })
   const fiber = await ctx.plugin(OpenAIModel, { baseURL, apiKey: 'sk-test', model: 'fake-model', backoffMs: 1, ...config })
   return { ctx, model: ctx.get('model')!, dispose: async () => { await fiber.dispose() } }
 }
 
-export const weatherTool: ToolSchema = {
+export const weatherTool: CompletionRequest['tools'][number] = {
   name: 'get_weather',
   description: 'Current weather for a city.',
   parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false },

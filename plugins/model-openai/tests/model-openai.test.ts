@@ -92,6 +92,17 @@ describe('model-openai over real loopback HTTP', () => {
     await dispose()
   })
 
+  it('reads each response to its end so consecutive turns reuse keep-alive connections', async () => {
+    const turns = ['one', 'two', 'three', 'four', 'five', 'six']
+    server = await startFakeOpenAI(turns.map((text) => ({ text, toolCalls: [{ name: 'get_weather', arguments: { city: text } }], delayMs: 2 })))
+    const { model, dispose } = await loadModel(server.baseURL)
+    for (const expected of turns) expect(textOf(await collect(model.stream({ messages: [{ role: 'user', content: 'hi' }], tools: [weatherTool] })))).toBe(expected)
+    // The response ends 2 ms after [DONE]: cancelling there would cost a socket per turn. fetch may open a
+    // second socket while the first is still being released.
+    expect(server.connections()).toBeLessThanOrEqual(2)
+    await dispose()
+  })
+
   it('provides ctx.model while loaded and removes it on dispose', async () => {
     server = await startFakeOpenAI([])
     const { ctx, dispose } = await loadModel(server.baseURL)
