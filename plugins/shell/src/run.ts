@@ -71,7 +71,9 @@ export function spawnCommand(options: SpawnOptions): RunningCommand {
     // Whatever the shell left running in its group dies with it.
     await (stopping ??= killGroup(pid, options.killGraceMs))
     // The streams close once every writer is gone; a writer that escaped the group (setsid) cannot hold the call.
-    const drained = await Promise.race([finished.then(() => true), new Promise<false>((resolve) => setTimeout(resolve, 1000, false))])
+    let timer: NodeJS.Timeout | undefined
+    const drained = await Promise.race([finished.then(() => true), new Promise<false>((resolve) => (timer = setTimeout(resolve, 1000, false)))])
+    clearTimeout(timer)
     if (!drained) {
       subprocess.stdout?.destroy()
       subprocess.stderr?.destroy()

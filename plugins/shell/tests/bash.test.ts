@@ -1,8 +1,8 @@
-import { mkdirSync, symlinkSync } from 'node:fs'
+import { mkdirSync, realpathSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { contentText } from '@cordage/core'
-import { testToolContract } from '@cordage/testing'
+import { createTestContext, testToolContract } from '@cordage/testing'
 import * as shell from '../src/index.js'
 import { alive, readPid, setup, tempDir, value } from './helpers.js'
 
@@ -111,8 +111,15 @@ describe('bash in the foreground', () => {
     expect(contentText(result.content)).toMatch(/^Error: could not start the shell "\/nonexistent\/bash" in .*ENOENT/)
   })
 
+  it('loads with no config, rooted at the working directory', async () => {
+    const ctx = await createTestContext()
+    await ctx.plugin(shell)
+    const result = await ctx.tools.execute({ name: 'bash', arguments: { command: 'pwd' } })
+    expect(value(result).stdout).toBe(`${realpathSync(process.cwd())}\n`)
+  })
+
   it('rejects a bad config at load', async () => {
-    const { ctx } = await setup()
+    const ctx = await createTestContext({ print: false })
     await expect(ctx.plugin(shell, { root: '/nonexistent/root' })).rejects.toThrow('config.root /nonexistent/root does not exist')
     await expect(ctx.plugin(shell, { defaultTimeoutMs: 10, maxTimeoutMs: 5 })).rejects.toThrow('defaultTimeoutMs')
   })
