@@ -1,5 +1,5 @@
 import type { Context } from 'cordis'
-import type { ToolExecutionResult } from '@cordage/core'
+import { CordageError, type ToolExecutionResult } from '@cordage/core'
 import type { ToolRegistry } from '@cordage/registry'
 import type { AgentEvent, AgentOptions, AgentResult, RunOptions, StopReason } from './agent-types.js'
 import { runBatch } from './batch.js'
@@ -37,11 +37,11 @@ export class Agent {
 
   /** Adds `input` (if given) as a user message and runs turns until the model stops. Rejects only for model or wiring errors. */
   async run(input?: string, runOptions: RunOptions = {}): Promise<AgentResult> {
-    if (this.running) throw new Error('this agent is already running; await the previous run first')
+    if (this.running) throw new CordageError('AGENT_BUSY', 'this agent is already running; await the previous run first')
     const model: ModelService | undefined = this.options.model ?? this.ctx.get('model')
     if (!model) throw new NoModelError()
     const tools = this.ctx.get('tools')
-    if (!tools) throw new Error('the agent needs the tools service: load @cordage/registry first')
+    if (!tools) throw new CordageError('NO_TOOLS', 'the agent needs the tools service: load @cordage/registry first')
     const signal = runOptions.signal
     const maxTurns = runOptions.maxTurns ?? this.options.maxTurns ?? 50
     const agent = this.options.agent
@@ -87,6 +87,8 @@ export class Agent {
       }
     } finally {
       stopObserving?.()
+      // A job that finished during the last turn is kept for the next request rather than lost.
+      if (notices.length && !this.session?.closed) this.appendNotices(notices)
       this.running = false
       await this.session?.sync().catch((error: unknown) => this.ctx.logger('agent').warn(`session fsync failed: ${(error as Error)?.message ?? String(error)}`))
     }

@@ -79,7 +79,7 @@ export class SessionLog {
   }
 
   private seq: number
-  private closed = false
+  private isClosed = false
   private inFlight: Promise<void> | undefined
   private queued: Promise<void> | undefined
 
@@ -95,6 +95,11 @@ export class SessionLog {
     this.seq = log.reduce((max, event) => Math.max(max, event.seq), 0)
   }
 
+  /** True after `close()`. */
+  get closed(): boolean {
+    return this.isClosed
+  }
+
   get id(): string {
     return this.header.id
   }
@@ -106,7 +111,7 @@ export class SessionLog {
 
   /** Appends one event as one line; returns it. */
   append<T extends SessionEventType>(type: T, data: SessionEventMap[T]): SessionEvent<T> {
-    if (this.closed) throw new SessionError('SESSION_CLOSED', `session ${this.id} is closed`)
+    if (this.isClosed) throw new SessionError('SESSION_CLOSED', `session ${this.id} is closed`)
     const event = { type, seq: ++this.seq, time: new Date().toISOString(), data } as SessionEvent<T>
     this.writeLine(JSON.stringify(event))
     this.log.push(event as SessionEvent)
@@ -118,7 +123,7 @@ export class SessionLog {
    * single follow-up flush, so each returned promise covers the lines written before the call.
    */
   sync(): Promise<void> {
-    if (this.closed) return Promise.resolve()
+    if (this.isClosed) return Promise.resolve()
     if (!this.inFlight) return this.flush()
     this.queued ??= this.inFlight.catch(() => {}).then(() => {
       this.queued = undefined
@@ -137,10 +142,10 @@ export class SessionLog {
 
   /** Writes `session/end` (unless `end` is `false`), fsyncs and closes the file. Idempotent. */
   async close(end: SessionEventMap['session/end'] | false = { reason: 'closed' }): Promise<void> {
-    if (this.closed) return
+    if (this.isClosed) return
     if (end) this.append('session/end', end)
     await this.sync()
-    this.closed = true
+    this.isClosed = true
     closeSync(this.fd)
   }
 

@@ -64,4 +64,4 @@ const variants = {
 bench('one run: a turn with 3 parallel tool calls, then a final answer', async () => {
   await compare('in-process model, loop overhead per run', variants.baseline, [variants.memory], { iterations: 500 })
   await compare('session log cost per run', variants.memory, [variants.session], { iterations: 20, rounds: 9, unit: 'ms' })
-}, { iterations: 1, warmupIterations: 0 })
+}, { iterations: 1, warmupIterations: 0, time: 0, warmupTime: 0 })

@@ -88,4 +88,25 @@ describe('run progress and cancellation', () => {
       content: '<context source="jobs">\nBackground job job_1 (bash: npm test) exited with code 0 with 42 chars of output. Read it with job_output { "job_id": "job_1" }.\n</context>',
     })
   })
+
+  it('keeps a job completion that arrives during the final turn for the next request', async () => {
+    const ctx = await createTestContext()
+    const finished = { id: 'job_2', kind: 'bash', title: 'sleep 1', state: 'killed', exitCode: null, signal: 'SIGTERM', error: null, outputChars: 0 }
+    await ctx.plugin(ScriptedModel, {
+      turns: [
+        () => {
+          ;(ctx as any).emit('jobs/completed', finished)
+          return { text: 'bye' }
+        },
+        { text: 'noted' },
+      ],
+    })
+    await ctx.plugin(AgentService, { persist: false })
+    const agent = ctx.get('agent')!.create()
+    await agent.run('go')
+    expect(agent.messages.at(-1)).toMatchObject({ role: 'user', content: expect.stringContaining('Background job job_2 (bash: sleep 1) was killed (SIGTERM)') })
+    await agent.run('next')
+    const model = ctx.get('model') as unknown as ScriptedModel
+    expect(model.requests[1].messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'user'])
+  })
 })
