@@ -99,7 +99,9 @@ export function repairMissingResults(events: readonly SessionEvent[]): SessionEv
   }
   let seq = events.reduce((max, event) => Math.max(max, event.seq), 0)
   const time = new Date().toISOString()
-  const error = new ToolAbortedBeforeDispatchError()
+  // The log cannot tell whether a pending call had started (results commit in model order), so the
+  // text says so instead of claiming it never ran.
+  const error = new ToolAbortedBeforeDispatchError('the session ended before this call\'s result was recorded; it may or may not have run, so check its effects before retrying')
   return calls.filter((call) => !answered.has(call.id)).map((call) => ({
     type: 'tool/result' as const,
     seq: ++seq,

@@ -54,7 +54,13 @@ export class SessionLog {
     const file = join(dir, `${id}.jsonl`)
     const header: SessionHeader = { type: 'session', version: SESSION_VERSION, id, createdAt: now.toISOString(), cwd: resolve(options.cwd ?? process.cwd()) }
     if (options.model !== undefined) header.model = options.model
-    const fd = openSync(file, 'wx', 0o600)
+    let fd: number
+    try {
+      fd = openSync(file, 'wx', 0o600)
+    } catch (error) {
+      const exists = (error as NodeJS.ErrnoException).code === 'EEXIST'
+      throw new SessionError(exists ? 'INVALID_SESSION_ID' : 'SESSION_NOT_FOUND', exists ? `session ${id} already exists (${file}); resume it with SessionLog.open` : `cannot create ${file}: ${(error as Error).message}`, { cause: error })
+    }
     const log = new SessionLog(file, fd, header, [], [])
     log.writeLine(JSON.stringify(header))
     return log

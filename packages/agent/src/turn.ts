@@ -23,6 +23,8 @@ export async function streamTurn(model: ModelService, request: CompletionRequest
   let done: { finishReason: string; usage?: Usage } | undefined
   try {
     for await (const event of model.stream(request)) {
+      // Stop reading even if a provider ignores the signal; `break` closes its iterator.
+      if (request.signal?.aborted) break
       if (event.type === 'text') {
         if (!event.delta) continue
         text += event.delta

@@ -100,7 +100,7 @@ describe('session log', () => {
     const [request] = second.model.requests
     expect(request.messages.at(-1)).toEqual({
       role: 'tool', callId: 'call_1_1', name: 'lookup', isError: true,
-      content: [{ type: 'text', text: 'Error: the tool call was cancelled before it started' }],
+      content: [{ type: 'text', text: "Error: the session ended before this call's result was recorded; it may or may not have run, so check its effects before retrying" }],
     })
     // The file is whole again: every line parses, no warnings, and it replays what both models saw.
     const reloaded = loadSession(session.file)
@@ -135,6 +135,8 @@ describe('session log', () => {
     writeFileSync(session.file, text.join('\n'))
     expect(() => loadSession(session.file)).toThrow(expect.objectContaining({ code: 'SESSION_CORRUPT', message: expect.stringContaining(':2: not a session event') }))
     expect(() => loadSession(join(cwd, 'absent.jsonl'))).toThrow(expect.objectContaining({ code: 'SESSION_NOT_FOUND' }))
+    expect(() => SessionLog.create({ cwd, id: session.id })).toThrow(expect.objectContaining({ code: 'INVALID_SESSION_ID', message: expect.stringContaining('already exists') }))
+    expect(() => SessionLog.create({ cwd, id: '../escape' })).toThrow(expect.objectContaining({ code: 'INVALID_SESSION_ID' }))
   })
 
   it('logs nested calls made with parent as tool/code-dispatch, attributed to the direct call, without values', async () => {
