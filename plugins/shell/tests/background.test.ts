@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { contentText } from '@cordage/core'
-import type { JobSnapshot } from '@cordage/plugin-jobs'
+import { Jobs, type JobSnapshot } from '@cordage/plugin-jobs'
 import { alive, readPid, setup, value } from './helpers.js'
 
 describe('bash in the background', () => {
@@ -59,6 +59,18 @@ describe('bash in the background', () => {
     const result = await bash({ command: 'sleep 5', run_in_background: true })
     expect(result.isError && result.error.info?.code).toBe('JOBS_UNAVAILABLE')
     expect(contentText(result.content)).toContain('load @cordage/plugin-jobs')
+  })
+
+  it('finds the jobs service per call, whatever the load order, without reloading', async () => {
+    const { ctx, bash, fiber } = await setup({ jobs: false })
+    expect(value(await bash({ command: 'echo fg' })).stdout).toBe('fg\n')
+    const jobsFiber = await ctx.plugin(Jobs, {})
+    const { jobId } = value(await bash({ command: 'echo bg', run_in_background: true }))
+    expect(ctx.jobs.get(jobId)?.kind).toBe('bash')
+    await jobsFiber.dispose()
+    const result = await bash({ command: 'echo bg', run_in_background: true })
+    expect(result.isError && result.error.info?.code).toBe('JOBS_UNAVAILABLE')
+    expect(fiber.state).toBe(2) // still active: never restarted by the jobs service coming and going
   })
 
   it('a background spawn failure is a SPAWN_FAILED failure and starts no job', async () => {
