@@ -1,0 +1,173 @@
+/**
+ * The JavaScript evaluated inside each fresh QuickJS context before the program. It captures the
+ * intrinsics it needs first, so a program that patches `Object.prototype` or `JSON` can only break its
+ * own view: the host only ever receives strings, which it parses itself.
+ *
+ * Host protocol (one host function, one string argument, no return value):
+ *   `C<id>\n<tool name>\n<arguments JSON>` submits a tool call; `L<text>` appends a log line.
+ * The prelude returns `[settle, finish, describe]`:
+ *   settle(`<id>\n1<value JSON>` | `<id>\n0<message>`) resolves or rejects call `<id>`;
+ *   finish(value) → the JSON text of the program's return value (undefined for undefined), or throws;
+ *   describe(error) → a printable description of an uncaught exception.
+ */
+export const PRELUDE = String.raw`(function (host, toolNames) {
+  'use strict';
+  const O = Object, freeze = O.freeze, getProto = O.getPrototypeOf, keys = O.keys, ownKeys = Reflect.ownKeys;
+  const describeProp = O.getOwnPropertyDescriptor, define = O.defineProperty, create = O.create, isArray = Array.isArray;
+  const stringify = JSON.stringify, parse = JSON.parse, ObjectProto = O.prototype, ArrayProto = Array.prototype;
+  const isFiniteNumber = Number.isFinite, same = O.is, PromiseCtor = Promise, ErrorCtor = Error, StringCtor = String;
+
+  function offence(path, reason) { return new TypeError(path + ': ' + reason) }
+  function label(path, key) { return typeof key === 'number' ? path + '[' + key + ']' : /^[A-Za-z_$][\w$]*$/.test(key) ? path + '.' + key : path + '[' + stringify(key) + ']' }
+
+  // Lossless JSON text of a value, or a TypeError naming the path of the first offence.
+  function encode(value, path, active) {
+    switch (typeof value) {
+      case 'string': return stringify(value);
+      case 'boolean': return value ? 'true' : 'false';
+      case 'number':
+        if (!isFiniteNumber(value)) throw offence(path, value + ' is not JSON');
+        if (same(value, -0)) throw offence(path, '-0 is not JSON (it would become 0)');
+        return stringify(value);
+      case 'object': break;
+      default: throw offence(path, (value === undefined ? 'undefined' : 'a ' + typeof value) + ' is not JSON');
+    }
+    if (value === null) return 'null';
+    for (let i = 0; i < active.length; i++) if (active[i] === value) throw offence(path, 'cycle: the value contains itself');
+    active[active.length] = value;
+    let out;
+    const names = ownKeys(value);
+    if (isArray(value)) {
+      if (getProto(value) !== ArrayProto) throw offence(path, 'an array subclass is not JSON');
+      const length = value.length;
+      if (names.length !== length + 1) throw offence(path, 'sparse arrays and named array properties are not JSON');
+      out = '[';
+      for (let i = 0; i < length; i++) {
+        const slot = describeProp(value, i);
+        if (!slot) throw offence(label(path, i), 'sparse array hole is not JSON');
+        if (!('value' in slot)) throw offence(label(path, i), 'accessors are not JSON');
+        out += (i ? ',' : '') + encode(slot.value, label(path, i), active);
+      }
+      out += ']';
+    } else {
+      const proto = getProto(value);
+      if (proto !== ObjectProto && proto !== null) throw offence(path, 'a class instance is not JSON (only plain objects and arrays are)');
+      out = '{';
+      for (let i = 0; i < names.length; i++) {
+        const key = names[i];
+        if (typeof key !== 'string') throw offence(path, 'symbol-keyed properties are not JSON');
+        const slot = describeProp(value, key);
+        if (!slot.enumerable) throw offence(label(path, key), 'non-enumerable properties are not JSON');
+        if (!('value' in slot)) throw offence(label(path, key), 'accessors are not JSON');
+        out += (i ? ',' : '') + stringify(key) + ':' + encode(slot.value, label(path, key), active);
+      }
+      out += '}';
+    }
+    active.length--;
+    return out;
+  }
+
+  function deepFreeze(root) {
+    const stack = [root];
+    while (stack.length) {
+      const item = stack.pop();
+      if (typeof item !== 'object' || item === null) continue;
+      freeze(item);
+      const names = keys(item);
+      for (let i = 0; i < names.length; i++) stack[stack.length] = item[names[i]];
+    }
+    return root;
+  }
+
+  function show(value) {
+    try {
+      if (typeof value === 'string') return value;
+      if (value === undefined) return 'undefined';
+      if (typeof value === 'function') return '[Function' + (value.name ? ': ' + value.name : '') + ']';
+      if (typeof value === 'bigint') return StringCtor(value) + 'n';
+      if (typeof value === 'symbol') return value.toString();
+      if (value instanceof ErrorCtor) return value.name + ': ' + value.message;
+      const text = stringify(value);
+      return text === undefined ? StringCtor(value) : text;
+    } catch (error) {
+      try { return StringCtor(value) } catch (again) { return '[unprintable]' }
+    }
+  }
+
+  class ToolCallError extends ErrorCtor {
+    constructor(toolName, message) {
+      super(message);
+      define(this, 'toolName', { value: toolName, enumerable: true });
+    }
+  }
+  define(ToolCallError.prototype, 'name', { value: 'ToolCallError' });
+  freeze(ToolCallError.prototype);
+  freeze(ToolCallError);
+
+  const pending = create(null);
+  let nextId = 0;
+  function call(name, args) {
+    let text;
+    try {
+      text = args === undefined ? '{}' : encode(args, '$', []);
+    } catch (error) {
+      return PromiseCtor.reject(new ToolCallError(name, 'the arguments are not JSON: ' + error.message));
+    }
+    return new PromiseCtor(function (resolve, reject) {
+      const id = ++nextId;
+      pending[id] = [name, resolve, reject];
+      host('C' + id + '\n' + name + '\n' + text);
+    });
+  }
+
+  const tools = create(null);
+  for (const name of parse(toolNames)) {
+    const method = function (args) { return call(name, args) };
+    define(method, 'name', { value: name });
+    tools[name] = freeze(method);
+  }
+  define(globalThis, 'tools', { value: freeze(tools), enumerable: false });
+  define(globalThis, 'ToolCallError', { value: ToolCallError, enumerable: false });
+
+  const log = function () {
+    let line = '';
+    for (let i = 0; i < arguments.length; i++) line += (i ? ' ' : '') + show(arguments[i]);
+    host('L' + line);
+  };
+  const console = create(null);
+  for (const level of ['log', 'info', 'warn', 'error', 'debug']) console[level] = log;
+  define(globalThis, 'console', { value: freeze(console), enumerable: false });
+
+  function settle(payload) {
+    const cut = payload.indexOf('\n');
+    const id = payload.slice(0, cut);
+    const entry = pending[id];
+    if (!entry) return;
+    delete pending[id];
+    if (payload[cut + 1] === '1') {
+      let value;
+      try { value = deepFreeze(parse(payload.slice(cut + 2))) } catch (error) { entry[2](error); return }
+      entry[1](value);
+    } else {
+      entry[2](new ToolCallError(entry[0], payload.slice(cut + 2)));
+    }
+  }
+
+  function finish(value) {
+    return value === undefined ? undefined : encode(value, '$', []);
+  }
+
+  function describe(error) {
+    try {
+      if (error instanceof ErrorCtor) {
+        const stack = typeof error.stack === 'string' && error.stack ? '\n' + error.stack.replace(/\n$/, '') : '';
+        return error.name + ': ' + error.message + stack;
+      }
+      return 'Uncaught ' + show(error);
+    } catch (failure) {
+      return 'Uncaught (unprintable value)';
+    }
+  }
+
+  return [settle, finish, describe];
+})`

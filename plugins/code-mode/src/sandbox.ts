@@ -1,0 +1,288 @@
+import { newQuickJSWASMModule, type QuickJSContext, type QuickJSHandle, type QuickJSRuntime, type QuickJSWASMModule } from 'quickjs-emscripten'
+import { ToolAbortedError, type JsonValue } from '@cordage/core'
+import { CodeRunError, type CodeRunFailureKind } from './errors.js'
+import { PRELUDE } from './prelude.js'
+import type { CallOutcome, CallScheduler } from './scheduler.js'
+
+/** The per-run limits; each breach ends the run with a `CodeRunError` of the matching kind. */
+export interface SandboxLimits {
+  memoryBytes: number
+  stackBytes: number
+  cpuTimeMs: number
+  timeoutMs: number
+  maxOutputBytes: number
+  maxCalls: number
+}
+
+/** What a completed program produced. */
+export interface ProgramOutput {
+  logs: string[]
+  result?: JsonValue
+}
+
+export interface RunOptions {
+  code: string
+  limits: SandboxLimits
+  /** Tool names bound on `tools` inside the program. */
+  toolNames: readonly string[]
+  scheduler: CallScheduler
+  /** Aborting ends the run (the caller cancelled); `runProgram` then rejects with `ToolAbortedError`. */
+  signal?: AbortSignal
+}
+
+// One WASM module serves every run (each run gets its own runtime and context). A module that threw
+// from inside WASM is dropped so the next run loads a fresh one.
+let shared: Promise<QuickJSWASMModule> | undefined
+
+/** Loads (once) the QuickJS WASM module shared by all runs. */
+export function loadModule(): Promise<QuickJSWASMModule> {
+  shared ??= newQuickJSWASMModule().then(warmUp).catch((error: unknown) => {
+    shared = undefined
+    throw error
+  })
+  return shared
+}
+
+// V8 compiles WASM lazily and tiers it up while it runs: one throwaway run of the prelude makes the
+// first real run fast (and keeps compile time out of its CPU budget).
+function warmUp(module: QuickJSWASMModule): QuickJSWASMModule {
+  const runtime = module.newRuntime()
+  const context = runtime.newContext()
+  try {
+    const setup = context.unwrapResult(context.evalCode(PRELUDE, 'prelude.js'))
+    const host = context.newFunction('host', () => undefined)
+    const names = context.newString('["warm"]')
+    context.unwrapResult(context.callFunction(setup, context.undefined, host, names)).dispose()
+    for (const handle of [names, host, setup]) handle.dispose()
+    context.unwrapResult(context.evalCode('(async () => { let n = 0; for (let i = 0; i < 2000; i++) n += JSON.stringify({ i }).length; return n })()')).dispose()
+    runtime.executePendingJobs()
+  } finally {
+    context.dispose()
+    runtime.dispose()
+  }
+  return module
+}
+
+const LIMIT_DETAIL: Record<string, (limits: SandboxLimits) => string> = {
+  cpu: (l) => `the program used more than ${l.cpuTimeMs} ms of CPU time and was stopped (an endless loop?)`,
+  timeout: (l) => `the program did not finish within ${l.timeoutMs} ms and was stopped`,
+  memory: (l) => `the program exceeded the memory limit of ${l.memoryBytes} bytes`,
+  calls: (l) => `the program made more than ${l.maxCalls} tool calls`,
+  output: (l) => `the program's logs and result exceeded ${l.maxOutputBytes} bytes`,
+}
+
+/**
+ * Runs `code` as the body of an async function in a fresh QuickJS runtime and context, pumping its
+ * promise jobs from the host: tool calls go through `scheduler`, whose outcomes settle the program's
+ * promises. Resolves with the logs and JSON result, or rejects with `CodeRunError`. Outstanding calls
+ * are aborted and drained before it settles.
+ */
+export async function runProgram(options: RunOptions): Promise<ProgramOutput> {
+  const { limits, scheduler, signal } = options
+  const current = loadModule()
+  const module = await current
+  let broken = false
+  const logs: string[] = []
+  let outputBytes = 0
+  let calls = 0
+  let failure: { kind: CodeRunFailureKind; detail: string } | undefined
+  let cancelled = false
+  const fail = (kind: CodeRunFailureKind, detail = LIMIT_DETAIL[kind]!(limits)) => {
+    failure ??= { kind, detail }
+  }
+
+  let cpuUsed = 0
+  let segmentStart = 0
+  const deadline = performance.now() + limits.timeoutMs
+  let wake: (() => void) | undefined
+  const completions: string[] = []
+  const nudge = () => {
+    const resume = wake
+    wake = undefined
+    resume?.()
+  }
+  const timer = setTimeout(() => {
+    fail('timeout')
+    nudge()
+  }, limits.timeoutMs)
+  const onAbort = () => {
+    cancelled = true
+    nudge()
+  }
+  signal?.addEventListener('abort', onAbort, { once: true })
+
+  const runtime: QuickJSRuntime = module.newRuntime()
+  runtime.setMemoryLimit(limits.memoryBytes)
+  runtime.setMaxStackSize(limits.stackBytes)
+  runtime.setInterruptHandler(() => {
+    if (failure || cancelled) return true
+    const now = performance.now()
+    if (cpuUsed + (now - segmentStart) > limits.cpuTimeMs) fail('cpu')
+    else if (now > deadline) fail('timeout')
+    return failure !== undefined
+  })
+  const context: QuickJSContext = runtime.newContext()
+  const owned: QuickJSHandle[] = []
+  const own = (handle: QuickJSHandle) => (owned.push(handle), handle)
+
+  // Every entry into the VM is a CPU segment.
+  function enter<T>(step: () => T): T {
+    segmentStart = performance.now()
+    try {
+      return step()
+    } finally {
+      cpuUsed += performance.now() - segmentStart
+    }
+  }
+
+  const host = own(context.newFunction('host', (payloadHandle) => {
+    const payload = context.getString(payloadHandle)
+    if (payload[0] === 'L') return void appendLog(payload.slice(1))
+    const first = payload.indexOf('\n')
+    const second = payload.indexOf('\n', first + 1)
+    const id = payload.slice(1, first)
+    const name = payload.slice(first + 1, second)
+    const settleWith = (outcome: CallOutcome) => {
+      completions.push(outcome.ok ? `${id}\n1${outcome.json}` : `${id}\n0${outcome.message}`)
+      nudge()
+    }
+    if (++calls > limits.maxCalls) return void fail('calls')
+    let args: JsonValue
+    try {
+      args = JSON.parse(payload.slice(second + 1))
+    } catch {
+      return settleWith({ ok: false, message: 'the arguments are not JSON' })
+    }
+    scheduler.submit(name, args, settleWith)
+  }))
+
+  function appendLog(line: string): void {
+    if (failure) return
+    const bytes = Buffer.byteLength(line) + 1
+    if (outputBytes + bytes > limits.maxOutputBytes) {
+      const room = Math.max(0, limits.maxOutputBytes - outputBytes)
+      logs.push(Buffer.from(line).subarray(0, room).toString().replace(/\uFFFD$/, '') + '…')
+      outputBytes = limits.maxOutputBytes
+      return void fail('output')
+    }
+    outputBytes += bytes
+    logs.push(line)
+  }
+
+  try {
+    // The prelude is ours: it runs outside the program's CPU budget.
+    segmentStart = performance.now()
+    const setup = own(context.unwrapResult(context.evalCode(PRELUDE, 'prelude.js')))
+    const names = own(context.newString(JSON.stringify(options.toolNames)))
+    const helpers = own(context.unwrapResult(context.callFunction(setup, context.undefined, host, names)))
+    const [settle, finish, describe] = [0, 1, 2].map((index) => own(context.getProp(helpers, index)))
+
+    // Describes a thrown VM value as text (inside the VM, under the same limits).
+    const explain = (errorHandle: QuickJSHandle): string => {
+      const described = enter(() => context.callFunction(describe, context.undefined, errorHandle))
+      if (described.error) {
+        described.error.dispose()
+        return 'Uncaught (the error could not be described)'
+      }
+      return clip(described.value.consume((handle) => context.getString(handle)))
+    }
+    const classify = (text: string): CodeRunFailureKind => (/^InternalError: (out of memory|string too long)/.test(text) ? 'memory' : 'runtime')
+
+    const wrapper = `(async () => {'use strict';${options.code}\n})()`
+    const evaluated = enter(() => context.evalCode(wrapper, 'program.js'))
+    if (evaluated.error) {
+      const text = evaluated.error.consume(explain)
+      if (!failure) fail(/^SyntaxError/.test(text) ? 'syntax' : classify(text), text)
+      throw failed()
+    }
+    const main = own(evaluated.value)
+
+    for (;;) {
+      if (cancelled) break
+      while (completions.length && !failure) {
+        const payload = context.newString(completions.shift()!)
+        const settled = enter(() => context.callFunction(settle, context.undefined, payload))
+        payload.dispose()
+        if (settled.error) {
+          const text = settled.error.consume(explain)
+          fail(classify(text), text)
+        } else settled.value.dispose()
+      }
+      if (failure) break
+      const jobs = enter(() => runtime.executePendingJobs())
+      if (jobs.error) {
+        const text = jobs.error.consume(explain)
+        fail(classify(text), text)
+      }
+      if (failure) break
+      scheduler.pump()
+      const state = context.getPromiseState(main)
+      if (state.type === 'rejected') {
+        const text = state.error.consume(explain)
+        fail(classify(text), text)
+        break
+      }
+      if (state.type === 'fulfilled') {
+        const result = state.notAPromise ? finishWith(main) : state.value.consume(finishWith)
+        if (failure) break
+        return result
+      }
+      if (!completions.length && scheduler.outstanding === 0) {
+        fail('runtime', 'the program is waiting for a promise that can never settle (only tools.* calls are asynchronous here: there are no timers or I/O)')
+        break
+      }
+      if (!completions.length) await new Promise<void>((resolve) => (wake = resolve))
+    }
+    throw failed()
+
+    function finishWith(valueHandle: QuickJSHandle): ProgramOutput {
+      const encoded = enter(() => context.callFunction(finish, context.undefined, valueHandle))
+      if (encoded.error) {
+        const text = encoded.error.consume(explain)
+        fail(classify(text) === 'memory' ? 'memory' : 'runtime', `the program's return value is not JSON: ${text.replace(/^TypeError: /, '').split('\n')[0]}`)
+        return { logs }
+      }
+      const json = encoded.value.consume((handle) => (context.typeof(handle) === 'string' ? context.getString(handle) : undefined))
+      if (json === undefined) return { logs }
+      if (outputBytes + Buffer.byteLength(json) > limits.maxOutputBytes) {
+        fail('output', `the program's result is ${Buffer.byteLength(json)} bytes of JSON, which with the logs exceeds maxOutputBytes (${limits.maxOutputBytes}); return less, or aggregate inside the program`)
+        return { logs }
+      }
+      return { logs, result: JSON.parse(json) }
+    }
+  } catch (error) {
+    if (error instanceof CodeRunError || error instanceof ToolAbortedError) throw error
+    // The WASM itself failed (not the program): unwound mid-operation, the module is unusable. Drop it
+    // without disposing anything in it; the next run loads a fresh one.
+    broken = true
+    if (shared === current) shared = undefined
+    if (error instanceof RangeError) {
+      throw new CodeRunError('memory', 'the program exhausted the native stack (deep recursion inside a built-in such as JSON.stringify of deeply nested data); the sandbox was reset', logs)
+    }
+    throw new CodeRunError('runtime', `the sandbox failed: ${error instanceof Error ? error.message : String(error)}; the sandbox was reset`, logs)
+  } finally {
+    clearTimeout(timer)
+    signal?.removeEventListener('abort', onAbort)
+    await scheduler.close()
+    if (!broken) {
+      for (const handle of owned.reverse()) if (handle.alive) handle.dispose()
+      context.dispose()
+      runtime.dispose()
+    }
+  }
+
+  function failed(): Error {
+    if (cancelled) return cancelledError()
+    const { kind, detail } = failure!
+    return new CodeRunError(kind, detail, logs)
+  }
+  function cancelledError(): Error {
+    return new ToolAbortedError('run_code was cancelled; its outstanding tool calls were aborted')
+  }
+}
+
+/** Keeps the first lines of a long error description (deep recursion gives thousands of frames). */
+function clip(text: string, maxLines = 12): string {
+  const lines = text.split('\n')
+  return lines.length <= maxLines ? text : `${lines.slice(0, maxLines).join('\n')}\n    ... ${lines.length - maxLines} more lines`
+}

@@ -1,0 +1,142 @@
+import { describe, expect, it } from 'vitest'
+import Schema from 'schemastery'
+import { defineTool } from '@cordage/core'
+import { symbols } from 'cordis'
+import { createTestContext, testToolContract } from '@cordage/testing'
+import * as codeMode from '../src/index.js'
+import { failureOf, lookup, setup, valueOf } from './helpers.js'
+
+testToolContract(codeMode, {
+  cases: [
+    { name: 'a program returning a value', tool: 'run_code', arguments: { code: 'console.log("hi"); return { n: 1 }' } },
+    { name: 'a program that throws', tool: 'run_code', arguments: { code: 'throw new Error("boom")' }, expect: 'error' },
+  ],
+})
+
+const dashed = defineTool({
+  name: 'word-count',
+  description: 'Counts words.',
+  parameters: Schema.object({ text: Schema.string().required() }),
+  output: { schema: Schema.natural(), render: (_a, v) => [{ type: 'text', text: String(v) }] },
+  execute: (args) => args.text.split(/\s+/).filter(Boolean).length,
+})
+
+const failing = defineTool({
+  name: 'failing',
+  description: 'Always fails.',
+  parameters: Schema.object({}),
+  output: { schema: Schema.object({}), render: () => [{ type: 'text', text: '' }] },
+  execute: () => { throw new Error('disk on fire') },
+})
+
+describe('run_code', () => {
+  it('gives the program the exact canonical value, deep-frozen inside the sandbox', async () => {
+    const { run } = await setup([lookup])
+    const value = valueOf(await run(`
+      const user = await tools.lookup({ id: 7 })
+      const attempts = []
+      for (const mutate of [() => { user.name = 'x' }, () => { user.profile.active = false }, () => { user.tags.push('c') }, () => { delete user.id }]) {
+        try { mutate(); attempts.push('mutated') } catch (error) { attempts.push(error.constructor.name) }
+      }
+      return { user, attempts, frozen: [Object.isFrozen(user), Object.isFrozen(user.profile), Object.isFrozen(user.tags)] }
+    `)).result
+    expect(value.user).toEqual({ id: 7, name: 'user-7', tags: ['a', 'b'], profile: { active: true, score: 0.5 } })
+    expect(value.attempts).toEqual(['TypeError', 'TypeError', 'TypeError', 'TypeError'])
+    expect(value.frozen).toEqual([true, true, true])
+  })
+
+  it('returns logs and an absent result for a program that returns undefined, and renders logs then the result', async () => {
+    const { ctx, run } = await setup([lookup])
+    const quiet = await run('console.log("one", 2, { three: 3 }, [4], undefined, null)')
+    expect(valueOf(quiet)).toEqual({ logs: ['one 2 {"three":3} [4] undefined null'] })
+    expect('result' in valueOf(quiet)).toBe(false)
+    const text = await run('console.log("line"); return "plain text"')
+    expect(text.content).toEqual([{ type: 'text', text: 'line\nplain text' }])
+    const json = await run('return { a: [1, 2] }')
+    expect(json.content).toMatchInlineSnapshot(`
+      [
+        {
+          "text": "{
+        "a": [
+          1,
+          2
+        ]
+      }",
+          "type": "text",
+        },
+      ]
+    `)
+    expect((await run('return 1')).isError).toBe(false)
+    expect('meta' in (await run('return 1'))).toBe(false)
+    expect(ctx.tools.get('run_code')!.output.presentationMeta).toBeUndefined()
+  })
+
+  it('binds exotic tool names through tools["a-b"] and resolves scalar values', async () => {
+    const { run } = await setup([dashed])
+    expect(valueOf(await run('return await tools["word-count"]({ text: "a b  c" })')).result).toBe(3)
+  })
+
+  // QuickJS attaches `stack` to any Error when it is thrown; the data a ToolCallError carries is toolName and message.
+  it('rejects failed calls with a ToolCallError carrying only toolName and message', async () => {
+    const { run } = await setup([failing, lookup])
+    const value = valueOf(await run(`
+      const seen = []
+      for (const attempt of [() => tools.failing({}), () => tools.lookup({ id: -1 }), () => tools.lookup({ id: 1n }), () => tools.lookup({ id: 1, when: new Date() })]) {
+        try { await attempt(); seen.push('resolved') } catch (error) {
+          seen.push({ isToolCallError: error instanceof ToolCallError, isError: error instanceof Error, name: error.name, own: Object.getOwnPropertyNames(error).filter((key) => key !== 'stack').sort(), toolName: error.toolName, message: error.message })
+        }
+      }
+      return seen
+    `)).result
+    expect(value.map((entry: any) => [entry.isToolCallError, entry.isError, entry.name, entry.own, entry.toolName])).toEqual([
+      [true, true, 'ToolCallError', ['message', 'toolName'], 'failing'],
+      [true, true, 'ToolCallError', ['message', 'toolName'], 'lookup'],
+      [true, true, 'ToolCallError', ['message', 'toolName'], 'lookup'],
+      [true, true, 'ToolCallError', ['message', 'toolName'], 'lookup'],
+    ])
+    expect(value[0].message).toBe('disk on fire')
+    expect(value[1].message).toMatch(/invalid arguments for lookup/)
+    expect(value[2].message).toBe('the arguments are not JSON: $.id: a bigint is not JSON')
+    expect(value[3].message).toBe('the arguments are not JSON: $.when: a class instance is not JSON (only plain objects and arrays are)')
+  })
+
+  it('dispatches nested calls with the run_code token as parent, and does not bind run_code itself', async () => {
+    const { run, results } = await setup([lookup])
+    const value = valueOf(await run(`
+      await tools.lookup({ id: 1 })
+      return { bound: Object.keys(tools), runCode: typeof tools.run_code }
+    `)).result
+    expect(value).toEqual({ bound: ['lookup'], runCode: 'undefined' })
+    const outer = results.find((entry) => entry.exec.name === 'run_code')!
+    const nested = results.filter((entry) => entry.exec.parent !== undefined)
+    expect(nested.map((entry) => entry.exec.name)).toEqual(['lookup'])
+    expect(nested[0].exec.parent).toBe(outer.exec.token)
+    expect(outer.exec.parent).toBeUndefined()
+  })
+
+  it('reports an uncaught program error with its logs and CODE_RUN_FAILED', async () => {
+    const { run } = await setup([])
+    const failure = failureOf(await run('console.log("before"); null.x'))
+    expect(failure.code).toBe('CODE_RUN_FAILED')
+    expect(failure.message).toMatch(/^run_code failed \(runtime\): TypeError: cannot read property 'x' of null/)
+    expect(failure.message).toMatch(/Logs before the failure:\nbefore$/)
+  })
+
+  it('unloads cleanly: run_code and its tools/changed listener are gone', async () => {
+    const ctx = await createTestContext()
+    const hooks = () => ((ctx.events as any)[symbols.original] ?? ctx.events)._hooks['tools/changed']?.length ?? 0
+    const before = hooks()
+    const fiber = await ctx.plugin(codeMode, {})
+    expect(ctx.tools.get('run_code')).toBeDefined()
+    expect(hooks()).toBe(before + 1)
+    await fiber.dispose()
+    expect(ctx.tools.get('run_code')).toBeUndefined()
+    expect(hooks()).toBe(before)
+  })
+
+  it('rejects an invalid config at load', async () => {
+    const ctx = await createTestContext({ print: false })
+    await expect(ctx.plugin(codeMode, { cpuTimeMs: -1 })).rejects.toThrow()
+    expect(ctx.tools.get('run_code')).toBeUndefined()
+  })
+})

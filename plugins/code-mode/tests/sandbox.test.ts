@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest'
+import Schema from 'schemastery'
+import { defineTool } from '@cordage/core'
+import { failureOf, lookup, setup, sleeper, valueOf } from './helpers.js'
+
+// Generous CPU time: the suite shares the machine with others; the limits under test are the point.
+const limits = { cpuTimeMs: 1500, timeoutMs: 10_000, memoryBytes: 8 << 20, maxOutputBytes: 2000, maxCalls: 20 }
+
+describe('sandbox limits: each breach is a CODE_RUN_FAILED result and the host keeps working', () => {
+  it.each([
+    ['cpu', 'console.log("start"); while (true) {}', /^run_code failed \(cpu\): the program used more than 1500 ms of CPU time/],
+    ['cpu', 'while (true) { try { for (;;) {} } catch (error) { console.log("caught", error) } }', /^run_code failed \(cpu\)/],
+    ['memory', 'const hoard = []; while (true) hoard.push([hoard.length, { at: hoard.length }])', /^run_code failed \(memory\): InternalError: out of memory/],
+    ['memory', 'let s = "x"; while (true) s = s + s', /^run_code failed \(memory\)/],
+    ['output', 'for (let i = 0; ; i++) console.log("line " + i + " " + "x".repeat(50))', /^run_code failed \(output\): the program's logs and result exceeded 2000 bytes/],
+    ['output', 'return "y".repeat(5000)', /^run_code failed \(output\): the program's result is 5002 bytes of JSON/],
+    ['calls', 'for (let i = 0; i < 100; i++) await tools.lookup({ id: i })', /^run_code failed \(calls\): the program made more than 20 tool calls/],
+    ['syntax', 'return (', /^run_code failed \(syntax\): SyntaxError/],
+    ['runtime', 'process.exit(1)', /^run_code failed \(runtime\): ReferenceError: 'process' is not defined/],
+    ['runtime', 'require("fs")', /^run_code failed \(runtime\): ReferenceError: 'require' is not defined/],
+    ['runtime', 'await import("fs")', /^run_code failed \(runtime\): ReferenceError: could not load module 'fs'/],
+    ['runtime', 'setTimeout(() => {}, 10)', /^run_code failed \(runtime\): ReferenceError: 'setTimeout' is not defined/],
+    ['runtime', 'await new Promise(() => {})', /^run_code failed \(runtime\): the program is waiting for a promise that can never settle/],
+    ['runtime', 'function f() { return f() } return f()', /^run_code failed \(runtime\): InternalError: stack overflow/],
+    ['runtime', 'return () => 1', /^run_code failed \(runtime\): the program's return value is not JSON: \$: a function is not JSON/],
+    ['runtime', 'throw "a string"', /^run_code failed \(runtime\): Uncaught a string/],
+  ])('%s: %s', async (kind, code, message) => {
+    // Memory cases get a small heap and a CPU budget they cannot reach first on a busy machine.
+    const { run } = await setup([lookup], kind === 'memory' ? { ...limits, memoryBytes: 2 << 20, cpuTimeMs: 60_000 } : limits)
+    const failure = failureOf(await run(code))
+    expect(failure.code).toBe('CODE_RUN_FAILED')
+    expect(failure.message).toMatch(message)
+    expect(failure.message.length).toBeLessThan(6000)
+    expect(valueOf(await run('return (await tools.lookup({ id: 1 })).name'))).toEqual({ logs: [], result: 'user-1' })
+  })
+
+  it('stops at the wall-clock timeout while waiting for a slow tool, and aborts that tool', async () => {
+    const log: any[] = []
+    const { run } = await setup([sleeper('slow', 'exclusive', log)], { timeoutMs: 100 })
+    const failure = failureOf(await run('console.log("waiting"); await tools.slow({ id: 1, ms: 5000 })'))
+    expect(failure.message).toMatch(/^run_code failed \(timeout\): the program did not finish within 100 ms[\s\S]*\nwaiting$/)
+    expect(log).toMatchObject([{ name: 'slow', id: 1, aborted: true }])
+  })
+
+  it('keeps the logs captured before an output overflow, cut at the cap', async () => {
+    const { run } = await setup([], { maxOutputBytes: 100 })
+    const failure = failureOf(await run('console.log("first"); console.log("z".repeat(500))'))
+    expect(failure.message).toMatch(/Logs before the failure:\nfirst\nz+…$/)
+  })
+
+  it('survives native-stack exhaustion in a built-in and resets the sandbox', async () => {
+    const { run } = await setup([lookup], { cpuTimeMs: 60_000, memoryBytes: 64 << 20 })
+    const failure = failureOf(await run('let a = []; for (let i = 0; i < 200000; i++) a = [a]; return JSON.stringify(a).length'))
+    expect(failure.message).toMatch(/^run_code failed \((memory|runtime)\)/)
+    expect(valueOf(await run('return 2'))).toEqual({ logs: [], result: 2 })
+  })
+
+  it('contains prototype pollution: the host and later runs are unaffected, results are plain host objects', async () => {
+    const { run } = await setup([lookup])
+    const value = valueOf(await run(`
+      Object.prototype.polluted = 1
+      Array.prototype.push = () => 0
+      JSON.parse = () => ({ hacked: true })
+      Object.freeze = (x) => x
+      const user = await tools.lookup({ id: 3 })
+      return { name: user.name, frozen: Object.isFrozen(user), polluted: ({}).polluted, ["__proto__"]: { evil: true } }
+    `))
+    expect(value.result).toMatchObject({ name: 'user-3', frozen: true, polluted: 1 })
+    expect(Object.getPrototypeOf(value.result)).toBe(Object.prototype)
+    expect(Object.getOwnPropertyDescriptor(value.result, '__proto__')?.value).toEqual({ evil: true })
+    expect(({} as any).polluted).toBeUndefined()
+    expect(({} as any).evil).toBeUndefined()
+    expect(valueOf(await run('return ({}).polluted'))).toEqual({ logs: [] })
+  })
+
+  it('runs each program in a fresh context: globals do not leak between runs', async () => {
+    const { run } = await setup([])
+    await run('globalThis.leftover = 42')
+    expect(valueOf(await run('return typeof leftover'))).toEqual({ logs: [], result: 'undefined' })
+  })
+
+  it('does not let a program reach the host through tools, console or ToolCallError', async () => {
+    const { run } = await setup([lookup])
+    const value = valueOf(await run(`
+      const probes = [
+        () => tools.lookup.constructor('return typeof process')(),
+        () => console.log.constructor('return typeof require')(),
+        () => ToolCallError.constructor('return typeof globalThis.Buffer')(),
+      ]
+      return probes.map((probe) => probe())
+    `))
+    expect(value.result).toEqual(['undefined', 'undefined', 'undefined'])
+  })
+})
+
+describe('returned values', () => {
+  const weird = defineTool({
+    name: 'weird',
+    description: 'Returns a value with a __proto__ key.',
+    parameters: Schema.object({}),
+    output: { schema: Schema.dict(Schema.any()), render: () => [{ type: 'text', text: 'w' }] },
+    execute: () => JSON.parse('{"__proto__": {"x": 1}, "y": 2}'),
+  })
+
+  it('passes keys named __proto__ through as plain data in both directions', async () => {
+    const { run } = await setup([weird])
+    const value = valueOf(await run('const v = await tools.weird({}); return { own: Object.keys(v), inherited: "x" in v, inner: v["__proto__"].x }')).result
+    expect(value).toEqual({ own: ['__proto__', 'y'], inherited: false, inner: 1 })
+  })
+})
