@@ -139,6 +139,7 @@ export class SessionLog {
   }
 
   private flush(): Promise<void> {
+    if (this.isClosed) return Promise.resolve()
     const flushing: Promise<void> = new Promise<void>((done, fail) => fsync(this.fd, (error) => (error ? fail(error) : done()))).finally(() => {
       if (this.inFlight === flushing) this.inFlight = undefined
     })
