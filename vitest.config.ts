@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config'
-import projects from './vitest.workspace.ts'
+import projects from './vitest.workspace.js'
 
 // Workspace packages resolve to their TypeScript sources in tests (the `source` export condition),
 // so `pnpm test` never runs stale `dist/` output.

@@ -7,7 +7,7 @@ import type { JsonSchemaNode } from './schema.js'
 export type ValueSchemaSpec<T = any> = Schema<any, T>
 
 /** The value type a schemastery schema describes. */
-export type Infer<S> = S extends Schema<any, infer T> ? T : never
+export type Infer<S> = Schemastery.TypeT<S>
 
 const CONTAINERS = new Set(['object', 'array', 'dict', 'tuple', 'intersect'])
 

@@ -4,13 +4,23 @@ import { CordageError, ToolArgsError, ToolDefinitionError, defineTool, type Tool
 
 const exec = {} as ToolRunContext
 
+// Schemas declared as constants: TypeScript cannot infer through an inline generic call next to
+// context-sensitive functions, so inline schemas type `args` loosely (see the README).
+const greetParameters = Schema.object({ name: Schema.string().required(), times: Schema.natural().default(2) })
+const greetOutput = Schema.object({ greeting: Schema.string().required() })
+
 const greet = defineTool({
   name: 'greet',
   description: 'Greets someone.',
-  parameters: Schema.object({ name: Schema.string().required(), times: Schema.natural().default(2) }),
+  parameters: greetParameters,
   output: {
-    schema: Schema.object({ greeting: Schema.string().required() }),
-    render: (args, value) => [{ type: 'text', text: `${value.greeting} (x${args.times})` }],
+    schema: greetOutput,
+    render: (args, value) => {
+      expectTypeOf(value.greeting).toEqualTypeOf<string>()
+      // @ts-expect-error times is a number
+      const wrong: boolean = args.times
+      return [{ type: 'text', text: `${value.greeting} (x${args.times})${wrong ? '' : ''}` }]
+    },
     presentationMeta: (args) => ({ times: args.times }),
   },
   execute(args) {

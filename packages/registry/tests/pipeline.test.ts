@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { Context } from 'cordis'
-import type { ToolExecutionResult } from '@cordage/core'
+import type { ToolDefinition, ToolExecutionResult } from '@cordage/core'
 import { createTestContext } from '@cordage/testing'
 import { echo, rawTool } from './helpers.js'
 
@@ -8,7 +8,7 @@ function code(result: ToolExecutionResult): string | undefined {
   return result.isError ? result.error.info?.code : undefined
 }
 
-const shout = {
+const shout: ToolDefinition = {
   ...rawTool('shout', (args: any) => ({ message: String(args.message).toUpperCase(), length: String(args.message).length })),
   output: {
     schema: { type: 'object', properties: { message: { type: 'string' }, length: { type: 'integer' } }, required: ['message', 'length'], additionalProperties: false },
