@@ -119,13 +119,15 @@ export class ToolRegistry extends Service {
     else if (!definition) result = failure(new UnknownToolError(String(input.name), [...this.definitions.keys()].sort()))
     else if (callerSignal?.aborted) result = failure(new ToolAbortedBeforeDispatchError())
     else {
-      const denial = await this.admit(exec)
+      // The fast path skips every async step that has nothing to do.
+      const hooks = this.events._hooks
+      const denial = hooks['tools/pre-execute']?.length || this.guards.size ? await this.admit(exec) : undefined
       if (denial) result = failure(denial)
       else if (callerSignal?.aborted) result = failure(new ToolAbortedBeforeDispatchError())
       else {
         bodyRan = true
         result = await this.around(definition, exec, controller, callerSignal, deferred)
-        result = await this.post(definition, exec, result)
+        if (hooks['tools/post-execute']?.length) result = await this.post(definition, exec, result)
       }
     }
     // Cancellation replaces only a success: denials and failures are more specific.
@@ -243,6 +245,16 @@ export class ToolRegistry extends Service {
   /** Runs the body with the timeout and cancellation rules, then normalises its value. */
   private async body(definition: ToolDefinition, exec: ToolRunContext, controller: AbortController | undefined, callerSignal: AbortSignal | undefined, deferred: HookContext[]): Promise<ToolExecutionResult> {
     const contexts = () => (deferred.length ? [...deferred] : undefined)
+    if (exec.signal === NEVER) {
+      // Nothing can abort this call: no timeout bookkeeping, no race.
+      let value: unknown
+      try {
+        value = await definition.execute(exec.arguments, exec)
+      } catch (error) {
+        return failure(error, undefined, contexts())
+      }
+      return normalize(definition, exec, value, contexts())
+    }
     let settled: Promise<{ ok: true; value: unknown } | { ok: false; error: unknown }>
     try {
       settled = Promise.resolve(definition.execute(exec.arguments, exec)).then((value) => ({ ok: true as const, value }), (error) => ({ ok: false as const, error }))
