@@ -11,9 +11,15 @@ export function compileGlob(pattern: string): RegExp {
   return new RegExp(`^${translate(source)}$`)
 }
 
-/** Whether a glob can only match by file name (no `/`), as ripgrep file types do. */
-export function isNameGlob(pattern: string): boolean {
-  return !pattern.includes('/')
+/** The file-name part of a glob that can only match by name (`*.ts`, or `*.ts` behind leading `**` segments), for ripgrep file types; undefined otherwise. */
+export function nameGlob(pattern: string): string | undefined {
+  const name = pattern.replace(/^(\*\*\/)+/, '')
+  return name && !name.includes('/') && !name.includes('**') ? name : undefined
+}
+
+/** Whether a relative path has a hidden (dot) segment: never listed, as ripgrep and the fallback skip them. */
+export function isHidden(path: string): boolean {
+  return path.startsWith('.') || path.includes('/.')
 }
 
 function translate(glob: string): string {

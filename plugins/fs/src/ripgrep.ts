@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process'
 import { FsError } from './errors.js'
-import { compileGlob, isNameGlob } from './glob-match.js'
+import { compileGlob, isHidden, nameGlob } from './glob-match.js'
 import { attachContext, clipLine, compareMatches, type ContextLine, type Found, type FoundMatch, type GlobQuery, type GrepQuery } from './search.js'
 
 /** The ripgrep binary shipped in `@vscode/ripgrep`, or undefined when its platform package is missing. */
@@ -62,6 +62,15 @@ function failed(code: number | null, stderr: string, pattern: string): FsError {
 }
 
 /**
+ * Narrows ripgrep to a name glob with a file type: unlike `--glob` (an override that re-includes ignored
+ * and hidden files) types respect ignore rules. The JS matcher still decides; this only saves work.
+ */
+function typeFilter(glob: string): string[] {
+  const name = nameGlob(glob)
+  return name ? ['--type-add', `cordageglob:${name}`, '--type', 'cordageglob'] : []
+}
+
+/**
  * `rg --files` under `cwd` (ignore files and hidden files respected), filtered by the glob in JS: rg's own
  * `--glob` is an override that would re-include ignored files. Stops at `max` paths.
  */
@@ -69,8 +78,9 @@ export async function ripgrepGlob(rgPath: string, query: GlobQuery): Promise<Fou
   const items: string[] = []
   let truncated = false
   const matcher = compileGlob(query.pattern)
-  const outcome = await run(rgPath, [...COMMON, '--files'], query.cwd, query.signal, (line) => {
-    if (!matcher.test(line)) return true
+  const outcome = await run(rgPath, [...COMMON, '--files', ...typeFilter(query.pattern)], query.cwd, query.signal, (line) => {
+    // A file type re-includes hidden files whose name matches it; the fallback never lists them.
+    if (!matcher.test(line) || isHidden(line)) return true
     if (items.length >= query.max) return !(truncated = true)
     items.push(line)
     return true
@@ -89,9 +99,8 @@ export async function ripgrepGrep(rgPath: string, query: GrepQuery): Promise<Fou
   const args = [...COMMON, '--json']
   if (query.caseInsensitive) args.push('--ignore-case')
   if (query.context > 0) args.push('--context', String(query.context))
-  // A name glob becomes a ripgrep file type (types, unlike --glob, never re-include ignored files).
   const matcher = query.glob && !query.file ? compileGlob(query.glob) : undefined
-  if (query.glob && matcher && isNameGlob(query.glob)) args.push('--type-add', `cordageglob:${query.glob}`, '--type', 'cordageglob')
+  if (query.glob && matcher) args.push(...typeFilter(query.glob))
   args.push('--regexp', query.pattern)
   if (query.file) args.push('--', query.file)
   const items: FoundMatch[] = []
@@ -113,7 +122,7 @@ export async function ripgrepGrep(rgPath: string, query: GrepQuery): Promise<Fou
       }
       else {
         const path = text(message.data.path)
-        if (matcher && !matcher.test(path)) return true
+        if (matcher && (!matcher.test(path) || isHidden(path))) return true
         if (items.length >= query.max) return !(truncated = true)
         const match = { path, lineNumber, line: content }
         items.push(match)
