@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs'
-import { createRequire } from 'node:module'
+import { createRequire, isBuiltin } from 'node:module'
 import { isAbsolute, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { Context, Fiber, Plugin } from 'cordis'
@@ -38,6 +38,8 @@ function locate(spec: string, baseDir: string): { url?: string; tried: string[] 
       }
     }
     tried.push(name)
+    // `fs` must never resolve to Node's own module.
+    if (isBuiltin(name)) continue
     try {
       return { url: pathToFileURL(local.resolve(name)).href, tried }
     } catch {

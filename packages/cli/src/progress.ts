@@ -39,7 +39,7 @@ export class Progress {
         this.print(this.output.style('dim', `  + context from ${event.source}`))
         return
       case 'turn/end':
-        if (!this.atLineStart) this.print('')
+        this.endLine()
         return
       default:
         return
@@ -50,10 +50,15 @@ export class Progress {
   finish(result: AgentResult, session?: { id: string; file: string }): void {
     for (const { timer } of this.running.values()) clearTimeout(timer)
     if (this.json) return this.output.json({ type: 'result', ...result, ...(session && { session: session.id, sessionFile: session.file }) })
-    if (!this.atLineStart) this.print('')
+    this.endLine()
     const tokens = result.usage.inputTokens || result.usage.outputTokens ? ` · ${result.usage.inputTokens} in / ${result.usage.outputTokens} out tokens` : ''
     const status = result.stopReason === 'completed' ? this.output.style('green', 'completed') : this.output.style('yellow', result.stopReason)
     this.output.error(this.output.style('dim', `${status} · ${result.turns} turn${result.turns === 1 ? '' : 's'}${tokens}${session ? ` · session ${session.id}` : ''}`))
+  }
+
+  private endLine(): void {
+    if (!this.atLineStart) this.output.write('\n')
+    this.atLineStart = true
   }
 
   private print(line: string): void {
@@ -76,6 +81,8 @@ export function summarize(rawArguments: string): string {
     for (const key of ['command', 'pattern', 'path', 'url', 'query', 'code', 'job_id']) {
       if (typeof record[key] === 'string') return oneLine(record[key] as string, 60)
     }
+    const first = Object.values(record).find((value) => typeof value === 'string')
+    if (typeof first === 'string') return oneLine(first, 60)
   }
   return oneLine(JSON.stringify(args), 60)
 }

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest'
+import { chooseModel, configIssues, findCommand, commands, parseConfig } from '../src/index.js'
+
+describe('parseConfig', () => {
+  it('accepts plugins as a map, a list of names, one-key maps and { name, config }, in file order', () => {
+    const map = parseConfig({ plugins: { fs: { root: '.' }, shell: null } }, '/p/cordage.yml')
+    expect(map.plugins).toEqual([{ spec: 'fs', config: { root: '.' } }, { spec: 'shell', config: undefined }])
+    const list = parseConfig({ plugins: ['spill', { fs: { root: 'x' } }, { name: './local.js', config: { a: 1 } }] }, '/p/cordage.yml')
+    expect(list.plugins).toEqual([{ spec: 'spill', config: undefined }, { spec: 'fs', config: { root: 'x' } }, { spec: './local.js', config: { a: 1 } }])
+    expect(list.baseDir).toBe('/p')
+  })
+
+  it.each([
+    [{ plugins: 3 }, 'cordage.yml: plugins: expected a map or a list of plugin names'],
+    [{ plugins: [{ a: 1, b: 2 }] }, 'cordage.yml: plugins[0]: expected a plugin name, { <name>: <config> } or { name, config }'],
+    [{ model: { model: 4 } }, 'cordage.yml: model: model: expected string but got 4'],
+    [{ agent: { maxTurns: 0 } }, 'cordage.yml: agent: maxTurns: expected a positive integer but got 0'],
+  ])('rejects %j', (document, message) => {
+    expect(() => parseConfig(document, '/p/cordage.yml')).toThrow(message)
+  })
+})
+
+describe('configIssues', () => {
+  it('prints each standard-schema issue as `field: message`', () => {
+    const plugin = { apply() {}, Config: { '~standard': { version: 1, vendor: 't', validate: () => ({ issues: [{ message: '$.a.b expected string but got 1', path: ['a', 'b'] }, { message: 'bad', path: ['list', 2] }] }) } } }
+    expect(configIssues(plugin as any, {})).toEqual(['a.b: expected string but got 1', 'list[2]: bad'])
+  })
+})
+
+describe('chooseModel', () => {
+  it('prefers a cassette flag, then cordage.yml, then the provider from flags and environment', () => {
+    expect(chooseModel({}, { cassette: 't.json' }, '/w', '/p', {})).toEqual({ kind: 'cassette', file: '/w/t.json' })
+    expect(chooseModel({ cassette: 'c.json' }, {}, '/w', '/p', {})).toEqual({ kind: 'cassette', file: '/p/c.json' })
+    expect(chooseModel({ cassette: 'c.json' }, { model: 'm' }, '/w', '/p', { OPENAI_API_KEY: 'k' })).toEqual({ kind: 'provider', config: { model: 'm' } })
+    expect(chooseModel({}, {}, '/w', '/p', { DEEPSEEK_API_KEY: 'k' })).toEqual({ kind: 'provider', config: { baseURL: 'https://api.deepseek.com/v1' } })
+    expect(chooseModel({}, { baseURL: 'http://127.0.0.1:11434/v1' }, '/w', '/p', {})).toEqual({ kind: 'provider', config: { baseURL: 'http://127.0.0.1:11434/v1' } })
+    expect(() => chooseModel({}, {}, '/w', '/p', {})).toThrow('no model configured')
+  })
+})
+
+describe('the command table', () => {
+  it('selects the longest matching name, so a subcommand is one more entry', () => {
+    const serve = { name: 'mcp serve', summary: '', usage: '', options: {}, run: async () => 0 }
+    const table = [...commands, serve]
+    expect(findCommand(['mcp', 'serve', '--http', '3000'], table)).toEqual({ command: serve, words: 2 })
+    expect(findCommand(['run', 'x'], table)?.command.name).toBe('run')
+    expect(findCommand(['mcp'], table)).toBeUndefined()
+  })
+})

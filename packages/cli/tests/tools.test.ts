@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest'
+import { cordage, echoPlugin, project } from './helpers.js'
+
+describe.concurrent('cordage tools', () => {
+  it('--json prints every registered tool with its parameters and output schema', async () => {
+    const dir = project({ 'cordage.yml': 'plugins:\n  - ./echo.mjs\n', 'echo.mjs': echoPlugin })
+    const result = await cordage(['tools', '--json'], { cwd: dir })
+    expect(result.code).toBe(0)
+    expect(JSON.parse(result.stdout)).toEqual([{
+      name: 'echo',
+      description: 'Repeats what it is told.',
+      parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'], additionalProperties: false },
+      outputSchema: { type: 'object', properties: { said: { type: 'string' } }, required: ['said'], additionalProperties: false },
+    }])
+  })
+
+  it('lists name and description per line without --json', async () => {
+    const dir = project({ 'cordage.yml': 'plugins:\n  - ./echo.mjs\n', 'echo.mjs': echoPlugin })
+    const result = await cordage(['tools'], { cwd: dir })
+    expect(result).toMatchObject({ code: 0, stdout: 'echo  Repeats what it is told.\n' })
+    expect(result.stderr).toContain('1 tools from ./echo.mjs')
+  })
+
+  it('loads the first-party tool families with no cordage.yml', async () => {
+    const result = await cordage(['tools', '--json'], { cwd: project() })
+    expect(result.code).toBe(0)
+    const names = (JSON.parse(result.stdout) as Array<{ name: string }>).map((tool) => tool.name)
+    expect(names).toEqual(expect.arrayContaining(['read', 'write', 'edit', 'glob', 'grep', 'bash', 'job_output', 'job_list', 'job_kill']))
+  })
+})
