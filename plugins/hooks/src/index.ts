@@ -68,3 +68,6 @@ export type { CommandHook, MatcherGroup, HooksSection, CompiledHook, CompiledHoo
 export { preVote, postVote } from './decide.js'
 export type { PreVote, PostVote } from './decide.js'
 export { HooksConfigError } from './errors.js'
+
+/** The plugin object, for loaders that import the default export. */
+export default { name, inject, Config, apply }

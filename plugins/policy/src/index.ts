@@ -54,3 +54,6 @@ export { globToRegExp } from './glob.js'
 export { parsePointer, resolveAll, redactAt } from './pointer.js'
 export type { Pointer } from './pointer.js'
 export { PolicyConfigError } from './errors.js'
+
+/** The plugin object, for loaders that import the default export. */
+export default { name, inject, Config, apply }
