@@ -47,7 +47,6 @@ export class McpBridge {
         const { definition, warnings } = bridgeTool(name, tool, {
           server: this.config.name,
           modelSees: this.config.modelSees,
-          timeoutMs: this.config.timeoutMs,
           call: (original, args, signal) => this.connection.call(original, args, signal),
         })
         const dispose = this.tools.register(definition)

@@ -3,7 +3,7 @@ import { z } from 'zod'
 const common = {
   /** Server name: the `<server>` in `mcp__<server>__<tool>`. */
   name: z.string().min(1).describe('Server name, used in tool names mcp__<name>__<tool>.'),
-  timeoutMs: z.number().int().positive().default(60_000).describe('Per-call timeout (registry timeoutMs); the SDK request is cancelled at the deadline.'),
+  timeoutMs: z.number().int().positive().default(60_000).describe('Per-call timeout: at the deadline the SDK request is cancelled (notifications/cancelled) and the call fails with TOOL_TIMEOUT.'),
   connectTimeoutMs: z.number().int().positive().default(30_000).describe('Timeout of the initialize handshake and of tools/list.'),
   modelSees: z.enum(['content', 'structured', 'both']).default('content').describe('What the model sees: MCP content, structuredContent as JSON text, or both de-duplicated.'),
   reconnect: z.object({

@@ -1,6 +1,5 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import {
   CallToolResultSchema, ErrorCode, ListToolsResultSchema, McpError, ToolListChangedNotificationSchema, type Tool,
@@ -42,6 +41,11 @@ export class McpConnection {
     private readonly onTools: (tools: Tool[]) => void,
   ) {}
 
+  /** The SDK `Client` while connected (for callers that need MCP features the bridge does not cover). */
+  get sdkClient(): Client | undefined {
+    return this.client
+  }
+
   /** The child process id of a stdio server while connected. */
   get pid(): number | undefined {
     return this.transport instanceof StdioClientTransport ? this.transport.pid ?? undefined : undefined
@@ -54,12 +58,21 @@ export class McpConnection {
     this.timer = undefined
     const generation = ++this.generation
     this.state = 'connecting'
-    const transport = this.createTransport()
+    let transport: Transport
+    try {
+      transport = await this.createTransport()
+    } catch (error) {
+      this.logger.warn(`${this.config.name}: cannot create the transport: ${messageOf(error)}`)
+      return this.dropped(generation, 'transport creation failed')
+    }
     const client = new Client(CLIENT_INFO, { capabilities: {} })
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       if (generation === this.generation) void this.refresh()
     })
+    // The SDK's Protocol exposes callback properties, not EventTarget listeners.
+    // oxlint-disable-next-line unicorn/prefer-add-event-listener
     client.onclose = () => this.dropped(generation, 'the connection closed')
+    // oxlint-disable-next-line unicorn/prefer-add-event-listener
     client.onerror = (error) => this.logger.debug(`${this.config.name}: transport error: ${error.message}`)
     try {
       await client.connect(transport, { timeout: this.config.connectTimeoutMs })
@@ -109,25 +122,31 @@ export class McpConnection {
     const client = this.client
     if (this.state !== 'up' || !client) throw new McpUnavailableError(this.config.name, this.state)
     const generation = this.generation
+    // A per-call signal: the SDK never removes its abort listener, so a long-lived caller signal must not reach it.
+    const controller = new AbortController()
+    const forward = () => controller.abort(signal.reason)
+    signal.addEventListener('abort', forward, { once: true })
     let result
     try {
       // `request`, not `callTool`: output validation is ours (supported subset, precise violations).
+      // At `timeout` the SDK sends notifications/cancelled and rejects with RequestTimeout.
       result = await client.request(
         { method: 'tools/call', params: { name: tool, arguments: args as Record<string, unknown> } },
         CallToolResultSchema,
-        // The registry's timeoutMs aborts `signal` first; the SDK timeout is only a backstop.
-        { signal, timeout: this.config.timeoutMs + 5_000 },
+        { signal: controller.signal, timeout: this.config.timeoutMs },
       )
     } catch (error) {
       if (signal.aborted) throw signal.reason ?? error
       if (error instanceof McpError) {
         if (error.code === ErrorCode.ConnectionClosed) throw new McpDisconnectedError(this.config.name)
-        if (error.code === ErrorCode.RequestTimeout) throw new ToolTimeoutError(this.config.timeoutMs + 5_000)
+        if (error.code === ErrorCode.RequestTimeout) throw new ToolTimeoutError(this.config.timeoutMs)
         throw new McpProtocolError(`the MCP server "${this.config.name}" rejected the call: ${error.message}`, error.code)
       }
       // A transport failure (HTTP server gone, broken pipe): treat the connection as dropped.
       this.dropped(generation, messageOf(error))
       throw new McpUnavailableError(this.config.name, messageOf(error))
+    } finally {
+      signal.removeEventListener('abort', forward)
     }
     if (result.isError) {
       // A leading "Error: " (how Cordage and many servers render failures) is not repeated in our own rendering.
@@ -147,7 +166,7 @@ export class McpConnection {
     const { client, transport } = this
     this.client = undefined
     this.transport = undefined
-    if (transport instanceof StreamableHTTPClientTransport) await transport.terminateSession().catch(() => {})
+    if (transport && 'terminateSession' in transport) await (transport as { terminateSession(): Promise<void> }).terminateSession().catch(() => {})
     await client?.close().catch((error) => this.logger.warn(`${this.config.name}: close failed: ${messageOf(error)}`))
   }
 
@@ -169,11 +188,13 @@ export class McpConnection {
     return tools
   }
 
-  private createTransport(): Transport {
+  private async createTransport(): Promise<Transport> {
     const config = this.config
     if (config.transport === 'stdio') {
       return new StdioClientTransport({ command: config.command, args: config.args, env: config.env, cwd: config.cwd, stderr: 'inherit' })
     }
+    // Loaded on demand: stdio-only use does not pull in the HTTP/SSE client stack.
+    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js')
     return new StreamableHTTPClientTransport(new URL(config.url), config.headers ? { requestInit: { headers: config.headers } } : undefined)
   }
 

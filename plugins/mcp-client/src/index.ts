@@ -1,5 +1,5 @@
 import type { Context } from 'cordis'
-import type {} from '@cordage/registry'
+import type { ToolRegistry } from '@cordage/registry'
 import { McpBridge } from './bridge.js'
 import { Config, type McpClientConfig } from './config.js'
 
@@ -17,7 +17,8 @@ export { McpConfigError, McpDisconnectedError, McpProtocolError, McpToolError, M
 
 /** Connects to one MCP server and keeps its tools registered as `mcp__<server>__<tool>`. */
 export async function apply(ctx: Context, config: McpClientConfig): Promise<void> {
-  const bridge = new McpBridge(ctx.tools, config, ctx.logger(`mcp-client:${config.name}`))
+  const tools: ToolRegistry = ctx.tools
+  const bridge = new McpBridge(tools, config, ctx.logger(`mcp-client:${config.name}`))
   ctx.effect(() => () => bridge.close(), `mcp-client(${JSON.stringify(config.name)})`)
   // The first attempt is awaited so the tools exist once loading resolves; a failure only schedules retries.
   await bridge.connection.start()

@@ -10,7 +10,6 @@ const MAX_SCHEMA_IN_DESCRIPTION = 4_000
 export interface BridgeOptions {
   server: string
   modelSees: ModelSees
-  timeoutMs: number
   call(tool: string, args: JsonValue, signal: AbortSignal): Promise<McpResult>
 }
 
@@ -49,7 +48,6 @@ export function bridgeTool(name: string, tool: Tool, options: BridgeOptions): Br
       if (violations.length) throw new ToolArgsError(`invalid arguments for ${name}:\n${formatViolations(violations)}`, [...violations])
       return call(tool.name, args, exec.signal)
     },
-    timeoutMs: options.timeoutMs,
     // Read-only tools may run alongside others; anything else keeps the registry's exclusive default.
     concurrency: tool.annotations?.readOnlyHint === true ? 'parallel' : 'exclusive',
   }

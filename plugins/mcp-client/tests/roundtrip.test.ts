@@ -1,3 +1,5 @@
+// Must run before the SDK's HTTP client is imported (see ts-loader.ts).
+// oxlint-disable-next-line import/no-unassigned-import
 import './ts-loader.js'
 import { join, resolve } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'

@@ -66,6 +66,8 @@ export async function serveHttp(tools: ToolRegistry, info: ServerInfo, options: 
         ...(allowedHosts && { enableDnsRebindingProtection: true, allowedHosts }),
       })
       const created: Session = { transport, server: createMcpServer(tools, info) }
+      // The SDK transport exposes a callback property, not an EventTarget.
+      // oxlint-disable-next-line unicorn/prefer-add-event-listener
       transport.onclose = () => {
         if (transport.sessionId) sessions.delete(transport.sessionId)
       }

@@ -1,6 +1,6 @@
 import type { Context } from 'cordis'
 import { z } from 'zod'
-import type {} from '@cordage/registry'
+import type { ToolRegistry } from '@cordage/registry'
 import { serveHttp } from './http.js'
 import { serveStdio, type McpEndpoint } from './server.js'
 
@@ -28,14 +28,15 @@ export { toMcpContent } from './content.js'
 /** Serves `ctx.tools` over MCP; announces tool list changes; unloading closes the endpoint. */
 export async function apply(ctx: Context, config: McpServerConfig): Promise<void> {
   const logger = ctx.logger('mcp-server')
+  const tools: ToolRegistry = ctx.tools
   const info = { name: config.serverName, version: config.serverVersion }
   let endpoint: McpEndpoint
   if (config.transport === 'http') {
-    const http = await serveHttp(ctx.tools, info, config)
+    const http = await serveHttp(tools, info, config)
     logger.info(`listening on ${http.url}`)
     endpoint = http
   } else {
-    endpoint = await serveStdio(ctx.tools, info)
+    endpoint = await serveStdio(tools, info)
   }
   ctx.effect(() => () => endpoint.close(), 'mcp-server endpoint')
   ctx.on('tools/changed', () => endpoint.toolsChanged())

@@ -1,3 +1,5 @@
+// Must run before the SDK's HTTP client is imported (see ts-loader.ts).
+// oxlint-disable-next-line import/no-unassigned-import
 import './ts-loader.js'
 import { request } from 'node:http'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -86,7 +88,7 @@ describe('mcp-server', () => {
     const command = serveCommand()
     const transport = new StdioClientTransport({ command: command.command, args: command.args, cwd: command.cwd, env: command.env })
     const { client, changes } = await connect(transport)
-    await checkServer(client, changes)
+    await expect(checkServer(client, changes)).resolves.toBeUndefined()
   })
 
   it('passes MCP cancellation to the tool body through the pipeline signal', async () => {
@@ -105,7 +107,7 @@ describe('mcp-server', () => {
     const url = /listening on (\S+)/.exec(ctx.logs.map((record) => record.text).join('\n'))![1]!
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/)
     const { client, changes } = await connect(new StreamableHTTPClientTransport(new URL(url)))
-    await checkServer(client, changes)
+    await expect(checkServer(client, changes)).resolves.toBeUndefined()
     await client.close()
     await fiber.dispose()
     await expect(fetch(url, { method: 'POST' })).rejects.toThrow()
