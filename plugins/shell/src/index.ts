@@ -21,7 +21,10 @@ export interface Config {
   env: { allow: string[]; deny: string[]; set: Record<string, string> }
 }
 
-export const Config: Schema<Config> = Schema.object({
+/** What a caller may pass: every key optional (defaults fill the rest, `env` keys included). */
+export type ConfigInput = Partial<Omit<Config, 'env'>> & { env?: Partial<Config['env']> }
+
+export const Config: Schema<ConfigInput, Config> = Schema.object({
   root: Schema.string().description('Workspace root; `cwd` must stay inside it. Default: process.cwd() at load.'),
   shell: Schema.string().default('bash').description('Shell binary, run as `<shell> -c <command>`.'),
   defaultTimeoutMs: Schema.natural().min(1).default(120_000).description('Foreground timeout when the call gives none.'),
@@ -33,7 +36,7 @@ export const Config: Schema<Config> = Schema.object({
     deny: Schema.array(Schema.string()).default([...DEFAULT_ENV_DENY]).description('Variables withheld (patterns, case-insensitive).'),
     set: Schema.dict(Schema.string()).default({}).description('Variables added or overridden.'),
   }).default({ allow: ['*'], deny: [...DEFAULT_ENV_DENY], set: {} }),
-}) as Schema<Config>
+}) as Schema<ConfigInput, Config>
 
 export function apply(ctx: Context, config: Config): void {
   if (config.defaultTimeoutMs > config.maxTimeoutMs) {

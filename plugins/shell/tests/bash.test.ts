@@ -139,10 +139,12 @@ describe('bash environment', () => {
   })
 
   it('lets exact names through, honours a narrow allow-list and sets variables', async () => {
-    const { bash } = await setup({ config: { env: { allow: ['PATH', 'CORDAGE_TEST_TOKEN'], deny: shell.DEFAULT_ENV_DENY as string[], set: { EXTRA: '1' } } } })
+    const { bash } = await setup({ config: { env: { allow: ['PATH', 'CORDAGE_TEST_TOKEN', 'CORDAGE_TEST_*'], set: { EXTRA: '1' } } } })
     const env = value(await bash({ command: 'env' })).stdout as string
     expect(env.split('\n').filter(Boolean).map((line) => line.split('=')[0]).sort()).toEqual(expect.arrayContaining(['CORDAGE_TEST_TOKEN', 'EXTRA', 'PATH']))
-    expect(env).not.toContain('CORDAGE_TEST_PLAIN')
+    expect(env).toContain('CORDAGE_TEST_PLAIN=')
     expect(env).not.toContain('CORDAGE_TEST_API_KEY')
+    expect(env).not.toContain('CORDAGE_TEST_SECRET')
+    expect(env).not.toContain('HOME=')
   })
 })

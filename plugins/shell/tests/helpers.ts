@@ -41,7 +41,7 @@ export function value(result: ToolExecutionResult): any {
 }
 
 /** A context with the registry, optionally the jobs service, and the shell plugin rooted at a temp dir. */
-export async function setup(options: { jobs?: boolean; config?: Partial<shell.Config> } = {}) {
+export async function setup(options: { jobs?: boolean; config?: shell.ConfigInput } = {}) {
   const root = tempDir()
   const ctx = await createTestContext()
   const jobsFiber = options.jobs === false ? undefined : await ctx.plugin(Jobs, {})
