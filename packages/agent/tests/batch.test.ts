@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import Schema from 'schemastery'
-import { defineTool } from '@cordage/core'
 import { createTestContext, ScriptedModel } from '@cordage/testing'
 import { Agent, type AgentEvent, type Message } from '../src/index.js'
-import { sleepTool, type Interval } from './helpers.js'
+import { noteTool, sleepTool, type Interval } from './helpers.js'
 
 type ToolMessage = Extract<Message, { role: 'tool' }>
 
@@ -129,17 +127,7 @@ describe('tool batches', () => {
 
   it('appends additionalContexts as user-role context after the whole batch, in model order', async () => {
     const ctx = await createTestContext()
-    ctx.tools.register(defineTool({
-      name: 'note',
-      description: 'Adds a context note.',
-      parameters: Schema.object({ text: Schema.string().required() }),
-      output: { schema: Schema.object({ ok: Schema.boolean().required() }), render: () => [{ type: 'text', text: 'noted' }] },
-      concurrency: 'parallel',
-      execute(args, exec) {
-        exec.deferContext({ source: 'lint', text: args.text })
-        return { ok: true }
-      },
-    }))
+    ctx.tools.register(noteTool())
     await ctx.plugin(ScriptedModel, { turns: [{ toolCalls: [{ name: 'note', arguments: { text: 'one' } }, { name: 'note', arguments: { text: 'two' } }] }, { text: 'ok' }] })
     const agent = new Agent(ctx)
     await agent.run('go')

@@ -65,3 +65,18 @@ export function secretTool(secret: string) {
     execute: (args) => ({ key: args.key, secret }),
   })
 }
+
+/** A parallel-safe tool that queues `text` as additional context for its result. */
+export function noteTool() {
+  return defineTool({
+    name: 'note',
+    description: 'Adds a context note.',
+    parameters: Schema.object({ text: Schema.string().required() }),
+    output: { schema: Schema.object({ ok: Schema.boolean().required() }), render: () => [{ type: 'text', text: 'noted' }] },
+    concurrency: 'parallel',
+    execute(args, exec) {
+      exec.deferContext({ source: 'lint', text: args.text })
+      return { ok: true }
+    },
+  })
+}

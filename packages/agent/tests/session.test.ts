@@ -5,7 +5,7 @@ import Schema from 'schemastery'
 import { defineTool } from '@cordage/core'
 import { createTestContext, ScriptedModel, type ScriptStep } from '@cordage/testing'
 import { Agent, SessionLog, deriveMessages, loadSession, resolveSessionFile, type SessionEvent } from '../src/index.js'
-import { secretTool, tempDir } from './helpers.js'
+import { noteTool, secretTool, tempDir } from './helpers.js'
 
 const MARKER = 'CANONICAL-ONLY-7f3a9c'
 
@@ -62,7 +62,12 @@ describe('session log', () => {
 
   it('replays (deriveMessages on the file) byte for byte what the model received', async () => {
     const cwd = await tempDir()
-    const { ctx, model } = await setup([...twoLookups.slice(0, 1), { toolCalls: [{ name: 'missing', arguments: '{bad' }] }, { text: 'Done.' }])
+    const { ctx, model } = await setup([
+      { text: 'Looking.', toolCalls: [{ name: 'lookup', arguments: { key: 'alpha' } }, { name: 'note', arguments: { text: 'ünïcode ✓ "quoted"\n' } }] },
+      { toolCalls: [{ name: 'missing', arguments: '{bad' }] },
+      { text: 'Done.' },
+    ])
+    ctx.tools.register(noteTool())
     const session = SessionLog.create({ cwd })
     const agent = new Agent(ctx, { session, system: 'sys' })
     await agent.run('first')
@@ -74,6 +79,7 @@ describe('session log', () => {
       expect(JSON.stringify(replayed.slice(0, request.messages.length))).toBe(JSON.stringify(request.messages))
     }
     expect(replayed.at(-1)).toEqual({ role: 'assistant', content: 'Done.' })
+    expect(replayed).toContainEqual({ role: 'user', content: '<context source="lint">\nünïcode ✓ "quoted"\n\n</context>' })
   })
 
   it('resumes a session whose last line was cut mid-write, repairing the call left without a result', async () => {
