@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { ToolAbortedBeforeDispatchError } from '@cordage/core'
 import { SessionError } from './errors.js'
-import type { SessionEvent, SessionEventMap, SessionHeader, SessionEventType } from './session-types.js'
+import type { SessionEvent, SessionEventMap, SessionHeader } from './session-types.js'
 
 /** A parsed session file: header, events (repairs included) and what was tolerated on the way. */
 export interface LoadedSession {
@@ -114,9 +114,4 @@ export function repairMissingResults(events: readonly SessionEvent[]): SessionEv
       error: { message: error.message, code: error.code },
     },
   }))
-}
-
-/** The event types a session file may contain, for readers that validate. */
-export function isSessionEventType(type: string): type is SessionEventType {
-  return EVENT_TYPES.has(type)
 }
