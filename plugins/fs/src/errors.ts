@@ -8,9 +8,7 @@ export type FsErrorCode =
 
 /** A file tool failure written for the model: the message says what happened and what to do next. */
 export class FsError extends CordageError {
-  constructor(code: FsErrorCode, message: string, options?: { cause?: unknown }) {
-    super(code, message, options)
-  }
+  declare readonly code: FsErrorCode
 }
 
 /** Maps a Node `fs` error on `display` to an `FsError` with a remedy, or rethrows the unexpected. */

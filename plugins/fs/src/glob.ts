@@ -40,7 +40,7 @@ export function globTool(runtime: FsRuntime): PagedTool {
     async execute(args, exec) {
       const { cwd, prefix } = await resolveSearchRoot(workspace, args.path, false)
       if (cwd === undefined) throw new FsError('NOT_A_DIRECTORY', `${args.path} is a file; glob needs a directory as path`)
-      const query = { cwd, pattern: args.pattern, max: settings.maxResults, signal: exec.signal }
+      const query = { cwd, pattern: args.pattern, max: settings.maxResults, signal: AbortSignal.any([exec.signal, runtime.lifetime]) }
       const found = runtime.rgPath ? await ripgrepGlob(runtime.rgPath, query) : await nodeGlob(workspace.root, query)
       return { paths: prefix ? found.items.map((item) => prefix + item) : found.items, truncated: found.truncated }
     },

@@ -81,7 +81,7 @@ export function grepTool(runtime: FsRuntime): PagedTool {
         context: args.context,
         max: settings.maxResults,
         maxLineLength: settings.maxLineLength,
-        signal: exec.signal,
+        signal: AbortSignal.any([exec.signal, runtime.lifetime]),
       }
       const found = runtime.rgPath ? await ripgrepGrep(runtime.rgPath, query) : await nodeGrep(workspace.root, query)
       const display = root.file ? workspace.display(root.file) : undefined

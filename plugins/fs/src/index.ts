@@ -1,5 +1,5 @@
 import type { Context } from 'cordis'
-import type {} from '@cordage/registry'
+import type { ToolRegistry } from '@cordage/registry'
 import Schema from 'schemastery'
 import { editTool } from './edit.js'
 import { globTool } from './glob.js'
@@ -46,16 +46,22 @@ export const Config: Schema<Config> = Schema.object({
 export async function apply(ctx: Context, config: Config): Promise<void> {
   const rgPath = config.search === 'node' ? undefined : await findRipgrep()
   if (config.search === 'ripgrep' && !rgPath) throw new Error('fs: config.search is "ripgrep" but the @vscode/ripgrep binary is not installed for this platform')
+  const lifetime = new AbortController()
   const runtime: FsRuntime = {
     settings: config,
     workspace: new Workspace(config.root ?? process.cwd(), config.allowOutsideRoot),
     tracker: new ReadTracker(config.requireReadBeforeWrite),
     rgPath,
+    lifetime: lifetime.signal,
   }
-  ctx.effect(() => () => runtime.tracker.clear(), 'fs.tracker')
+  ctx.effect(() => () => {
+    runtime.tracker.clear()
+    lifetime.abort(new Error('the fs plugin was unloaded'))
+  }, 'fs lifetime')
   const glob = globTool(runtime)
   const grep = grepTool(runtime)
-  for (const definition of [readTool(runtime), writeTool(runtime), editTool(runtime), glob.definition, grep.definition]) ctx.tools.register(definition)
+  const tools: ToolRegistry = ctx.tools
+  for (const definition of [readTool(runtime), writeTool(runtime), editTool(runtime), glob.definition, grep.definition]) tools.register(definition)
   spillPages(ctx, [glob, grep], config.pageSize)
 }
 

@@ -77,7 +77,9 @@ export async function readLines(path: string, options: LineWindowOptions): Promi
       lastByte = chunk[bytesRead - 1]!
       let start = 0
       let newline: number
-      while (collecting) {
+      // `finish` closes the window (collecting = false) when a bound is reached.
+      for (;;) {
+        if (!collecting) break
         newline = chunk.indexOf(10, start)
         const inWindow = total + 1 >= offset
         if (newline === -1) {

@@ -19,4 +19,6 @@ export interface FsRuntime {
   tracker: ReadTracker
   /** Absolute path of the ripgrep binary, or undefined to use the pure-JS search. */
   rgPath: string | undefined
+  /** Aborts when the plugin unloads: searches still running stop and their processes are killed. */
+  lifetime: AbortSignal
 }

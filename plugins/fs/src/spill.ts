@@ -1,5 +1,5 @@
 import type { Context } from 'cordis'
-import type {} from '@cordage/registry'
+import type { ToolRegistry } from '@cordage/registry'
 import type { JsonValue, ToolDefinition } from '@cordage/core'
 
 /** The part of the optional `spill` service the paged tools use. */
@@ -33,7 +33,7 @@ export function spillPages(ctx: Context, tools: PagedTool[], pageSize: number): 
     const count = tool.count(value)
     if (count <= pageSize && !tool.page(exec.arguments, value).includes('(Showing ')) return decision
     // A same-named tool of another plugin is not ours to page.
-    if (ctx.get('tools')?.get(exec.name) !== tool.definition) return decision
+    if ((ctx.get('tools') as ToolRegistry | undefined)?.get(exec.name) !== tool.definition) return decision
     const spill = ctx.get('spill') as SpillService | undefined
     if (!spill) return decision
     try {

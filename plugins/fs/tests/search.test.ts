@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -194,6 +195,17 @@ describe('glob and grep on a 20 000-file tree', () => {
     setTimeout(() => controller.abort(), 5)
     const result = await pending
     expect(result.isError && result.error.info?.code).toBe('ABORTED')
+  })
+
+  it('unloading stops running searches and kills their ripgrep processes', async () => {
+    const { ctx, fiber } = await withSpill()
+    const pending = ctx.tools.execute({ name: 'grep', arguments: { pattern: '(a|b|c)+x?y?z?' } })
+    const children = () => spawnSync('ps', ['-o', 'pid=,comm=', '--ppid', String(process.pid)], { encoding: 'utf8' }).stdout.split('\n').filter((line) => /\brg\b/.test(line))
+    while (children().length === 0) await new Promise((resolve) => setTimeout(resolve, 5))
+    await fiber.dispose()
+    const result = await pending
+    expect(result.isError && result.error.message).toMatch(/unloaded/)
+    expect(children()).toEqual([])
   })
 
   it('unloading removes its tools and its post-execute listener', async () => {
