@@ -50,7 +50,10 @@ export class ChunkAssembler {
   private toolDelta(part: any): void {
     let slot = typeof part.index === 'number' ? this.byIndex.get(part.index) : undefined
     if (!slot && part.index === undefined) {
-      slot = part.id ? this.slots.find((candidate) => candidate.id === part.id) : this.slots.at(-1)
+      // Without an index: the call with this id, else the last call unless a different name starts a new one.
+      const last = this.slots.at(-1)
+      const name = part.function?.name
+      slot = part.id ? this.slots.find((candidate) => candidate.id === part.id) : last && !(name && last.name && name !== last.name) ? last : undefined
     }
     if (!slot) {
       slot = { id: '', name: '', arguments: '' }

@@ -158,3 +158,47 @@ describe('model-openai failures', () => {
     await dispose()
   })
 })
+
+describe('model-openai against servers that are not quite Chat Completions', () => {
+  async function serve(contentType: string, body: string): Promise<{ baseURL: string; close: () => Promise<void> }> {
+    const { createServer: createHttpServer } = await import('node:http')
+    const http = createHttpServer((_req, res) => { res.writeHead(200, { 'content-type': contentType }); res.end(body) })
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve))
+    const { port } = http.address() as { port: number }
+    return { baseURL: `http://127.0.0.1:${port}/v1`, close: () => new Promise((resolve) => { http.close(() => resolve()); http.closeAllConnections() }) }
+  }
+
+  it('reports an HTML page (a base URL pointing at a website) as MODEL_STREAM naming baseURL', async () => {
+    const site = await serve('text/html', '<!doctype html><title>Welcome</title>')
+    const { model, dispose } = await loadModel(site.baseURL)
+    const error = await failure(model.stream(hi))
+    expect(error.code).toBe('MODEL_STREAM')
+    expect(error.message).toBe(`expected an event stream from ${site.baseURL}/chat/completions but got text/html: <!doctype html><title>Welcome</title> — check that baseURL points at the API (it usually ends in /v1)`)
+    await dispose()
+    await site.close()
+  })
+
+  it('accepts a JSON completion from a server that ignores stream: true', async () => {
+    const plain = await serve('application/json', JSON.stringify({ choices: [{ finish_reason: 'stop', message: { role: 'assistant', content: 'whole answer' } }] }))
+    const { model, dispose } = await loadModel(plain.baseURL)
+    expect(await collect(model.stream(hi))).toEqual([{ type: 'text', delta: 'whole answer' }, { type: 'done', finishReason: 'stop' }])
+    await dispose()
+    await plain.close()
+  })
+
+  it('accepts a stream that ends after finish_reason without [DONE], and rejects one cut before it', async () => {
+    const chunk = (delta: object, finish: string | null) => `data: ${JSON.stringify({ choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`
+    const finished = await serve('text/event-stream', chunk({ content: 'done' }, null) + chunk({}, 'stop'))
+    const cut = await serve('text/event-stream', chunk({ content: 'half' }, null))
+    const a = await loadModel(finished.baseURL)
+    expect(await collect(a.model.stream(hi))).toEqual([{ type: 'text', delta: 'done' }, { type: 'done', finishReason: 'stop' }])
+    const b = await loadModel(cut.baseURL)
+    const error = await failure(b.model.stream(hi))
+    expect(error.code).toBe('MODEL_INTERRUPTED')
+    expect(error.message).toBe('the connection closed before the stream finished (no finish_reason and no [DONE])')
+    await a.dispose()
+    await b.dispose()
+    await finished.close()
+    await cut.close()
+  })
+})

@@ -1,15 +1,50 @@
 import { bench } from 'vitest'
 import { Agent, type Message } from '@cordage/agent'
 import type { ToolDefinition } from '@cordage/core'
-import { compare, startFakeOpenAI, type FakeOpenAIRequest, type FakeReply } from '@cordage/testing'
+import { startFakeOpenAI, type FakeOpenAIRequest, type FakeReply } from '@cordage/testing'
 import { collect, loadModel } from './helpers.js'
 
 const once = { iterations: 1, warmupIterations: 0, time: 0, warmupTime: 0 }
+const ROUNDS = 15
+
+const median = (values: number[]) => values.sort((a, b) => a - b)[values.length >> 1]!
+
+/**
+ * Interleaved rounds; prints the median per call of wall time and of this process's CPU time (server and
+ * client share the process, so both sides of every variant are counted alike). CPU time is what stays
+ * stable on a busy machine, where wall time mostly measures waiting for a core.
+ */
+async function measure(title: string, variants: Array<{ name: string; fn: () => Promise<unknown> }>, iterations: number): Promise<void> {
+  for (const variant of variants) for (let i = 0; i < iterations; i++) await variant.fn()
+  const wall = variants.map(() => [] as number[])
+  const cpu = variants.map(() => [] as number[])
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 ? [...variants.keys()].reverse() : [...variants.keys()]
+    for (const index of order) {
+      const cpuStart = process.cpuUsage()
+      const start = performance.now()
+      for (let i = 0; i < iterations; i++) await variants[index]!.fn()
+      wall[index]!.push((performance.now() - start) / iterations)
+      const used = process.cpuUsage(cpuStart)
+      cpu[index]!.push((used.user + used.system) / 1000 / iterations)
+    }
+  }
+  const baseWall = median(wall[0]!)
+  const baseCpu = median(cpu[0]!)
+  const lines = [`\n${title} (medians of ${ROUNDS} interleaved rounds × ${iterations})`]
+  variants.forEach((variant, index) => {
+    const w = median(wall[index]!)
+    const c = median(cpu[index]!)
+    const ratio = index === 0 ? 'baseline' : `wall ${(w / baseWall).toFixed(2)}×, cpu ${(c / baseCpu).toFixed(2)}×`
+    lines.push(`  ${variant.name.padEnd(42)} wall ${w.toFixed(2).padStart(7)} ms  cpu ${c.toFixed(2).padStart(7)} ms  ${ratio}`)
+  })
+  console.log(lines.join('\n'))
+}
 
 const lookup: ToolDefinition<{ key: string }, { key: string; value: string }> = {
   name: 'lookup',
   description: 'Looks a key up.',
-  parameters: { type: 'object', properties: { key: { type: 'string' } }, required: ['key'], additionalProperties: false },
+  parameters: { type: 'object', properties: { key: { type: 'string' }, note: { type: 'string' } }, required: ['key'], additionalProperties: false },
   output: {
     schema: { type: 'object', properties: { key: { type: 'string' }, value: { type: 'string' } }, required: ['key', 'value'] },
     render: (_args, value) => [{ type: 'text', text: `${value.key} = ${value.value}` }],
@@ -50,17 +85,25 @@ bench('agent-loop overhead per turn with 3 tool calls vs a raw fetch of the same
     if (calls.length !== 3) throw new Error(`expected 3 tool calls, got ${calls.length}`)
     await Promise.all(calls.map((call) => tools.execute({ name: call.name, arguments: JSON.parse(call.arguments), callId: call.id })))
   }
-  const turn = await compare('one turn: 3 streamed tool calls', { name: 'raw fetch, SSE read to the end', fn: () => rawFetch(toolBody!) }, [
+  // The second request as the agent sends it: the assistant turn and the three rendered results appended.
+  const followUp = JSON.parse(finalBody!).messages.slice(2).map((message: any): Message => (message.role === 'tool'
+    ? { role: 'tool', callId: message.tool_call_id, name: 'lookup', content: [{ type: 'text', text: message.content }], isError: false }
+    : { role: 'assistant', content: message.content ?? '', toolCalls: message.tool_calls.map((call: any) => ({ id: call.id, name: call.function.name, arguments: call.function.arguments })) }))
+  const providerRun = async () => {
+    await providerTurn()
+    await collect(model.stream({ messages: [...messages, ...followUp], tools: schemas }))
+  }
+
+  await measure('one turn: 3 streamed tool calls', [
+    { name: 'raw fetch, SSE read to the end', fn: () => rawFetch(toolBody!) },
+    { name: 'provider stream only', fn: () => collect(model.stream({ messages, tools: schemas })) },
     { name: 'provider stream + 3 × ctx.tools.execute', fn: providerTurn },
-  ], { iterations: 40, rounds: 9, unit: 'ms' })
-
-  const run = await compare('a whole run: 3-call turn, then the final answer', { name: 'raw fetch × 2, read to the end', fn: async () => { await rawFetch(toolBody!); await rawFetch(finalBody!) } }, [
+  ], 40)
+  await measure('a whole run: the 3-call turn, then the final answer', [
+    { name: 'raw fetch × 2, read to the end', fn: async () => { await rawFetch(toolBody!); await rawFetch(finalBody!) } },
+    { name: 'provider × 2 + 3 × ctx.tools.execute', fn: providerRun },
     { name: 'Agent.run (loop + registry + provider)', fn: () => new Agent(ctx, { system }).run(task) },
-  ], { iterations: 20, rounds: 9, unit: 'ms' })
-
-  const turnRatio = turn['provider stream + 3 × ctx.tools.execute']! / turn['raw fetch, SSE read to the end']!
-  const runRatio = run['Agent.run (loop + registry + provider)']! / run['raw fetch × 2, read to the end']!
-  console.log(`  ratios: provider turn ${turnRatio.toFixed(2)}×, agent run ${runRatio.toFixed(2)}× (target ≤ 1.2)`)
+  ], 20)
   await dispose()
   await server.close()
 }, once)
