@@ -15,6 +15,8 @@ const keep = argv.includes('--keep')
 // A relative --record path is relative to where `pnpm start` was typed (pnpm sets INIT_CWD).
 const recordArg = argv.find((arg) => arg.startsWith('--record='))?.slice('--record='.length)
 const record = recordArg && resolve(process.env.INIT_CWD ?? process.cwd(), recordArg)
+// Another recording to replay instead of the bundled one (used by the example's own tests).
+const cassette = resolve(argv.find((arg) => arg.startsWith('--cassette='))?.slice('--cassette='.length) ?? join(exampleDir, 'cassette.json'))
 const say = (text: string) => console.log(`\n== ${text}`)
 
 if (live && !process.env.OPENAI_API_KEY && !process.env.DEEPSEEK_API_KEY && !process.env.OPENAI_BASE_URL) {
@@ -32,7 +34,7 @@ try {
   console.log(`before: ${before.summary}`)
   if (before.ok) throw new Error('the fixture\'s tests already pass; there is nothing for the agent to fix')
 
-  const model = live ? (record ? ['--record', record] : []) : ['--cassette', join(exampleDir, 'cassette.json')]
+  const model = live ? (record ? ['--record', record] : []) : ['--cassette', cassette]
   say(`cordage run ${live ? '(live model)' : '(offline: recorded cassette)'}`)
   const run = spawnSync(process.execPath, [cordageBin(), 'run', ...model, TASK], { cwd: project, stdio: 'inherit', env: process.env })
   if (run.status !== 0) throw new Error(`cordage run exited with ${run.status ?? run.signal}`)

@@ -18,19 +18,24 @@ export function summarizeSession(text: string): { lines: string[]; edited: strin
   const calls = new Map<string, { name: string; arguments: Record<string, unknown> }>()
   const lines: string[] = []
   const edited: string[] = []
+  // Code Mode's nested calls are logged while their run_code call runs, before its result.
+  const nested: string[] = []
   let valuesLeaked = false
   for (const event of events) {
     if (event.type === 'assistant/message') {
       for (const call of event.data?.toolCalls ?? []) calls.set(call.id, { name: call.name, arguments: JSON.parse(call.arguments) })
     }
+    if (event.type === 'tool/code-dispatch' && event.data) {
+      nested.push(`            ↳ ${event.data.isError ? 'failed' : 'ok'} ${event.data.name} (called from run_code)`)
+    }
     if (event.type === 'tool/result' && event.data) {
       if ('value' in event.data) valuesLeaked = true
       const call = calls.get(event.data.callId ?? '')
-      const target = call ? String(call.arguments.command ?? call.arguments.pattern ?? call.arguments.path ?? '') : ''
+      const target = call ? String(call.arguments.command ?? call.arguments.pattern ?? call.arguments.path ?? String(call.arguments.code ?? '').split('\n')[0]) : ''
       if (call?.name === 'edit' && !event.data.isError) edited.push(target)
-      lines.push(`  ${event.data.isError ? 'failed' : 'ok    '}  ${event.data.name} ${target}`)
+      lines.push(`  ${event.data.isError ? 'failed' : 'ok    '}  ${event.data.name} ${target}`, ...nested.splice(0))
     }
   }
-  lines.unshift(`${lines.length} tool calls over ${events.filter((event) => event.type === 'assistant/message').length} model turns:`)
+  lines.unshift(`${lines.filter((line) => !line.includes('↳')).length} tool calls over ${events.filter((event) => event.type === 'assistant/message').length} model turns:`)
   return { lines, edited, valuesLeaked }
 }

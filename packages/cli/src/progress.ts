@@ -46,6 +46,13 @@ export class Progress {
     }
   }
 
+  /** A nested (Code Mode) call finished inside a running tool call. */
+  nested(name: string, isError: boolean, code?: string): void {
+    if (this.json) return this.output.json({ type: 'tool/nested', name, isError, ...(code && { code }) })
+    const mark = isError ? this.output.style('red', '✗') : this.output.style('green', '✓')
+    this.print(this.output.style('dim', `    ↳ ${mark} ${name}${code ? ` ${code}` : ''}`))
+  }
+
   /** Prints the run's closing summary (to stderr, so stdout stays the model's text and tool lines). */
   finish(result: AgentResult, session?: { id: string; file: string }): void {
     for (const { timer } of this.running.values()) clearTimeout(timer)

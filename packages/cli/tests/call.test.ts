@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { cordage, echoPlugin, project } from './helpers.js'
 
-describe.concurrent('cordage call', () => {
+describe.concurrent('cordage call', { timeout: 90_000 }, () => {
   const dir = project({ 'cordage.yml': 'plugins:\n  ./echo.mjs:\n    prefix: said\n', 'echo.mjs': echoPlugin })
 
   it('prints the rendered content of a successful call and exits 0', async () => {

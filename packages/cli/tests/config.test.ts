@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { cordage, echoPlugin, project } from './helpers.js'
 
-describe.concurrent('cordage.yml', () => {
+describe.concurrent('cordage.yml', { timeout: 90_000 }, () => {
   it('an unknown plugin stops the start (exit 2) and says what was tried', async () => {
     const dir = project({ 'cordage.yml': 'plugins:\n  nonexistent-thing: {}\n' })
     const result = await cordage(['tools'], { cwd: dir })

@@ -4,7 +4,7 @@ import { startFakeOpenAI } from '@cordage/testing'
 import { afterAll, describe, expect, it } from 'vitest'
 import { cordage, echoPlugin, project } from './helpers.js'
 
-describe('cordage run --record, then --cassette', () => {
+describe('cordage run --record, then --cassette', { timeout: 90_000 }, () => {
   const dir = project({ 'cordage.yml': 'plugins:\n  ./echo.mjs: {}\n', 'echo.mjs': echoPlugin })
   const durations = (text: string) => text.replace(/\(\d+ms\)/g, '(…)')
 

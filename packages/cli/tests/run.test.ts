@@ -19,7 +19,7 @@ const cassette = {
   ],
 }
 
-describe('cordage run with a cassette, then cordage replay', () => {
+describe('cordage run with a cassette, then cordage replay', { timeout: 90_000 }, () => {
   const dir = project({ 'cordage.yml': 'plugins:\n  ./echo.mjs: {}\nagent:\n  system: Be brief.\n', 'echo.mjs': echoPlugin, 'tape.json': JSON.stringify(cassette) })
   let run: Outcome
   let sessionFile: string
@@ -28,7 +28,7 @@ describe('cordage run with a cassette, then cordage replay', () => {
     run = await cordage(['run', '--cassette', 'tape.json', 'say one'], { cwd: dir })
     const sessions = join(dir, '.cordage', 'sessions')
     sessionFile = join(sessions, readdirSync(sessions).find((name) => name.endsWith('.jsonl'))!)
-  })
+  }, 90_000)
 
   it('streams the text and one line per tool call with status and duration, and exits 0', () => {
     expect(run.code).toBe(0)
@@ -85,7 +85,7 @@ describe('cordage run with a cassette, then cordage replay', () => {
   })
 })
 
-describe.concurrent('cordage run failures', () => {
+describe.concurrent('cordage run failures', { timeout: 90_000 }, () => {
   it('exits 1 when the cassette runs out before the model finishes', async () => {
     const dir = project({ 'cordage.yml': 'plugins:\n  ./echo.mjs: {}\n', 'echo.mjs': echoPlugin, 'short.json': JSON.stringify({ version: 1, turns: [cassette.turns[0]] }) })
     const result = await cordage(['run', '--cassette', 'short.json', 'go'], { cwd: dir })
@@ -116,7 +116,7 @@ describe.concurrent('cordage run failures', () => {
   })
 })
 
-describe('cordage chat', () => {
+describe('cordage chat', { timeout: 90_000 }, () => {
   it('reads one message per line from stdin and keeps one conversation', async () => {
     const tape = { version: 1, turns: [{ text: 'Hello there.' }, { toolCalls: [{ name: 'echo', arguments: '{"text":"again"}' }] }, { text: 'Echoed again.' }] }
     const dir = project({ 'cordage.yml': 'plugins:\n  ./echo.mjs: {}\n', 'echo.mjs': echoPlugin, 'tape.json': JSON.stringify(tape) })

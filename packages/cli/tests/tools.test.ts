@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { cordage, echoPlugin, project } from './helpers.js'
 
-describe.concurrent('cordage tools', () => {
+describe.concurrent('cordage tools', { timeout: 90_000 }, () => {
   it('--json prints every registered tool with its parameters and output schema', async () => {
     const dir = project({ 'cordage.yml': 'plugins:\n  - ./echo.mjs\n', 'echo.mjs': echoPlugin })
     const result = await cordage(['tools', '--json'], { cwd: dir })

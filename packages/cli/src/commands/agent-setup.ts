@@ -1,9 +1,10 @@
-import { Agent, SessionLog, resolveSessionFile, type AgentEvent, type AgentResult } from '@cordage/agent'
+import { Agent, SessionLog, resolveSessionFile, type AgentResult } from '@cordage/agent'
 import { integerOption, stringOption, type Options } from '../args.js'
 import { EXIT } from '../errors.js'
 import { chooseModel, startModel } from '../model.js'
 import { startRuntime, type Runtime } from '../runtime.js'
 import type { RecordingModel } from '../cassette.js'
+import type { Progress } from '../progress.js'
 import type { CommandInput } from './command.js'
 
 /** Options shared by `run` and `chat`. */
@@ -27,7 +28,7 @@ function defaultSystem(cwd: string): string {
 }
 
 /** Starts the runtime (plugins, then the model), opens or creates the session and builds the agent. */
-export async function startAgent(input: CommandInput, onEvent: (event: AgentEvent) => void): Promise<AgentSession> {
+export async function startAgent(input: CommandInput, progress: Progress): Promise<AgentSession> {
   const { values, cwd, output, env } = input
   const runtime = await startRuntime({ cwd, configFile: stringOption(values, 'config'), verbose: !!values.verbose, output })
   try {
@@ -42,7 +43,11 @@ export async function startAgent(input: CommandInput, onEvent: (event: AgentEven
       system: stringOption(values, 'system') ?? runtime.config.agent.system ?? defaultSystem(cwd),
       maxTurns: integerOption(values, 'max-turns') ?? runtime.config.agent.maxTurns,
       session,
-      onEvent,
+      onEvent: progress.onEvent,
+    })
+    // Nested calls (Code Mode) are not agent events; the registry reports them with their parent token.
+    runtime.ctx.on('tools/result', (exec, result) => {
+      if (exec.parent !== undefined) progress.nested(exec.name, result.isError, result.isError ? result.error.info?.code : undefined)
     })
     return {
       runtime,

@@ -14,7 +14,7 @@ export const chatCommand: Command = {
   async run(input) {
     const { output, values, stdin } = input
     const progress = new Progress(output, !!values.json)
-    const setup = await startAgent(input, progress.onEvent)
+    const setup = await startAgent(input, progress)
     const interactive = (stdin as { isTTY?: boolean }).isTTY === true
     const lines = createInterface({ input: stdin, output: interactive ? process.stdout : undefined, terminal: interactive })
     let controller: AbortController | undefined

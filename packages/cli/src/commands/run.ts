@@ -16,7 +16,7 @@ export const runCommand: Command = {
     const task = positionals.join(' ').trim()
     if (!task) throw new CliError('usage: cordage run "<task>"')
     const progress = new Progress(output, !!values.json)
-    const setup = await startAgent(input, progress.onEvent)
+    const setup = await startAgent(input, progress)
     const controller = new AbortController()
     const interrupt = () => {
       if (controller.signal.aborted) process.exit(130)
