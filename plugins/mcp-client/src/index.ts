@@ -1,7 +1,7 @@
 import type { Context } from 'cordis'
 import type { ToolRegistry } from '@cordage/registry'
 import { McpBridge } from './bridge.js'
-import { Config, type McpClientConfig } from './config.js'
+import { Config, type McpClientOptions } from './config.js'
 
 export const name = 'mcp-client'
 export const inject = ['tools']
@@ -16,7 +16,9 @@ export { McpConnection, type McpState } from './connection.js'
 export { McpConfigError, McpDisconnectedError, McpProtocolError, McpToolError, McpUnavailableError } from './errors.js'
 
 /** Connects to one MCP server and keeps its tools registered as `mcp__<server>__<tool>`. */
-export async function apply(ctx: Context, config: McpClientConfig): Promise<void> {
+export async function apply(ctx: Context, options: McpClientOptions): Promise<void> {
+  // Cordis validated `options` against Config already; parsing again also covers direct calls and types the defaults.
+  const config = Config.parse(options)
   const tools: ToolRegistry = ctx.tools
   const bridge = new McpBridge(tools, config, ctx.logger(`mcp-client:${config.name}`))
   ctx.effect(() => () => bridge.close(), `mcp-client(${JSON.stringify(config.name)})`)

@@ -1,6 +1,3 @@
-// Must run before the SDK's HTTP client is imported (see ts-loader.ts).
-// oxlint-disable-next-line import/no-unassigned-import
-import './ts-loader.js'
 import { afterEach, describe, expect, it } from 'vitest'
 import { contentText, type ToolErrorResult } from '@cordage/core'
 import { createTestContext, testToolContract, type TestContext } from '@cordage/testing'

@@ -46,8 +46,8 @@ async function bridged(key: Key): Promise<void> {
 
 describe('MCP call over stdio, small result', () => {
   const options = { time: 3_000, warmupTime: 500 }
-  bench('direct: SDK Client.callTool', () => direct('direct'), { ...options, setup: fresh('direct'), teardown: (_task, mode) => mode === 'run' && cpuPerCall('direct')() })
-  bench('bridged: ctx.tools.execute(mcp__x__echo)', () => bridged('bridged'), { ...options, setup: fresh('bridged'), teardown: (_task, mode) => mode === 'run' && cpuPerCall('bridged')() })
+  bench('direct: SDK Client.callTool', () => direct('direct'), { ...options, setup: fresh('direct'), teardown: (_task, mode) => { if (mode === 'run') cpuPerCall('direct')() } })
+  bench('bridged: ctx.tools.execute(mcp__x__echo)', () => bridged('bridged'), { ...options, setup: fresh('bridged'), teardown: (_task, mode) => { if (mode === 'run') cpuPerCall('bridged')() } })
   // Alternating the two calls cancels drift in machine load between the phases above; its medians give the ratio.
   bench('paired: one direct + one bridged call', async () => {
     await direct('pairedDirect')

@@ -10,7 +10,6 @@ import { alive, connectedPids, httpFixture, until } from './helpers.js'
 // The Cordage MCP server fixture (registry + tools + mcp-server) from the sibling plugin's tests.
 const SERVER_FIXTURES = resolve(import.meta.dirname, '../../mcp-server/tests/fixtures')
 const REPO_ROOT = resolve(import.meta.dirname, '../../..')
-// @ts-expect-error plain .mjs fixture without types
 const { fixtureTools } = await import(join(SERVER_FIXTURES, 'tools.mjs'))
 
 const cleanups: Array<() => unknown> = []

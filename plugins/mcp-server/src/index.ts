@@ -26,7 +26,9 @@ export { mcpOutputSchema, structuredContent } from './schema.js'
 export { toMcpContent } from './content.js'
 
 /** Serves `ctx.tools` over MCP; announces tool list changes; unloading closes the endpoint. */
-export async function apply(ctx: Context, config: McpServerConfig): Promise<void> {
+export async function apply(ctx: Context, options: McpServerOptions = {}): Promise<void> {
+  // Cordis validated `options` against Config already; parsing again also covers direct calls and types the defaults.
+  const config = Config.parse(options)
   const logger = ctx.logger('mcp-server')
   const tools: ToolRegistry = ctx.tools
   const info = { name: config.serverName, version: config.serverVersion }
