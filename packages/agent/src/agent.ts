@@ -53,11 +53,11 @@ export class Agent {
     const finish = (stopReason: StopReason): AgentResult => ({ text, stopReason, turns, usage })
     this.running = true
     try {
-      if (this.options.system !== undefined && this.messages.length === 0) this.commit('system/message', { content: this.options.system })
-      if (input !== undefined) this.commit('user/message', { content: input })
       const observer: RunObserver = this.session ? codeDispatchObserver(this.session, (callId, owner) => owner === agent && this.inFlight.has(callId)) : {}
       observer.onJobCompleted = (payload) => notices.push(jobNotice(payload))
       stopObserving = observe(this.ctx, observer, this.session !== undefined)
+      if (this.options.system !== undefined && this.messages.length === 0) this.commit('system/message', { content: this.options.system })
+      if (input !== undefined) this.commit('user/message', { content: input })
       for (;;) {
         if (signal?.aborted) return finish('aborted')
         if (turns >= maxTurns) return finish('max-turns')
