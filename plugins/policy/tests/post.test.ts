@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import * as Policy from '../src/index.js'
 import { setup, textOf } from './helpers.js'
 
 describe('post-execution rules', () => {
@@ -75,5 +76,12 @@ describe('post-execution rules', () => {
     const result = await ctx.tools.execute({ name: 'account', arguments: {} })
     expect(textOf(result.content)).not.toContain('tok-SECRET')
     expect(result.additionalContexts).toEqual([{ source: 'inner', text: 'kept' }])
+  })
+
+  it('fails closed: a post rule that throws withholds the result', async () => {
+    const listener = Policy.createPostListener(Policy.compileRules([{ tool: '*', when: [{ pointer: '/x', equals: 1 }], action: 'block', feedback: 'x' }]))
+    const exec = { token: Symbol('t'), callId: 'c', name: 'account', signal: new AbortController().signal, get arguments(): never { throw new Error('boom') } }
+    const result = { isError: false as const, value: 1, content: [] }
+    expect(await listener(exec, result, async () => ({ kind: 'accept' }))).toEqual({ kind: 'block', feedback: 'policy rule 0 (block *) failed, so the result was withheld: boom' })
   })
 })
