@@ -1,15 +1,21 @@
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, realpathSync } from 'node:fs'
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { afterAll } from 'vitest'
 import type { ToolExecutionResult } from '@cordage/core'
 import { createTestContext } from '@cordage/testing'
 import { Jobs } from '@cordage/plugin-jobs'
 import * as shell from '../src/index.js'
 
-/** A fresh real temp directory (resolved, so comparisons with `pwd` hold). */
+const created: string[] = []
+afterAll(() => { for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true }) })
+
+/** A fresh real temp directory (resolved, so comparisons with `pwd` hold), removed after the file's tests. */
 export function tempDir(): string {
-  return realpathSync(mkdtempSync(join(tmpdir(), 'cordage-shell-')))
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), 'cordage-shell-')))
+  created.push(dir)
+  return dir
 }
 
 /** Whether `pid` is a live process according to `ps` (zombies count as dead). */
