@@ -197,6 +197,17 @@ describe('mcp-client over stdio', () => {
     expect(ctx.logs.filter((record) => record.text.includes('cannot connect')).length).toBe(attempts)
   })
 
+  it('skips tools whose names are already taken by another plugin, without disturbing that plugin', async () => {
+    const { ctx } = await load()
+    const before = ctx.tools.get('mcp__fx__echo')
+    const second = await ctx.plugin(plugin, stdioFixture().config)
+    expect(ctx.tools.get('mcp__fx__echo')).toBe(before)
+    expect(ctx.logs.some((record) => record.type === 'warn' && record.text.includes('not registered as mcp__fx__echo'))).toBe(true)
+    await second.dispose()
+    expect(ctx.tools.get('mcp__fx__echo')).toBe(before)
+    expect(contentText((await ctx.tools.execute({ name: 'mcp__fx__echo', arguments: { text: 'first' } })).content)).toBe('first')
+  })
+
   it.each([
     [{ name: 'x', transport: 'stdio' }, 'command'],
     [{ name: 'x', transport: 'http' }, 'url'],
