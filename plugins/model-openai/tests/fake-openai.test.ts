@@ -8,6 +8,8 @@ async function post(body: unknown, headers: Record<string, string> = {}): Promis
   return fetch(`${server!.baseURL}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })
 }
 
+const json = (response: Response): Promise<any> => response.json()
+
 /** The JSON payloads of an SSE body, `[DONE]` kept as a string. */
 async function chunks(response: Response): Promise<any[]> {
   const text = await response.text()
@@ -48,7 +50,7 @@ describe('the fake OpenAI server (test kit)', () => {
 
   it('answers a non-streaming request with one chat.completion', async () => {
     server = await startFakeOpenAI([{ toolCalls: [{ id: 'c', name: 'f', arguments: { a: 1 } }], usage: { prompt_tokens: 1, completion_tokens: 1 } }])
-    const body = await (await post({ model: 'm', messages: user })).json()
+    const body = await json(await post({ model: 'm', messages: user }))
     expect(body).toMatchObject({
       object: 'chat.completion',
       choices: [{ finish_reason: 'tool_calls', message: { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }] } }],
@@ -65,16 +67,16 @@ describe('the fake OpenAI server (test kit)', () => {
     server = await startFakeOpenAI([{ text: 'unused' }])
     const response = await post(body)
     expect(response.status).toBe(400)
-    expect((await response.json()).error.message).toBe(message)
+    expect((await json(response)).error.message).toBe(message)
     expect(server.pending()).toBe(1)
   })
 
   it('checks the bearer key when given one, serves /v1/models, and records every request', async () => {
     server = await startFakeOpenAI([(request) => ({ text: `you said ${request.body.messages[0].content}` })], { apiKey: 'sk-1' })
     expect((await post({ model: 'm', messages: user })).status).toBe(401)
-    const ok = await (await post({ model: 'm', messages: user }, { authorization: 'Bearer sk-1' })).json()
+    const ok = await json(await post({ model: 'm', messages: user }, { authorization: 'Bearer sk-1' }))
     expect(ok.choices[0].message.content).toBe('you said hi')
-    expect((await (await fetch(`${server.baseURL}/models`)).json()).data[0].id).toBe('fake-model')
+    expect((await json(await fetch(`${server.baseURL}/models`))).data[0].id).toBe('fake-model')
     expect(server.requests.map((request) => [request.method, request.path, request.headers.authorization])).toEqual([
       ['POST', '/v1/chat/completions', undefined], ['POST', '/v1/chat/completions', 'Bearer sk-1'], ['GET', '/v1/models', undefined],
     ])
@@ -84,13 +86,13 @@ describe('the fake OpenAI server (test kit)', () => {
     server = await startFakeOpenAI([])
     const response = await post({ model: 'm', messages: user })
     expect(response.status).toBe(400)
-    expect((await response.json()).error.message).toBe('fake OpenAI server: no scripted turn left for request 1 (0 served)')
+    expect((await json(response)).error.message).toBe('fake OpenAI server: no scripted turn left for request 1 (0 served)')
   })
 
   it('scripts HTTP errors with Retry-After headers', async () => {
     server = await startFakeOpenAI([{ status: 429, retryAfter: 2, retryAfterMs: 1500, message: 'slow down' }])
     const response = await post({ model: 'm', messages: user })
     expect([response.status, response.headers.get('retry-after'), response.headers.get('retry-after-ms')]).toEqual([429, '2', '1500'])
-    expect((await response.json()).error).toEqual({ message: 'slow down', type: 'rate_limit_exceeded', param: null, code: 'rate_limit_exceeded' })
+    expect((await json(response)).error).toEqual({ message: 'slow down', type: 'rate_limit_exceeded', param: null, code: 'rate_limit_exceeded' })
   })
 })
