@@ -5,7 +5,7 @@ import Schema from 'schemastery'
 import { defineTool } from '@cordage/core'
 import { createTestContext, ScriptedModel, type ScriptStep } from '@cordage/testing'
 import { Agent, SessionLog, deriveMessages, loadSession, resolveSessionFile, type SessionEvent } from '../src/index.js'
-import { noteTool, secretTool, tempDir } from './helpers.js'
+import { noteTool, secretTool, sleepTool, tempDir, type Interval } from './helpers.js'
 
 const MARKER = 'CANONICAL-ONLY-7f3a9c'
 
@@ -115,6 +115,22 @@ describe('session log', () => {
     expect(reloaded.events.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5, 6])
     expect(reloaded.events[3]).toMatchObject({ type: 'tool/result', data: { callId: 'call_1_1', error: { code: 'ABORTED_BEFORE_DISPATCH' } } })
     expect(JSON.stringify(deriveMessages(reloaded.events).slice(0, request.messages.length))).toBe(JSON.stringify(request.messages))
+  })
+
+  it('records a result for every call of an aborted batch, so the session resumes without repairs', async () => {
+    const cwd = await tempDir()
+    const intervals: Interval[] = []
+    const { ctx } = await setup([{ toolCalls: [{ name: 'work', arguments: { label: 'long', ms: 5000 } }, { name: 'work', arguments: { label: 'next' } }] }])
+    ctx.tools.register(sleepTool('work', 'exclusive', intervals))
+    const session = SessionLog.create({ cwd })
+    const controller = new AbortController()
+    const agent = new Agent(ctx, { session, onEvent: (event) => event.type === 'tool/start' && setTimeout(() => controller.abort(), 10) })
+    expect(await agent.run('go', { signal: controller.signal })).toMatchObject({ stopReason: 'aborted' })
+    await session.close({ reason: 'aborted' })
+    const loaded = loadSession(session.file)
+    expect(loaded.warnings).toEqual([])
+    expect(loaded.events.filter((event) => event.type === 'tool/result').map((event) => (event.data as { error?: { code?: string } }).error?.code)).toEqual(['ABORTED', 'ABORTED_BEFORE_DISPATCH'])
+    expect(intervals.map((interval) => interval.label)).toEqual(['long'])
   })
 
   it('continues a complete last line that lost only its newline', async () => {
