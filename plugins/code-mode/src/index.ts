@@ -1,9 +1,8 @@
-import type { Context } from 'cordis'
+import { symbols, type Context } from 'cordis'
 import Schema from 'schemastery'
 import type { JsonValue } from '@cordage/core'
-import type {} from '@cordage/registry'
 import { createRunCode, RUN_CODE } from './run-code.js'
-import { loadModule } from './sandbox.js'
+import { loadModule } from './module.js'
 import { generateSdk } from './sdk.js'
 
 export { CodeRunError, type CodeRunFailureKind } from './errors.js'
@@ -36,7 +35,10 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
 
 /** Registers `run_code`; its SDK follows the registered tools (regenerated lazily after `tools/changed`). */
 export function apply(ctx: Context, config: Config): void {
-  const registry = ctx.get('tools')!
+  // The raw service, not the Context-bound proxy: property reads through the proxy cost microseconds
+  // each, and isParallel runs per nested call.
+  const service = ctx.get('tools')!
+  const registry: typeof service = (service as any)[symbols.original] ?? service
   const execute = registry.execute
   const hidden = new Set([RUN_CODE, ...config.exclude])
   let catalog: { names: string[]; sdk: string } | undefined

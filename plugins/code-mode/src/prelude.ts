@@ -17,8 +17,16 @@ export const PRELUDE = String.raw`(function (host, toolNames) {
   const stringify = JSON.stringify, parse = JSON.parse, ObjectProto = O.prototype, ArrayProto = Array.prototype;
   const isFiniteNumber = Number.isFinite, same = O.is, PromiseCtor = Promise, ErrorCtor = Error, StringCtor = String;
 
-  function offence(path, reason) { return new TypeError(path + ': ' + reason) }
-  function label(path, key) { return typeof key === 'number' ? path + '[' + key + ']' : /^[A-Za-z_$][\w$]*$/.test(key) ? path + '.' + key : path + '[' + stringify(key) + ']' }
+  // The path of the value being encoded, as keys; turned into text only for an error message.
+  const IDENT = /^[A-Za-z_$][\w$]*$/;
+  function offence(path, reason) {
+    let text = '$';
+    for (let i = 0; i < path.length; i++) {
+      const key = path[i];
+      text += typeof key === 'number' ? '[' + key + ']' : IDENT.test(key) ? '.' + key : '[' + stringify(key) + ']';
+    }
+    return new TypeError(text + ': ' + reason);
+  }
 
   // Lossless JSON text of a value, or a TypeError naming the path of the first offence.
   function encode(value, path, active) {
@@ -28,7 +36,7 @@ export const PRELUDE = String.raw`(function (host, toolNames) {
       case 'number':
         if (!isFiniteNumber(value)) throw offence(path, value + ' is not JSON');
         if (same(value, -0)) throw offence(path, '-0 is not JSON (it would become 0)');
-        return stringify(value);
+        return '' + value;
       case 'object': break;
       default: throw offence(path, (value === undefined ? 'undefined' : 'a ' + typeof value) + ' is not JSON');
     }
@@ -37,16 +45,18 @@ export const PRELUDE = String.raw`(function (host, toolNames) {
     active[active.length] = value;
     let out;
     const names = ownKeys(value);
+    const depth = path.length;
     if (isArray(value)) {
       if (getProto(value) !== ArrayProto) throw offence(path, 'an array subclass is not JSON');
       const length = value.length;
       if (names.length !== length + 1) throw offence(path, 'sparse arrays and named array properties are not JSON');
       out = '[';
       for (let i = 0; i < length; i++) {
+        path[depth] = i;
         const slot = describeProp(value, i);
-        if (!slot) throw offence(label(path, i), 'sparse array hole is not JSON');
-        if (!('value' in slot)) throw offence(label(path, i), 'accessors are not JSON');
-        out += (i ? ',' : '') + encode(slot.value, label(path, i), active);
+        if (!slot) throw offence(path, 'sparse array hole is not JSON');
+        if (!('value' in slot)) throw offence(path, 'accessors are not JSON');
+        out += (i ? ',' : '') + encode(slot.value, path, active);
       }
       out += ']';
     } else {
@@ -56,13 +66,15 @@ export const PRELUDE = String.raw`(function (host, toolNames) {
       for (let i = 0; i < names.length; i++) {
         const key = names[i];
         if (typeof key !== 'string') throw offence(path, 'symbol-keyed properties are not JSON');
+        path[depth] = key;
         const slot = describeProp(value, key);
-        if (!slot.enumerable) throw offence(label(path, key), 'non-enumerable properties are not JSON');
-        if (!('value' in slot)) throw offence(label(path, key), 'accessors are not JSON');
-        out += (i ? ',' : '') + stringify(key) + ':' + encode(slot.value, label(path, key), active);
+        if (!slot.enumerable) throw offence(path, 'non-enumerable properties are not JSON');
+        if (!('value' in slot)) throw offence(path, 'accessors are not JSON');
+        out += (i ? ',' : '') + stringify(key) + ':' + encode(slot.value, path, active);
       }
       out += '}';
     }
+    path.length = depth;
     active.length--;
     return out;
   }
@@ -109,7 +121,7 @@ export const PRELUDE = String.raw`(function (host, toolNames) {
   function call(name, args) {
     let text;
     try {
-      text = args === undefined ? '{}' : encode(args, '$', []);
+      text = args === undefined ? '{}' : encode(args, [], []);
     } catch (error) {
       return PromiseCtor.reject(new ToolCallError(name, 'the arguments are not JSON: ' + error.message));
     }
@@ -154,7 +166,7 @@ export const PRELUDE = String.raw`(function (host, toolNames) {
   }
 
   function finish(value) {
-    return value === undefined ? undefined : encode(value, '$', []);
+    return value === undefined ? undefined : encode(value, [], []);
   }
 
   function describe(error) {

@@ -1,6 +1,7 @@
-import { newQuickJSWASMModule, type QuickJSContext, type QuickJSHandle, type QuickJSRuntime, type QuickJSWASMModule } from 'quickjs-emscripten'
+import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from 'quickjs-emscripten'
 import { ToolAbortedError, type JsonValue } from '@cordage/core'
 import { CodeRunError, type CodeRunFailureKind } from './errors.js'
+import { dropModule, loadModule } from './module.js'
 import { PRELUDE } from './prelude.js'
 import type { CallOutcome, CallScheduler } from './scheduler.js'
 
@@ -28,39 +29,6 @@ export interface RunOptions {
   scheduler: CallScheduler
   /** Aborting ends the run (the caller cancelled); `runProgram` then rejects with `ToolAbortedError`. */
   signal?: AbortSignal
-}
-
-// One WASM module serves every run (each run gets its own runtime and context). A module that threw
-// from inside WASM is dropped so the next run loads a fresh one.
-let shared: Promise<QuickJSWASMModule> | undefined
-
-/** Loads (once) the QuickJS WASM module shared by all runs. */
-export function loadModule(): Promise<QuickJSWASMModule> {
-  shared ??= newQuickJSWASMModule().then(warmUp).catch((error: unknown) => {
-    shared = undefined
-    throw error
-  })
-  return shared
-}
-
-// V8 compiles WASM lazily and tiers it up while it runs: one throwaway run of the prelude makes the
-// first real run fast (and keeps compile time out of its CPU budget).
-function warmUp(module: QuickJSWASMModule): QuickJSWASMModule {
-  const runtime = module.newRuntime()
-  const context = runtime.newContext()
-  try {
-    const setup = context.unwrapResult(context.evalCode(PRELUDE, 'prelude.js'))
-    const host = context.newFunction('host', () => undefined)
-    const names = context.newString('["warm"]')
-    context.unwrapResult(context.callFunction(setup, context.undefined, host, names)).dispose()
-    for (const handle of [names, host, setup]) handle.dispose()
-    context.unwrapResult(context.evalCode('(async () => { let n = 0; for (let i = 0; i < 2000; i++) n += JSON.stringify({ i }).length; return n })()')).dispose()
-    runtime.executePendingJobs()
-  } finally {
-    context.dispose()
-    runtime.dispose()
-  }
-  return module
 }
 
 const LIMIT_DETAIL: Record<string, (limits: SandboxLimits) => string> = {
@@ -186,20 +154,20 @@ export async function runProgram(options: RunOptions): Promise<ProgramOutput> {
       }
       return clip(described.value.consume((handle) => context.getString(handle)))
     }
-    const classify = (text: string): CodeRunFailureKind => (/^InternalError: (out of memory|string too long)/.test(text) ? 'memory' : 'runtime')
 
     const wrapper = `(async () => {'use strict';${options.code}\n})()`
     const evaluated = enter(() => context.evalCode(wrapper, 'program.js'))
     if (evaluated.error) {
       const text = evaluated.error.consume(explain)
-      if (!failure) fail(/^SyntaxError/.test(text) ? 'syntax' : classify(text), text)
+      if (!failure) fail(text.startsWith('SyntaxError') ? 'syntax' : classify(text), text)
       throw failed()
     }
     const main = own(evaluated.value)
 
     for (;;) {
       if (cancelled) break
-      while (completions.length && !failure) {
+      while (completions.length) {
+        if (failure) break
         const payload = context.newString(completions.shift()!)
         const settled = enter(() => context.callFunction(settle, context.undefined, payload))
         payload.dispose()
@@ -255,7 +223,7 @@ export async function runProgram(options: RunOptions): Promise<ProgramOutput> {
     // The WASM itself failed (not the program): unwound mid-operation, the module is unusable. Drop it
     // without disposing anything in it; the next run loads a fresh one.
     broken = true
-    if (shared === current) shared = undefined
+    dropModule(current)
     if (error instanceof RangeError) {
       throw new CodeRunError('memory', 'the program exhausted the native stack (deep recursion inside a built-in such as JSON.stringify of deeply nested data); the sandbox was reset', logs)
     }
@@ -276,9 +244,15 @@ export async function runProgram(options: RunOptions): Promise<ProgramOutput> {
     const { kind, detail } = failure!
     return new CodeRunError(kind, detail, logs)
   }
-  function cancelledError(): Error {
-    return new ToolAbortedError('run_code was cancelled; its outstanding tool calls were aborted')
-  }
+}
+
+/** A VM exception that means a size limit was hit, not a program bug. */
+function classify(text: string): CodeRunFailureKind {
+  return /^InternalError: (out of memory|string too long)/.test(text) ? 'memory' : 'runtime'
+}
+
+function cancelledError(): Error {
+  return new ToolAbortedError('run_code was cancelled; its outstanding tool calls were aborted')
 }
 
 /** Keeps the first lines of a long error description (deep recursion gives thousands of frames). */

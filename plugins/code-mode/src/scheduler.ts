@@ -69,6 +69,6 @@ export class CallScheduler {
     this.controller.abort()
     const dropped = this.queue.splice(0)
     for (const entry of dropped) entry.done({ ok: false, message: 'the program run ended before this call started' })
-    while (this.running.size) await Promise.allSettled([...this.running])
+    while (this.running.size) await Promise.allSettled(this.running)
   }
 }

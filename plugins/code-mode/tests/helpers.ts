@@ -32,15 +32,17 @@ export function sleeper(name: string, concurrency: 'parallel' | 'exclusive', log
     concurrency,
     execute: (args, exec) => new Promise((resolve, reject) => {
       const start = performance.now()
-      const timer = setTimeout(() => {
-        log.push({ name, id: args.id, start, end: performance.now(), aborted: false })
-        resolve({ id: args.id })
-      }, args.ms)
-      exec.signal.addEventListener('abort', () => {
+      const onAbort = () => {
         clearTimeout(timer)
         log.push({ name, id: args.id, start, end: performance.now(), aborted: true })
         reject(new Error('aborted'))
-      }, { once: true })
+      }
+      const timer = setTimeout(() => {
+        exec.signal.removeEventListener('abort', onAbort)
+        log.push({ name, id: args.id, start, end: performance.now(), aborted: false })
+        resolve({ id: args.id })
+      }, args.ms)
+      exec.signal.addEventListener('abort', onAbort, { once: true })
     }),
   })
 }

@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest'
+import { failureOf, lookup, setup, sleeper, valueOf } from './helpers.js'
+
+type Span = { name: string; id: number; start: number; end: number; aborted: boolean }
+const overlaps = (a: Span, b: Span) => a.start < b.end && b.start < a.end
+
+describe('nested dispatch', () => {
+  it('completes 1 000 nested calls in one program', async () => {
+    const { run, results } = await setup([lookup])
+    const value = valueOf(await run('let total = 0; for (let i = 0; i < 1000; i++) total += (await tools.lookup({ id: i })).id; return total'))
+    expect(value.result).toBe(499500)
+    expect(results.filter((entry) => entry.exec.parent !== undefined)).toHaveLength(1000)
+  })
+
+  it('overlaps parallel-safe calls under Promise.all', async () => {
+    const spans: Span[] = []
+    const { run } = await setup([sleeper('nap', 'parallel', spans)])
+    const value = valueOf(await run('return (await Promise.all([1, 2, 3].map((id) => tools.nap({ id, ms: 80 })))).map((v) => v.id)'))
+    expect(value.result).toEqual([1, 2, 3])
+    expect(spans).toHaveLength(3)
+    const [a, b, c] = [1, 2, 3].map((id) => spans.find((span) => span.id === id)!)
+    expect(overlaps(a, b) && overlaps(b, c) && overlaps(a, c)).toBe(true)
+  })
+
+  it('runs exclusive calls alone, starting every call in submission order', async () => {
+    const spans: Span[] = []
+    const { run } = await setup([sleeper('nap', 'parallel', spans), sleeper('solo', 'exclusive', spans)])
+    valueOf(await run(`await Promise.all([
+      tools.nap({ id: 1, ms: 40 }), tools.nap({ id: 2, ms: 40 }), tools.solo({ id: 3, ms: 40 }),
+      tools.nap({ id: 4, ms: 40 }), tools.solo({ id: 5, ms: 40 }), tools.nap({ id: 6, ms: 40 }),
+    ])`))
+    const byStart = [...spans].sort((x, y) => x.start - y.start).map((span) => span.id)
+    expect(byStart).toEqual([1, 2, 3, 4, 5, 6])
+    for (const solo of spans.filter((span) => span.name === 'solo')) {
+      for (const other of spans) if (other !== solo) expect(overlaps(solo, other), `${solo.id} overlaps ${other.id}`).toBe(false)
+    }
+    expect(overlaps(spans.find((s) => s.id === 1)!, spans.find((s) => s.id === 2)!)).toBe(true)
+  })
+
+  it('aborts and drains outstanding calls before run_code returns when the program returns early', async () => {
+    const spans: Span[] = []
+    const { run } = await setup([sleeper('nap', 'parallel', spans)])
+    const value = valueOf(await run('tools.nap({ id: 1, ms: 10000 }); tools.nap({ id: 2, ms: 10000 }); await tools.nap({ id: 3, ms: 1 }); return "early"'))
+    expect(value.result).toBe('early')
+    // Settled (and recorded) before run_code returned: no call is left running.
+    expect(spans.map((span) => [span.id, span.aborted]).sort()).toEqual([[1, true], [2, true], [3, false]])
+  })
+
+  it('aborts outstanding calls when the program fails', async () => {
+    const spans: Span[] = []
+    const { run } = await setup([sleeper('nap', 'parallel', spans)])
+    failureOf(await run('tools.nap({ id: 1, ms: 10000 }); await tools.nap({ id: 2, ms: 1 }); throw new Error("stop")'))
+    expect(spans.map((span) => [span.id, span.aborted]).sort()).toEqual([[1, true], [2, false]])
+  })
+
+  it('reports ABORTED and aborts nested calls when the caller cancels run_code', async () => {
+    const spans: Span[] = []
+    const { ctx } = await setup([sleeper('nap', 'parallel', spans)])
+    const controller = new AbortController()
+    const pending = ctx.tools.execute({ name: 'run_code', arguments: { code: 'await tools.nap({ id: 1, ms: 10000 })' }, signal: controller.signal })
+    while (!spans.length && !(await Promise.race([pending.then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), 20))]))) {
+      if (ctx.logs.length > 100) break
+      controller.abort()
+    }
+    const failure = failureOf(await pending)
+    expect(failure.code).toBe('ABORTED')
+    expect(spans).toMatchObject([{ id: 1, aborted: true }])
+  })
+})
