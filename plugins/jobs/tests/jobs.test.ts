@@ -57,6 +57,14 @@ describe('jobs service', () => {
     expect(completionContext(completed[0]!).text).toContain('Background job job_1 (test: counting) exited with code 3')
   })
 
+  it('loads with no config and applies the defaults', async () => {
+    const ctx = await createTestContext()
+    await ctx.plugin(Jobs)
+    const job = ctx.jobs.start({ kind: 'test', title: 'defaults' })
+    job.write('x'.repeat(30_000))
+    expect(ctx.jobs.read(job.id, 0, 30_000)).toMatchObject({ offset: 0, nextOffset: 30_000, dropped: 0 })
+  })
+
   it('pages a long output with max_chars and reports more', async () => {
     const { ctx } = await setup()
     const job = ctx.jobs.start({ kind: 'test', title: 'long' })
