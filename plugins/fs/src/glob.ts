@@ -45,5 +45,11 @@ export function globTool(runtime: FsRuntime): PagedTool {
       return { paths: prefix ? found.items.map((item) => prefix + item) : found.items, truncated: found.truncated }
     },
   })
-  return { definition, spillName: 'paths.txt', fullText: (value: GlobValue) => value.paths.join('\n') + '\n', count: (value: GlobValue) => value.paths.length, page }
+  return {
+    definition,
+    spillName: 'paths.txt',
+    fullText: (value: GlobValue) => value.paths.join('\n') + '\n',
+    fits: (value: GlobValue) => takePage(value.paths, settings.pageSize, settings.pageBytes).shown >= value.paths.length,
+    page,
+  }
 }

@@ -90,5 +90,11 @@ export function grepTool(runtime: FsRuntime): PagedTool {
       return { matches, truncated: found.truncated } as unknown as Infer<typeof Output>
     },
   })
-  return { definition, spillName: 'matches.txt', fullText: (value: GrepValue) => entries(value.matches).join('\n') + '\n', count: (value: GrepValue) => value.matches.length, page }
+  return {
+    definition,
+    spillName: 'matches.txt',
+    fullText: (value: GrepValue) => entries(value.matches).join('\n') + '\n',
+    fits: (value: GrepValue) => value.matches.length <= settings.pageSize && takePage(entries(value.matches), settings.pageSize, settings.pageBytes).shown >= value.matches.length,
+    page,
+  }
 }

@@ -62,7 +62,7 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
   const grep = grepTool(runtime)
   const tools: ToolRegistry = ctx.tools
   for (const definition of [readTool(runtime), writeTool(runtime), editTool(runtime), glob.definition, grep.definition]) tools.register(definition)
-  spillPages(ctx, [glob, grep], config.pageSize)
+  spillPages(ctx, [glob, grep])
 }
 
 /** The plugin as one object (the module itself is also a valid plugin). */

@@ -13,7 +13,8 @@ export interface PagedTool {
   /** File name hint for the spilled list. */
   spillName: string
   fullText(value: any): string
-  count(value: any): number
+  /** Whether the first page shows every item. */
+  fits(value: any): boolean
   page(args: any, value: any, spilled?: string): string
 }
 
@@ -22,7 +23,7 @@ export interface PagedTool {
  * unmodified glob/grep result whose list does not fit on one page is saved in full through `ctx.spill`
  * (when loaded) and its content re-rendered with the file's path. Spilling fails open.
  */
-export function spillPages(ctx: Context, tools: PagedTool[], pageSize: number): void {
+export function spillPages(ctx: Context, tools: PagedTool[]): void {
   const byName = new Map(tools.map((tool) => [tool.definition.name, tool]))
   const logger = ctx.logger('fs')
   ctx.on('tools/post-execute', async (exec, result, next) => {
@@ -30,8 +31,7 @@ export function spillPages(ctx: Context, tools: PagedTool[], pageSize: number): 
     const tool = byName.get(exec.name)
     if (!tool || exec.parent !== undefined || result.isError || decision?.kind !== 'accept' || decision.content !== undefined || decision.value !== undefined) return decision
     const value = result.value as JsonValue
-    const count = tool.count(value)
-    if (count <= pageSize && !tool.page(exec.arguments, value).includes('(Showing ')) return decision
+    if (tool.fits(value)) return decision
     // A same-named tool of another plugin is not ours to page.
     if ((ctx.get('tools') as ToolRegistry | undefined)?.get(exec.name) !== tool.definition) return decision
     const spill = ctx.get('spill') as SpillService | undefined
