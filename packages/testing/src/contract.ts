@@ -54,22 +54,25 @@ export function testToolContract(subject: Subject, options: ContractOptions = {}
     ? { name: 'contract-tools', inject: ['tools'], apply: (ctx) => { for (const definition of subject) ctx.tools.register(definition) } }
     : subject
 
-  async function setup(): Promise<{ ctx: TestContext; fiber: Awaited<ReturnType<TestContext['plugin']>> }> {
+  async function setup(): Promise<{ ctx: TestContext; fiber: Awaited<ReturnType<TestContext['plugin']>>; own: string[] }> {
     const ctx = await createTestContext()
     for (const entry of options.before ?? []) {
       const [before, config] = Array.isArray(entry) ? entry : [entry, undefined]
       await ctx.plugin(before as Plugin, config)
     }
+    const existing = new Set(ctx.tools.list().map((tool) => tool.name))
     const config = typeof options.config === 'function' ? await (options.config as () => unknown)() : options.config
     const fiber = await ctx.plugin(plugin, config)
-    return { ctx, fiber }
+    // The tools the plugin under test added (collaborators loaded by `before` keep theirs).
+    const own = ctx.tools.list().map((tool) => tool.name).filter((name) => !existing.has(name))
+    return { ctx, fiber, own }
   }
 
   describe(`tool contract: ${Array.isArray(subject) ? subject.map((d) => d.name).join(', ') : (plugin as any).name ?? 'plugin'}`, () => {
     it('registers tools with snake_case names, descriptions and supported, compilable schemas', async () => {
-      const { ctx } = await setup()
-      const tools = ctx.tools.list()
-      expect(tools.length).toBeGreaterThan(0)
+      const { ctx, own } = await setup()
+      const tools = ctx.tools.list().filter((tool) => own.includes(tool.name))
+      expect(tools.length, 'the plugin registers at least one tool').toBeGreaterThan(0)
       for (const tool of tools) {
         expect(tool.name, `tool name ${tool.name}`).toMatch(SNAKE_CASE)
         expect(tool.description.trim().length, `${tool.name} description`).toBeGreaterThan(0)
@@ -81,8 +84,8 @@ export function testToolContract(subject: Subject, options: ContractOptions = {}
     })
 
     it('turns malformed arguments into failed results, never throws', async () => {
-      const { ctx } = await setup()
-      for (const tool of ctx.tools.list()) {
+      const { ctx, own } = await setup()
+      for (const tool of ctx.tools.list().filter((tool) => own.includes(tool.name))) {
         for (const bad of [null, 42, 'text', [1, 2]] as JsonValue[]) {
           const result = await ctx.tools.execute({ name: tool.name, arguments: bad })
           expect(result.isError, `${tool.name}(${JSON.stringify(bad)})`).toBe(true)
@@ -113,13 +116,14 @@ export function testToolContract(subject: Subject, options: ContractOptions = {}
     }
 
     it('unregisters every tool when the plugin is unloaded', async () => {
-      const { ctx, fiber } = await setup()
-      const names = ctx.tools.list().map((tool) => tool.name)
+      const { ctx, fiber, own } = await setup()
+      const others = ctx.tools.list().map((tool) => tool.name).filter((name) => !own.includes(name))
       let changes = 0
       ctx.on('tools/changed', () => void changes++)
       await fiber.dispose()
-      for (const name of names) expect(ctx.tools.get(name), name).toBeUndefined()
-      expect(changes).toBeGreaterThanOrEqual(names.length)
+      for (const name of own) expect(ctx.tools.get(name), name).toBeUndefined()
+      expect(ctx.tools.list().map((tool) => tool.name)).toEqual(others)
+      expect(changes).toBeGreaterThanOrEqual(own.length)
     })
   })
 }
