@@ -1,7 +1,11 @@
 // Must run before the SDK's HTTP client is imported (see ts-loader.ts).
 // oxlint-disable-next-line import/no-unassigned-import
 import './ts-loader.js'
+import { spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { request } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
@@ -11,7 +15,7 @@ import { createTestContext, type TestContext } from '@cordage/testing'
 import * as plugin from '../src/index.js'
 // @ts-expect-error plain .mjs fixture without types
 import { fixtureTools } from './fixtures/tools.mjs'
-import { serveCommand, until } from './helpers.js'
+import { REPO_ROOT, serveCommand, until } from './helpers.js'
 
 const cleanups: Array<() => Promise<unknown>> = []
 afterEach(async () => {
@@ -131,6 +135,43 @@ describe('mcp-server', () => {
     expect(await status('evil.example:80', initialize)).toBe(403)
     expect(await status(`127.0.0.1:${url.port}`, JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }))).toBe(400)
     expect(await status(`127.0.0.1:${url.port}`, initialize)).toBe(200)
+  })
+
+  // `cordage mcp serve` runs from the built CLI (`pnpm build` first, like the CLI's own process tests).
+  const bin = join(REPO_ROOT, 'packages/cli/dist/bin.js')
+  function cordageProject(): string {
+    if (!existsSync(bin)) throw new Error(`${bin} is missing: run \`pnpm build\` first`)
+    const dir = mkdtempSync(join(tmpdir(), 'mcp-serve-'))
+    writeFileSync(join(dir, 'cordage.yml'), `plugins:\n  - ${JSON.stringify(join(import.meta.dirname, 'fixtures', 'cordage-plugin.mjs'))}\n`)
+    return dir
+  }
+
+  it('the SDK Client calling `cordage mcp serve` over stdio sees outputSchema and structuredContent matching the canonical values', async () => {
+    const cwd = cordageProject()
+    const { client, changes } = await connect(new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp', 'serve'], cwd, stderr: 'pipe' }))
+    await expect(checkServer(client, changes)).resolves.toBeUndefined()
+  })
+
+  it('`cordage mcp serve --http 0` serves Streamable HTTP on 127.0.0.1, prints the URL and exits 0 on SIGTERM', async () => {
+    const cwd = cordageProject()
+    const child = spawn(process.execPath, [bin, 'mcp', 'serve', '--http', '0'], { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
+    cleanups.push(async () => void child.kill('SIGKILL'))
+    const url = await new Promise<string>((resolve, reject) => {
+      let stderr = ''
+      child.stderr!.on('data', (chunk) => {
+        stderr += chunk
+        const match = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr)
+        if (match) resolve(match[1]!)
+      })
+      child.once('exit', (code) => reject(new Error(`cordage mcp serve exited with ${code}: ${stderr}`)))
+    })
+    const { client } = await connect(new StreamableHTTPClientTransport(new URL(url)))
+    const result = await client.callTool({ name: 'profile', arguments: { name: 'Ada' } })
+    expect(result.structuredContent).toEqual({ name: 'Ada', tags: ['kind', 'curious'] })
+    await client.close()
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
+    child.kill('SIGTERM')
+    expect(await exited).toBe(0)
   })
 
   it('wraps non-object output schemas as { result } and rebases local refs', () => {
