@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { contentText } from '@cordage/core'
 import { createTestContext, testToolContract } from '@cordage/testing'
 import * as shell from '../src/index.js'
+import { Jobs } from '@cordage/plugin-jobs'
 import { alive, readPid, setup, tempDir, value } from './helpers.js'
 
 const contractRoot = tempDir()
@@ -17,6 +18,13 @@ testToolContract(shell, {
     { tool: 'bash', arguments: { command: 'pwd', cwd: '..' }, expect: 'error' },
     { tool: 'bash', arguments: { command: '' }, expect: 'error' },
   ],
+})
+
+// With the jobs service loaded first, background runs are part of the contract too.
+testToolContract(shell, {
+  before: [Jobs],
+  config: { root: contractRoot },
+  cases: [{ name: 'bash in the background with ctx.jobs', tool: 'bash', arguments: { command: 'echo hi', run_in_background: true } }],
 })
 
 describe('bash in the foreground', () => {
