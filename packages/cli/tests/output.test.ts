@@ -2,6 +2,8 @@ import { PassThrough } from 'node:stream'
 import { describe, expect, it } from 'vitest'
 import { Output, Progress, summarize, useColor } from '../src/index.js'
 
+const ESC = String.fromCharCode(27)
+
 function terminal(isTTY: boolean) {
   const stream = Object.assign(new PassThrough(), { isTTY })
   let text = ''
@@ -25,9 +27,9 @@ describe('colours', () => {
       const progress = new Progress(new Output(out.stream, terminal(false).stream, {}), false)
       progress.onEvent({ type: 'tool/start', callId: 'c', name: 'read', arguments: '{"path":"a.js"}' })
       progress.onEvent({ type: 'tool/end', callId: 'c', name: 'read', isError: true, code: 'DENIED', durationMs: 1234, content: [{ type: 'text', text: 'Error: no' }] })
-      const plain = out.text().replace(/\u001b\[\d+m/g, '')
+      const plain = out.text().replaceAll(ESC, '').replace(/\[\d+m/g, '')
       expect(plain).toBe('  ✗ read a.js (1.2s) DENIED: no\n')
-      expect(out.text().includes('\u001b[')).toBe(isTTY)
+      expect(out.text().includes(ESC)).toBe(isTTY)
     }
   })
 })
