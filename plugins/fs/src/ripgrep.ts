@@ -33,6 +33,11 @@ function run(rgPath: string, args: string[], cwd: string, signal: AbortSignal, o
     child.stdout.setEncoding('utf8')
     child.stdout.on('data', (chunk: string) => {
       if (stopped) return
+      // Long lines arrive in many chunks: split only once a line is complete.
+      if (!chunk.includes('\n')) {
+        rest += chunk
+        return
+      }
       const lines = (rest + chunk).split('\n')
       rest = lines.pop()!
       for (const line of lines) {
@@ -113,14 +118,18 @@ export async function ripgrepGrep(rgPath: string, query: GrepQuery): Promise<Fou
     fileContext = []
   }
   const outcome = await run(rgPath, args, query.cwd, query.signal, (line) => {
-    const message = JSON.parse(line) as { type: string; data: any }
+    let message: { type: string; data: any }
+    try {
+      message = JSON.parse(line)
+    } catch {
+      return true
+    }
     if (message.type === 'match' || message.type === 'context') {
       const lineNumber: number = message.data.line_number
       const content = clipLine(text(message.data.lines).replace(/\r?\n$/, ''), query.maxLineLength)
       if (message.type === 'context') {
         if (!matcher || matcher.test(text(message.data.path))) fileContext.push({ lineNumber, line: content })
-      }
-      else {
+      } else {
         const path = text(message.data.path)
         if (matcher && (!matcher.test(path) || isHidden(path))) return true
         if (items.length >= query.max) return !(truncated = true)
