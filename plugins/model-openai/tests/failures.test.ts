@@ -137,6 +137,16 @@ describe('model-openai failures', () => {
     await dispose()
   })
 
+  it('stops a stream in flight with ABORTED when the plugin is unloaded', async () => {
+    server = await startFakeOpenAI([{ text: 'never ends', fault: { type: 'stall', after: 2 } }])
+    const { model, dispose } = await loadModel(server.baseURL)
+    const iterator = model.stream(hi)[Symbol.asyncIterator]()
+    expect(await iterator.next()).toEqual({ done: false, value: { type: 'text', delta: 'neve' } })
+    await dispose()
+    await expect(iterator.next()).rejects.toMatchObject({ code: 'ABORTED' })
+    await expect.poll(() => server!.requests[0]!.disconnected).toBe(true)
+  })
+
   it('reports a stalled stream as MODEL_TIMEOUT once timeoutMs passes with no data', async () => {
     server = await startFakeOpenAI([{ text: 'slow', fault: { type: 'stall', after: 2 } }])
     const { model, dispose } = await loadModel(server.baseURL, { timeoutMs: 200 })
