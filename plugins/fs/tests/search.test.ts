@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { createTestContext } from '@cordage/testing'
 import { Spill } from '@cordage/plugin-spill'
 import * as fs from '../src/index.js'
-import { TestSpill, codeOf, loadFs, tempDir, textOf, valueOf } from './helpers.js'
+import { TestSpill, codeOf, loadFs, tempDir, textOf, valueOf, writeTree } from './helpers.js'
 
 const FILES = 20_000
 let root: string
@@ -178,6 +178,27 @@ describe('glob and grep on a 20 000-file tree', () => {
       expect(codeOf(await call('grep', { pattern: 'x', path: 'nope' }))).toBe('NOT_FOUND')
       expect(codeOf(await call('glob', { pattern: '*', path: 'pkg0/src/mod0/file0.md' }))).toBe('NOT_A_DIRECTORY')
     }
+  })
+
+  it('agrees across engines on CRLF, binary, unicode, long lines and overlapping context', async () => {
+    const dir = await tempDir()
+    await writeTree(dir, {
+      'dos.txt': 'alpha\r\nneedle one\r\nbeta\r\nneedle two\r\n',
+      'blob.bin': Buffer.concat([Buffer.from('needle\n'), Buffer.from([0, 1, 2]), Buffer.from('needle\n')]),
+      'uni.md': 'café needle ☕\nno\nneedle again\n',
+      'long.js': `${'x'.repeat(3000)}needle\n`,
+      'sub/deep/a.txt': 'needle\nneedle\nx\ny\nz\nneedle\n',
+    })
+    const [rg, node] = await Promise.all(['ripgrep', 'node'].map(async (search) => {
+      const { call } = await loadFs(dir, { search: search as 'node', maxLineLength: 100 })
+      return valueOf(await call('grep', { pattern: 'needle', context: 2 }))
+    }))
+    expect(node).toEqual(rg)
+    expect(rg.matches.map((match: any) => `${match.path}:${match.lineNumber}`)).toEqual([
+      'dos.txt:2', 'dos.txt:4', 'long.js:1', 'sub/deep/a.txt:1', 'sub/deep/a.txt:2', 'sub/deep/a.txt:6', 'uni.md:1', 'uni.md:3',
+    ])
+    expect(rg.matches[0].line).toBe('needle one')
+    expect(rg.matches[2].line).toMatch(/^x{100} … \[line truncated: 3006 characters in total\]$/)
   })
 
   it('greps a single file by path', async () => {
