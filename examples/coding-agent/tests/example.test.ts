@@ -3,13 +3,15 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { startFakeOpenAI } from '@cordage/testing'
 import { afterAll, describe, expect, it } from 'vitest'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 
-function start(args: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function start(args: string[] = [], extraEnv: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' }
   for (const key of ['OPENAI_API_KEY', 'DEEPSEEK_API_KEY', 'OPENAI_BASE_URL']) delete env[key]
+  Object.assign(env, extraEnv)
   return new Promise((resolve) => {
     const child = execFile(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { cwd: root, env, timeout: 170_000 }, (error, stdout, stderr) => {
       resolve({ code: child.exitCode ?? (error as { code?: number } | null)?.code ?? null, stdout, stderr })
@@ -40,5 +42,26 @@ describe.concurrent('the coding-agent example (offline)', { timeout: 180_000 }, 
     const result = await start([`--cassette=${join(dir, 'wrong.json')}`])
     expect(result.code).toBe(1)
     expect(result.stderr).toContain('FAILED: the tests still fail: the fix did not land')
+  })
+
+  it('--live talks to an OpenAI-compatible server over HTTP and --record writes a replayable cassette', async () => {
+    // The fake server speaks the real wire format and plays the bundled cassette's turns.
+    const bundled = JSON.parse(readFileSync(join(root, 'cassette.json'), 'utf8')) as { turns: Array<{ text?: string; toolCalls?: Array<{ id: string; name: string; arguments: string }> }> }
+    const server = await startFakeOpenAI(bundled.turns.map((turn) => ({ text: turn.text, toolCalls: turn.toolCalls })))
+    const dir = mkdtempSync(join(tmpdir(), 'cordage-example-test-'))
+    afterAll(async () => {
+      await server.close()
+      rmSync(dir, { recursive: true, force: true })
+    })
+    const result = await start(['--live', `--record=${join(dir, 'recorded.json')}`], { OPENAI_BASE_URL: server.baseURL })
+    expect(result.stderr).not.toContain('FAILED')
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain('cordage run (live model)')
+    expect(server.requests).toHaveLength(bundled.turns.length)
+    const recorded = JSON.parse(readFileSync(join(dir, 'recorded.json'), 'utf8'))
+    expect(recorded.turns.map((turn: { toolCalls?: Array<{ name: string }> }) => turn.toolCalls?.map((call) => call.name) ?? [])).toEqual(bundled.turns.map((turn) => turn.toolCalls?.map((call) => call.name) ?? []))
+    const replay = await start([`--cassette=${join(dir, 'recorded.json')}`])
+    expect(replay.code).toBe(0)
+    expect(server.requests).toHaveLength(bundled.turns.length)
   })
 })
