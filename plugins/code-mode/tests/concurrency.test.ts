@@ -57,11 +57,13 @@ describe('nested dispatch', () => {
     const spans: Span[] = []
     const { ctx } = await setup([sleeper('nap', 'parallel', spans)])
     const controller = new AbortController()
+    const nestedStarted = new Promise<void>((resolve) => ctx.on('tools/execute', (exec, next) => {
+      if (exec.parent !== undefined) resolve()
+      return next()
+    }))
     const pending = ctx.tools.execute({ name: 'run_code', arguments: { code: 'await tools.nap({ id: 1, ms: 10000 })' }, signal: controller.signal })
-    while (!spans.length && !(await Promise.race([pending.then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), 20))]))) {
-      if (ctx.logs.length > 100) break
-      controller.abort()
-    }
+    await nestedStarted
+    controller.abort()
     const failure = failureOf(await pending)
     expect(failure.code).toBe('ABORTED')
     expect(spans).toMatchObject([{ id: 1, aborted: true }])
