@@ -35,15 +35,16 @@ export function createBoundListener(options: BoundOptions) {
     }
     if (units <= quickFit) return decision
     const text = content.length === 1 ? (content[0] as { text: string }).text : content.map((block) => (block as { text: string }).text).join('\n')
-    const bytes = Buffer.byteLength(text, 'utf8')
-    if (bytes <= options.maxInlineBytes) return decision
+    // More UTF-16 units than the limit means more bytes too: only short texts need measuring
+    // (a large one is measured by the write itself, saving a full pass).
+    if (text.length <= options.maxInlineBytes && Buffer.byteLength(text, 'utf8') <= options.maxInlineBytes) return decision
     let saved: SpillSaved
     try {
       saved = await options.save({ toolName: exec.name, callId: exec.callId, suggestedName: 'output', text })
     } catch (error) {
-      options.warn(`could not spill ${bytes} bytes of "${exec.name}" (${exec.callId}) output; keeping it inline: ${(error as Error)?.message ?? error}`)
+      options.warn(`could not spill the output of "${exec.name}" (${exec.callId}, ${text.length} characters); keeping it inline: ${(error as Error)?.message ?? error}`)
       return decision
     }
-    return { ...decision, content: [{ type: 'text', text: buildPreview(text, bytes, saved.path, options) }] }
+    return { ...decision, content: [{ type: 'text', text: buildPreview(text, saved.bytes, saved.path, options) }] }
   }
 }

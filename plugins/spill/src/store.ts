@@ -19,10 +19,12 @@ export interface SpillSaved {
   bytes: number
 }
 
-// Each write encodes 1 Mi UTF-16 units (at most 3 MiB of UTF-8) into one reused buffer: peak memory stays
-// a few MB above the text, and reusing the buffer avoids faulting in fresh pages for every chunk.
-const CHUNK_UNITS = 1 << 20
-const CHUNK_BYTES = CHUNK_UNITS * 3
+// The text is encoded 256 Ki UTF-16 units (at most 768 KiB of UTF-8) at a time into one reused 4 MiB
+// buffer, written once it is nearly full: peak memory stays a few MB above the text, no fresh pages are
+// faulted in per chunk, and a 100 MB text takes ~30 writes rather than hundreds of thread-pool hops.
+// (Double-buffering, encoding the next buffer during the previous write, measured slower here.)
+const CHUNK_UNITS = 1 << 18
+const BUFFER_BYTES = 4 << 20
 const MAX_NAME = 120
 const OPEN_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0)
 
@@ -69,16 +71,24 @@ export class SpillStore {
     let bytes = 0
     try {
       const text = input.text
-      const buffer = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, text.length * 3))
+      const buffer = Buffer.allocUnsafe(Math.min(BUFFER_BYTES, text.length * 3))
       for (let start = 0; start < text.length;) {
         if (this.closed) throw new SpillStoreError('the spill store was closed during a save')
-        let end = Math.min(text.length, start + CHUNK_UNITS)
-        // Never split a surrogate pair across two chunks.
-        const last = text.charCodeAt(end - 1)
-        if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--
-        const length = buffer.write(text.slice(start, end), 0, 'utf8')
-        bytes += await writeAll(handle, buffer.subarray(0, length))
-        start = end
+        let filled = 0
+        while (start < text.length && filled + CHUNK_UNITS * 3 <= buffer.length) {
+          let end = Math.min(text.length, start + CHUNK_UNITS)
+          // Never split a surrogate pair across two chunks.
+          const last = text.charCodeAt(end - 1)
+          if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--
+          filled += buffer.write(text.slice(start, end), filled, 'utf8')
+          start = end
+        }
+        if (filled === 0) {
+          // A buffer smaller than one chunk (a short text): encode what is left in one go.
+          filled = buffer.write(text.slice(start), 0, 'utf8')
+          start = text.length
+        }
+        bytes += await writeAll(handle, buffer.subarray(0, filled))
       }
       await handle.close()
     } catch (error) {

@@ -36,7 +36,7 @@ beforeAll(async () => {
   const idle = child('idle', 0)
   const runs: Child[] = []
   // Interleave the sides so background load on the machine hits both alike.
-  for (let round = 0; round < 3; round++) runs.push(child('spill', 3), child('writeFile', 3), child('writeBuffer', 3))
+  for (let round = 0; round < 5; round++) runs.push(child('spill', 3), child('writeFile', 3), child('writeBuffer', 3))
   const side = (mode: string) => {
     const picked = runs.filter((run) => run.mode === mode)
     return { medianMs: median(picked.flatMap((run) => run.timesMs)), peak: Math.max(...picked.map((run) => run.maxRssBytes)), base: median(picked.map((run) => run.baseRssBytes)) }

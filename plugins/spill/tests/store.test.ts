@@ -21,6 +21,14 @@ describe('SpillStore', () => {
     expect(first.bytes).toBe(3)
   })
 
+  it('writes multi-byte text across many chunks byte for byte', async () => {
+    const dir = join(await tempDir(), 'spill')
+    const text = 'a😀€\n'.repeat(1_500_000)
+    const saved = await new SpillStore(dir).save({ toolName: 't', callId: 'c', text })
+    expect(saved.bytes).toBe(Buffer.byteLength(text))
+    expect(await readFile(saved.path, 'utf8')).toBe(text)
+  })
+
   it('sanitises names so nothing escapes the directory', async () => {
     const dir = join(await tempDir(), 'spill')
     const saved = await new SpillStore(dir).save({ toolName: '../../x', callId: 'a/b', suggestedName: '../../../etc/passwd', text: 'ok' })
