@@ -81,13 +81,12 @@ function isJsonOf(text: string, value: JsonValue): boolean {
 /** Renders an `McpResult` for the model according to `modelSees` (pure and total). */
 export function renderMcpResult(value: McpResult, modelSees: ModelSees): ContentBlock[] {
   const structured = value.structuredContent
-  const json = structured === undefined ? undefined : JSON.stringify(structured)
-  if (modelSees === 'structured' && json !== undefined) return [{ type: 'text', text: json }]
+  if (modelSees === 'structured' && structured !== undefined) return [{ type: 'text', text: JSON.stringify(structured) }]
   const blocks = value.content.map(toContentBlock)
-  if (json !== undefined) {
-    const duplicate = blocks.some((block) => block.type === 'text' && isJsonOf(block.text, structured!))
+  if (structured !== undefined) {
     // `content` mode still shows the structured result when the server sent no content at all.
-    if ((modelSees === 'both' && !duplicate) || blocks.length === 0) blocks.push({ type: 'text', text: json })
+    const append = blocks.length === 0 || (modelSees === 'both' && !blocks.some((block) => block.type === 'text' && isJsonOf(block.text, structured)))
+    if (append) blocks.push({ type: 'text', text: JSON.stringify(structured) })
   }
   return blocks.length ? blocks : [{ type: 'text', text: '(the tool returned no content)' }]
 }
