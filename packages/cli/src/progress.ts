@@ -5,6 +5,7 @@ import { formatDuration, oneLine, type Output } from './output.js'
 /** Streams an agent run: text as it arrives and one line per tool call with its status and duration. */
 export class Progress {
   private atLineStart = true
+  private waiting: NodeJS.Timeout | undefined
   private readonly running = new Map<string, { name: string; summary: string; timer: NodeJS.Timeout }>()
 
   constructor(private readonly output: Output, private readonly json: boolean, private readonly slowMs = 1500) {}
@@ -12,7 +13,13 @@ export class Progress {
   /** The agent's `onEvent` listener. */
   readonly onEvent = (event: AgentEvent): void => {
     if (this.json) return this.output.json(event)
+    if (event.type !== 'turn/start') this.idle()
     switch (event.type) {
+      case 'turn/start':
+        // A slow model announces itself too: nothing streamed yet is not a hang.
+        this.waiting = setTimeout(() => this.print(this.output.style('dim', `  … waiting for the model (turn ${event.turn})`)), this.slowMs)
+        this.waiting.unref()
+        return
       case 'text/delta':
         this.output.write(event.delta)
         if (event.delta) this.atLineStart = event.delta.endsWith('\n')
@@ -56,11 +63,18 @@ export class Progress {
   /** Prints the run's closing summary (to stderr, so stdout stays the model's text and tool lines). */
   finish(result: AgentResult, session?: { id: string; file: string }): void {
     for (const { timer } of this.running.values()) clearTimeout(timer)
+    this.idle()
     if (this.json) return this.output.json({ type: 'result', ...result, ...(session && { session: session.id, sessionFile: session.file }) })
     this.endLine()
     const tokens = result.usage.inputTokens || result.usage.outputTokens ? ` · ${result.usage.inputTokens} in / ${result.usage.outputTokens} out tokens` : ''
     const status = result.stopReason === 'completed' ? this.output.style('green', 'completed') : this.output.style('yellow', result.stopReason)
     this.output.error(this.output.style('dim', `${status} · ${result.turns} turn${result.turns === 1 ? '' : 's'}${tokens}${session ? ` · session ${session.id}` : ''}`))
+  }
+
+  /** Stops the "waiting for the model" notice (after a failed turn). */
+  idle(): void {
+    clearTimeout(this.waiting)
+    this.waiting = undefined
   }
 
   private endLine(): void {

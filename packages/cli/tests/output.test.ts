@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { Output, Progress, summarize, useColor } from '../src/index.js'
 
 const ESC = String.fromCharCode(27)
@@ -30,6 +30,27 @@ describe('colours', () => {
       const plain = out.text().replaceAll(ESC, '').replace(/\[\d+m/g, '')
       expect(plain).toBe('  ✗ read a.js (1.2s) DENIED: no\n')
       expect(out.text().includes(ESC)).toBe(isTTY)
+    }
+  })
+})
+
+describe('progress on long work', () => {
+  it('announces a model that has streamed nothing and a tool still running after 1.5 s', () => {
+    vi.useFakeTimers()
+    try {
+      const out = terminal(false)
+      const progress = new Progress(new Output(out.stream, terminal(false).stream, {}), false)
+      progress.onEvent({ type: 'turn/start', turn: 1 })
+      vi.advanceTimersByTime(1499)
+      expect(out.text()).toBe('')
+      vi.advanceTimersByTime(1)
+      expect(out.text()).toBe('  … waiting for the model (turn 1)\n')
+      progress.onEvent({ type: 'tool/start', callId: 'c', name: 'bash', arguments: '{"command":"sleep 5"}' })
+      vi.advanceTimersByTime(1500)
+      progress.onEvent({ type: 'tool/end', callId: 'c', name: 'bash', isError: false, durationMs: 5000, content: [] })
+      expect(out.text().split('\n').slice(1)).toEqual(['  … bash sleep 5 (running)', '  ✓ bash sleep 5 (5.0s)', ''])
+    } finally {
+      vi.useRealTimers()
     }
   })
 })

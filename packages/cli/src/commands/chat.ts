@@ -38,6 +38,7 @@ export const chatCommand: Command = {
             progress.finish(last)
           } catch (error) {
             failed = true
+            progress.idle()
             output.error(output.style('red', `turn failed: ${errorMessage(error)}`))
           }
           controller = undefined
