@@ -12,9 +12,12 @@ import { spillPages } from './spill.js'
 import { ReadTracker } from './tracker.js'
 import { writeTool } from './write.js'
 
+/** Plugin name. */
 export const name = 'fs'
+/** Needs the tool registry; `spill` is used when present, never required. */
 export const inject = ['tools']
 
+/** Plugin configuration (see the README's Config table). */
 export interface Config {
   root?: string
   allowOutsideRoot: boolean
@@ -29,6 +32,7 @@ export interface Config {
   search: 'auto' | 'ripgrep' | 'node'
 }
 
+/** The config schema, validated at load. */
 export const Config: Schema<Config> = Schema.object({
   root: Schema.string().description('Workspace root the tools are confined to (default: the current working directory).'),
   allowOutsideRoot: Schema.boolean().default(false).description('Allow paths outside the root.'),
@@ -43,6 +47,7 @@ export const Config: Schema<Config> = Schema.object({
   search: Schema.union(['auto', 'ripgrep', 'node']).default('auto').description('Search engine: ripgrep when available (auto), ripgrep only, or the pure-JS fallback.'),
 })
 
+/** Registers read, write, edit, glob and grep rooted at `config.root`, plus the glob/grep spill listener. */
 export async function apply(ctx: Context, config: Config): Promise<void> {
   const rgPath = config.search === 'node' ? undefined : await findRipgrep()
   if (config.search === 'ripgrep' && !rgPath) throw new Error('fs: config.search is "ripgrep" but the @vscode/ripgrep binary is not installed for this platform')
