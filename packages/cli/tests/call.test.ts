@@ -1,3 +1,6 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, expect, it } from 'vitest'
 import { cordage, echoPlugin, project } from './helpers.js'
 
@@ -45,5 +48,14 @@ describe.concurrent('cordage call', { timeout: 90_000 }, () => {
     const content = await cordage(['call', 'read', '{"path":"notes.txt"}'], { cwd: plain })
     expect(content.code).toBe(0)
     expect(content.stdout).toMatch(/1.*first\n.*2.*second/s)
+  })
+
+  it('unloads every plugin before exiting: a background job does not outlive the command', async () => {
+    const plain = project()
+    const result = await cordage(['call', 'bash', '{"command":"sleep 2 && touch survived.txt","run_in_background":true}', '--json'], { cwd: plain })
+    expect(result.code).toBe(0)
+    expect(JSON.parse(result.stdout)).toMatchObject({ kind: 'background' })
+    await sleep(4000)
+    expect(existsSync(join(plain, 'survived.txt'))).toBe(false)
   })
 })

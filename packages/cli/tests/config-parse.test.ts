@@ -1,5 +1,8 @@
-import { describe, expect, it } from 'vitest'
-import { chooseModel, configIssues, findCommand, commands, parseConfig } from '../src/index.js'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { chooseModel, configIssues, findCommand, commands, parseConfig, resolvePlugins } from '../src/index.js'
 
 describe('parseConfig', () => {
   it('accepts plugins as a map, a list of names, one-key maps and { name, config }, in file order', () => {
@@ -45,5 +48,18 @@ describe('the command table', () => {
     expect(findCommand(['mcp', 'serve', '--http', '3000'], table)).toEqual({ command: serve, words: 2 })
     expect(findCommand(['run', 'x'], table)?.command.name).toBe('run')
     expect(findCommand(['mcp'], table)).toBeUndefined()
+  })
+})
+
+describe('resolvePlugins', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cordage-resolve-'))
+  writeFileSync(join(dir, 'empty.mjs'), 'export {}\n')
+  writeFileSync(join(dir, 'real.mjs'), 'export const name = "real"\nexport function apply() {}\n')
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+  it('skips a module that exports no plugin when asked (the preset), and names it otherwise', async () => {
+    const entries = [{ spec: './empty.mjs', config: undefined }, { spec: './real.mjs', config: undefined }]
+    expect((await resolvePlugins(entries, dir, 'default preset', { skipPlaceholders: true })).map((entry) => entry.spec)).toEqual(['./real.mjs'])
+    await expect(resolvePlugins(entries, dir, 'cordage.yml')).rejects.toThrow('cordage.yml: plugin ./empty.mjs: the package exports no Cordis plugin')
   })
 })
