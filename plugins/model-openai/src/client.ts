@@ -71,28 +71,51 @@ export class OpenAIClient implements ModelService {
     }
   }
 
+  /** One controller per `stream` call in flight, so `close()` can stop them all. */
+  private readonly active = new Set<AbortController>()
+  private closed: Error | undefined
+
+  /** Aborts every request in flight (`ABORTED`) and refuses new ones; used when the plugin unloads. */
+  close(reason = new Error('the model client was closed')): void {
+    this.closed = reason
+    for (const call of this.active) call.abort(reason)
+  }
+
   /** Streams one completion; retries 408/409/429/5xx, timeouts and network failures until an event was yielded. */
   async *stream(request: CompletionRequest): AsyncGenerator<ModelEvent> {
-    const body = JSON.stringify(toWireBody(request, this.options))
-    const { maxRetries, backoffMs, maxRetryDelayMs } = this.options
-    for (let attempt = 1; ; attempt++) {
-      let yielded = false
-      try {
-        for await (const event of this.attempt(body, request.signal)) {
-          yielded = true
-          yield event
+    // The caller's signal and close() both end up here; a listener, not AbortSignal.any, so nothing accumulates.
+    const call = new AbortController()
+    const outer = request.signal
+    const onAbort = () => call.abort(outer!.reason)
+    if (this.closed) call.abort(this.closed)
+    else if (outer?.aborted) call.abort(outer.reason)
+    else outer?.addEventListener('abort', onAbort, { once: true })
+    this.active.add(call)
+    try {
+      const body = JSON.stringify(toWireBody(request, this.options))
+      const { maxRetries, backoffMs, maxRetryDelayMs } = this.options
+      for (let attempt = 1; ; attempt++) {
+        let yielded = false
+        try {
+          for await (const event of this.attempt(body, call.signal)) {
+            yielded = true
+            yield event
+          }
+          return
+        } catch (error) {
+          if (!(error instanceof ModelRequestError)) throw error
+          error.attempts = attempt
+          if (error.code === 'ABORTED' || yielded || !error.retryable || attempt > maxRetries) {
+            if (attempt > 1) error.message += ` (gave up after ${attempt} attempts; maxRetries is ${maxRetries})`
+            throw error
+          }
+          const backoff = backoffMs * 2 ** (attempt - 1) * (0.75 + Math.random() * 0.5)
+          await sleep(Math.min(error.retryAfterMs ?? backoff, maxRetryDelayMs), call.signal)
         }
-        return
-      } catch (error) {
-        if (!(error instanceof ModelRequestError)) throw error
-        error.attempts = attempt
-        if (error.code === 'ABORTED' || yielded || !error.retryable || attempt > maxRetries) {
-          if (attempt > 1) error.message += ` (gave up after ${attempt} attempts; maxRetries is ${maxRetries})`
-          throw error
-        }
-        const backoff = backoffMs * 2 ** (attempt - 1) * (0.75 + Math.random() * 0.5)
-        await sleep(Math.min(error.retryAfterMs ?? backoff, maxRetryDelayMs), request.signal)
       }
+    } finally {
+      this.active.delete(call)
+      outer?.removeEventListener('abort', onAbort)
     }
   }
 

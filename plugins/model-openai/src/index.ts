@@ -19,9 +19,6 @@ export class OpenAIModel extends Service implements ModelService {
   /** The underlying Cordis-free client (usable on its own, e.g. to record a cassette). */
   readonly client: OpenAIClient
 
-  /** Aborted on unload, so requests in flight stop and close their connections. */
-  private readonly unloaded = new AbortController()
-
   constructor(ctx: Context, config: OpenAIModel.Config) {
     super(ctx, 'model')
     // Calls never need the caller's context: skip per-call shadow contexts.
@@ -29,13 +26,13 @@ export class OpenAIModel extends Service implements ModelService {
     this.client = new OpenAIClient(resolveOptions(config, process.env))
     this.id = this.client.id
     this.stream = this.stream.bind(this)
-    ctx.effect(() => () => this.unloaded.abort(new Error('the model-openai plugin was unloaded')), 'model-openai requests')
+    // Unloading stops requests in flight and closes their connections.
+    ctx.effect(() => () => this.client.close(new Error('the model-openai plugin was unloaded')), 'model-openai requests')
   }
 
   /** Streams one completion: text deltas, assembled tool calls, then one `done` with usage. */
   stream(request: CompletionRequest): AsyncIterable<ModelEvent> {
-    const signal = request.signal ? AbortSignal.any([request.signal, this.unloaded.signal]) : this.unloaded.signal
-    return this.client.stream({ ...request, signal })
+    return this.client.stream(request)
   }
 }
 

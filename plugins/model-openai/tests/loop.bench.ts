@@ -5,7 +5,7 @@ import { startFakeOpenAI, type FakeOpenAIRequest, type FakeReply } from '@cordag
 import { collect, loadModel } from './helpers.js'
 
 const once = { iterations: 1, warmupIterations: 0, time: 0, warmupTime: 0 }
-const ROUNDS = 15
+const ROUNDS = 25
 
 const median = (values: number[]) => values.sort((a, b) => a - b)[values.length >> 1]!
 
