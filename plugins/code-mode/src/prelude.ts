@@ -3,12 +3,13 @@
  * intrinsics it needs first, so a program that patches `Object.prototype` or `JSON` can only break its
  * own view: the host only ever receives strings, which it parses itself.
  *
- * Host protocol (one host function, one string argument, no return value):
- *   `C<id>\n<tool name>\n<arguments JSON>` submits a tool call; `L<text>` appends a log line.
- * The prelude returns `[settle, finish, describe]`:
+ * Host protocol: the host function receives `L<text>` to append a log line. Tool calls are queued in
+ * an outbox the host drains after each pump (one crossing per batch instead of one callback per call).
+ * The prelude returns `[settle, finish, describe, drain]`:
  *   settle(`<id>\n1<value JSON>` | `<id>\n0<message>`) resolves or rejects call `<id>`;
  *   finish(value) → the JSON text of the program's return value (undefined for undefined), or throws;
- *   describe(error) → a printable description of an uncaught exception.
+ *   describe(error) → a printable description of an uncaught exception;
+ *   drain() → the queued `<id>\n<tool name>\n<arguments JSON>` submissions, joined by U+0001.
  */
 export const PRELUDE = String.raw`(function (host, toolNames) {
   'use strict';
@@ -118,6 +119,7 @@ export const PRELUDE = String.raw`(function (host, toolNames) {
 
   const pending = create(null);
   let nextId = 0;
+  let outbox = '';
   function call(name, args) {
     let text;
     try {
@@ -128,7 +130,7 @@ export const PRELUDE = String.raw`(function (host, toolNames) {
     return new PromiseCtor(function (resolve, reject) {
       const id = ++nextId;
       pending[id] = [name, resolve, reject];
-      host('C' + id + '\n' + name + '\n' + text);
+      outbox += (outbox ? '\u0001' : '') + id + '\n' + name + '\n' + text;
     });
   }
 
@@ -181,5 +183,12 @@ export const PRELUDE = String.raw`(function (host, toolNames) {
     }
   }
 
-  return [settle, finish, describe];
+  // Calls submitted since the last drain, '\u0001'-separated (JSON text never contains U+0001 raw).
+  function drain() {
+    const out = outbox;
+    outbox = '';
+    return out;
+  }
+
+  return [settle, finish, describe, drain];
 })`

@@ -104,25 +104,31 @@ export async function runProgram(options: RunOptions): Promise<ProgramOutput> {
   }
 
   const host = own(context.newFunction('host', (payloadHandle) => {
-    const payload = context.getString(payloadHandle)
-    if (payload[0] === 'L') return void appendLog(payload.slice(1))
-    const first = payload.indexOf('\n')
-    const second = payload.indexOf('\n', first + 1)
-    const id = payload.slice(1, first)
-    const name = payload.slice(first + 1, second)
-    const settleWith = (outcome: CallOutcome) => {
-      completions.push(outcome.ok ? `${id}\n1${outcome.json}` : `${id}\n0${outcome.message}`)
-      nudge()
-    }
-    if (++calls > limits.maxCalls) return void fail('calls')
-    let args: JsonValue
-    try {
-      args = JSON.parse(payload.slice(second + 1))
-    } catch {
-      return settleWith({ ok: false, message: 'the arguments are not JSON' })
-    }
-    scheduler.submit(name, args, settleWith)
+    appendLog(context.getString(payloadHandle).slice(1))
   }))
+
+  // Submits the calls the program queued since the last drain.
+  function submitAll(batch: string): void {
+    for (const entry of batch.split('\u0001')) {
+      const first = entry.indexOf('\n')
+      const second = entry.indexOf('\n', first + 1)
+      const id = entry.slice(0, first)
+      const name = entry.slice(first + 1, second)
+      const settleWith = (outcome: CallOutcome) => {
+        completions.push(outcome.ok ? `${id}\n1${outcome.json}` : `${id}\n0${outcome.message}`)
+        nudge()
+      }
+      if (++calls > limits.maxCalls) return void fail('calls')
+      let args: JsonValue
+      try {
+        args = JSON.parse(entry.slice(second + 1))
+      } catch {
+        settleWith({ ok: false, message: 'the arguments are not JSON' })
+        continue
+      }
+      scheduler.submit(name, args, settleWith)
+    }
+  }
 
   function appendLog(line: string): void {
     if (failure) return
@@ -143,7 +149,7 @@ export async function runProgram(options: RunOptions): Promise<ProgramOutput> {
     const setup = own(context.unwrapResult(context.evalCode(PRELUDE, 'prelude.js')))
     const names = own(context.newString(JSON.stringify(options.toolNames)))
     const helpers = own(context.unwrapResult(context.callFunction(setup, context.undefined, host, names)))
-    const [settle, finish, describe] = [0, 1, 2].map((index) => own(context.getProp(helpers, index)))
+    const [settle, finish, describe, drain] = [0, 1, 2, 3].map((index) => own(context.getProp(helpers, index)))
 
     // Describes a thrown VM value as text (inside the VM, under the same limits).
     const explain = (errorHandle: QuickJSHandle): string => {
@@ -182,6 +188,15 @@ export async function runProgram(options: RunOptions): Promise<ProgramOutput> {
         const text = jobs.error.consume(explain)
         fail(classify(text), text)
       }
+      if (failure) break
+      const drained = enter(() => context.callFunction(drain, context.undefined))
+      if (drained.error) {
+        const text = drained.error.consume(explain)
+        fail(classify(text), text)
+        break
+      }
+      const batch = drained.value.consume((handle) => context.getString(handle))
+      if (batch) submitAll(batch)
       if (failure) break
       scheduler.pump()
       const state = context.getPromiseState(main)
