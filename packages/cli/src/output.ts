@@ -6,13 +6,18 @@ export function useColor(stream: Writable & { isTTY?: boolean }, env: NodeJS.Pro
   return stream.isTTY === true
 }
 
+// eslint-disable-next-line no-control-regex -- matching the escape sequences this class writes
+const ANSI = /\u001b\[\d+m/g
 const codes = { dim: [2, 22], bold: [1, 22], red: [31, 39], green: [32, 39], yellow: [33, 39], cyan: [36, 39] } as const
 
 /** Where a command writes: stdout for results, stderr for progress and diagnostics. */
 export class Output {
+  /** Styles are decided by stdout; lines written to a non-terminal stderr lose them again. */
   readonly color: boolean
+  private readonly errorColor: boolean
   constructor(readonly out: Writable & { isTTY?: boolean } = process.stdout, readonly err: Writable & { isTTY?: boolean } = process.stderr, env: NodeJS.ProcessEnv = process.env) {
     this.color = useColor(out, env)
+    this.errorColor = useColor(err, env)
   }
 
   /** Wraps `text` in an ANSI style when colours are on. */
@@ -39,7 +44,7 @@ export class Output {
 
   /** Writes a diagnostic line to stderr. */
   error(text: string): void {
-    this.err.write(text + '\n')
+    this.err.write((this.color && !this.errorColor ? text.replace(ANSI, '') : text) + '\n')
   }
 }
 

@@ -66,3 +66,13 @@ describe('summarize', () => {
     expect(summarize(raw)).toBe(expected)
   })
 })
+
+describe('stderr', () => {
+  it('drops styles from diagnostics when only stdout is a terminal', () => {
+    const out = terminal(true)
+    const err = terminal(false)
+    const output = new Output(out.stream, err.stream, {})
+    output.error(output.style('red', 'bad'))
+    expect(err.text()).toBe('bad\n')
+  })
+})
