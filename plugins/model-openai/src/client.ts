@@ -19,7 +19,9 @@ export interface ClientOptions extends WireOptions {
 }
 
 function abortError(signal: AbortSignal): ModelRequestError {
-  return new ModelRequestError('ABORTED', 'the model request was cancelled', { cause: signal.reason })
+  const reason = signal.reason
+  const why = reason instanceof Error && reason.name !== 'AbortError' ? `: ${reason.message}` : ''
+  return new ModelRequestError('ABORTED', `the model request was cancelled${why}`, { cause: reason })
 }
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {

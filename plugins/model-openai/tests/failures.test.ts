@@ -132,7 +132,7 @@ describe('model-openai failures', () => {
       }
     })())
     expect(seen).toEqual(['first words'])
-    expect(error.code).toBe('ABORTED')
+    expect([error.code, error.message]).toEqual(['ABORTED', 'the model request was cancelled'])
     await expect.poll(() => server!.requests[0]!.disconnected).toBe(true)
     await dispose()
   })
@@ -143,7 +143,7 @@ describe('model-openai failures', () => {
     const iterator = model.stream(hi)[Symbol.asyncIterator]()
     expect(await iterator.next()).toEqual({ done: false, value: { type: 'text', delta: 'neve' } })
     await dispose()
-    await expect(iterator.next()).rejects.toMatchObject({ code: 'ABORTED' })
+    await expect(iterator.next()).rejects.toMatchObject({ code: 'ABORTED', message: 'the model request was cancelled: the model-openai plugin was unloaded' })
     await expect.poll(() => server!.requests[0]!.disconnected).toBe(true)
   })
 
