@@ -10,6 +10,7 @@ describe('sandbox limits: each breach is a CODE_RUN_FAILED result and the host k
   it.each([
     ['cpu', 'console.log("start"); while (true) {}', /^run_code failed \(cpu\): the program used more than 1500 ms of CPU time/],
     ['cpu', 'while (true) { try { for (;;) {} } catch (error) { console.log("caught", error) } }', /^run_code failed \(cpu\)/],
+    ['cpu', 'return /(a+)+b/.test("a".repeat(40))', /^run_code failed \(cpu\)/],
     ['memory', 'const hoard = []; while (true) hoard.push([hoard.length, { at: hoard.length }])', /^run_code failed \(memory\): InternalError: out of memory/],
     ['memory', 'let s = "x"; while (true) s = s + s', /^run_code failed \(memory\)/],
     ['output', 'for (let i = 0; ; i++) console.log("line " + i + " " + "x".repeat(50))', /^run_code failed \(output\): the program's logs and result exceeded 2000 bytes/],
