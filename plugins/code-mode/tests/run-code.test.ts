@@ -71,6 +71,13 @@ describe('run_code', () => {
     expect(ctx.tools.get('run_code')!.output.presentationMeta).toBeUndefined()
   })
 
+  it('snapshots arguments when the call is made: later mutation does not reach the tool', async () => {
+    const { run, results } = await setup([lookup])
+    const value = valueOf(await run('const args = { id: 1 }; const pending = tools.lookup(args); args.id = 2; return (await pending).id')).result
+    expect(value).toBe(1)
+    expect(results.find((entry) => entry.exec.name === 'lookup')!.exec.arguments).toEqual({ id: 1 })
+  })
+
   it('binds exotic tool names through tools["a-b"] and resolves scalar values', async () => {
     const { run } = await setup([dashed])
     expect(valueOf(await run('return await tools["word-count"]({ text: "a b  c" })')).result).toBe(3)
