@@ -12,6 +12,12 @@ describe('nested dispatch', () => {
     expect(results.filter((entry) => entry.exec.parent !== undefined)).toHaveLength(1000)
   })
 
+  it('runs several programs at once on the shared WASM module, each in its own runtime', async () => {
+    const { run } = await setup([lookup])
+    const outcomes = await Promise.all([1, 2, 3, 4].map((n) => run(`globalThis.mine = ${n}; let s = 0; for (let i = 0; i < 50; i++) s += (await tools.lookup({ id: i })).id; return [mine, s]`)))
+    expect(outcomes.map((outcome) => valueOf(outcome).result)).toEqual([[1, 1225], [2, 1225], [3, 1225], [4, 1225]])
+  })
+
   it('overlaps parallel-safe calls under Promise.all', async () => {
     const spans: Span[] = []
     const { run } = await setup([sleeper('nap', 'parallel', spans)])
