@@ -61,5 +61,5 @@ esac
     expect(rewritten!.text).toContain('(Omitted ')
     expect(secret).toEqual({ isError: false, text: 'hidden by policy' })
     expect(banned).toEqual({ isError: true, text: 'banned by policy', contexts: [{ source: 'hooks', text: 'checked by hook' }] })
-  })
+  }, 120_000)
 })
