@@ -32,6 +32,13 @@ export const modelOptions = {
   'max-turns': { type: 'string', description: 'stop after this many model turns' },
 } satisfies Options
 
+/** Options shared by `run` and `chat`. */
+export const agentOptions = {
+  json: { type: 'boolean', description: 'print progress as JSON lines (one agent event per line)' },
+  resume: { type: 'string', description: 'continue this session (id or .jsonl file)' },
+  system: { type: 'string', description: 'the system prompt (default from cordage.yml or a built-in one)' },
+} satisfies Options
+
 /** Parses `argv` against `options` (strict: unknown flags are usage errors). */
 export function parse(argv: string[], options: Options): { values: Values; positionals: string[] } {
   try {

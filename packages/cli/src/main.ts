@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { CordageError } from '@cordage/core'
 import { commonOptions, describeOptions, parse } from './args.js'
 import { commands, findCommand, type Command } from './commands/index.js'
 import { CliError, EXIT, errorMessage } from './errors.js'
@@ -70,6 +69,7 @@ export async function main(argv: string[], io: MainIo = {}, table: readonly Comm
       return error.exitCode
     }
     // Typed errors (a missing session file, a corrupt one) are reported without a stack.
+    const { CordageError } = await import('@cordage/core')
     if (CordageError.is(error)) {
       output.error(output.style('red', `${error.message} (${error.code})`))
       return EXIT.failed

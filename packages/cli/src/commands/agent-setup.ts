@@ -1,18 +1,11 @@
 import { Agent, SessionLog, resolveSessionFile, type AgentResult } from '@cordage/agent'
-import { integerOption, stringOption, type Options } from '../args.js'
+import { integerOption, stringOption } from '../args.js'
 import { EXIT } from '../errors.js'
 import { chooseModel, startModel } from '../model.js'
 import { startRuntime, type Runtime } from '../runtime.js'
 import type { RecordingModel } from '../cassette.js'
 import type { Progress } from '../progress.js'
 import type { CommandInput } from './command.js'
-
-/** Options shared by `run` and `chat`. */
-export const agentOptions = {
-  json: { type: 'boolean', description: 'print progress as JSON lines (one agent event per line)' },
-  resume: { type: 'string', description: 'continue this session (id or .jsonl file)' },
-  system: { type: 'string', description: 'the system prompt (default from cordage.yml or a built-in one)' },
-} satisfies Options
 
 /** A runtime with a model, a session log and an agent ready to run. */
 export interface AgentSession {

@@ -1,5 +1,4 @@
 import { CliError, EXIT, errorMessage } from '../errors.js'
-import { startRuntime } from '../runtime.js'
 import type { Command } from './command.js'
 import { contentToText } from './render.js'
 
@@ -19,6 +18,7 @@ export const callCommand: Command = {
     } catch (error) {
       throw new CliError(`the arguments are not valid JSON: ${errorMessage(error)}`)
     }
+    const { startRuntime } = await import('../runtime.js')
     const runtime = await startRuntime({ cwd, configFile: values.config as string | undefined, verbose: !!values.verbose, output })
     const controller = new AbortController()
     const interrupt = () => controller.abort()

@@ -1,8 +1,6 @@
 import { createInterface } from 'node:readline'
-import { modelOptions } from '../args.js'
+import { agentOptions, modelOptions } from '../args.js'
 import { EXIT, errorMessage } from '../errors.js'
-import { Progress } from '../progress.js'
-import { agentOptions, startAgent } from './agent-setup.js'
 import type { Command } from './command.js'
 
 /** `cordage chat`: a REPL on stdin; each line is a user message in one continuing conversation. */
@@ -13,6 +11,8 @@ export const chatCommand: Command = {
   options: { ...modelOptions, ...agentOptions },
   async run(input) {
     const { output, values, stdin } = input
+    // Heavy modules load only when the command runs, so `--help` and usage errors stay fast.
+    const [{ Progress }, { startAgent }] = await Promise.all([import('../progress.js'), import('./agent-setup.js')])
     const progress = new Progress(output, !!values.json)
     const setup = await startAgent(input, progress)
     const interactive = (stdin as { isTTY?: boolean }).isTTY === true

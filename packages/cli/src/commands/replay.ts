@@ -1,4 +1,4 @@
-import { deriveMessages, loadSession, messageOf, resolveSessionFile } from '@cordage/agent'
+import type { messageOf } from '@cordage/agent'
 import { CliError, EXIT } from '../errors.js'
 import type { Output } from '../output.js'
 import type { Command } from './command.js'
@@ -13,6 +13,7 @@ export const replayCommand: Command = {
   async run({ positionals, output, cwd, values }) {
     const [target] = positionals
     if (!target) throw new CliError('usage: cordage replay <session id or .jsonl file>')
+    const { deriveMessages, loadSession, messageOf: toMessage, resolveSessionFile } = await import('@cordage/agent')
     const session = loadSession(resolveSessionFile(target, { cwd }))
     for (const warning of session.warnings) output.error(output.style('yellow', `session: ${warning}`))
     if (values.json) {
@@ -30,7 +31,7 @@ export const replayCommand: Command = {
         output.line(output.style('dim', `── end: ${event.data.reason}${event.data.message ? ` (${event.data.message})` : ''} ──`))
         continue
       }
-      const message = messageOf(event)
+      const message = toMessage(event)
       if (message) printMessage(output, message)
     }
     return EXIT.ok

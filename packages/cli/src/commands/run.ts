@@ -1,8 +1,5 @@
-import { CordageError } from '@cordage/core'
-import { modelOptions } from '../args.js'
+import { agentOptions, modelOptions } from '../args.js'
 import { CliError, EXIT, errorMessage } from '../errors.js'
-import { Progress } from '../progress.js'
-import { agentOptions, exitCodeOf, startAgent } from './agent-setup.js'
 import type { Command } from './command.js'
 
 /** `cordage run "<task>"`: one headless agent run, streamed; exits non-zero unless it completes. */
@@ -15,6 +12,8 @@ export const runCommand: Command = {
     const { positionals, output, values } = input
     const task = positionals.join(' ').trim()
     if (!task) throw new CliError('usage: cordage run "<task>"')
+    // Heavy modules load only when the command runs, so `--help` and usage errors stay fast.
+    const [{ Progress }, { startAgent, exitCodeOf }] = await Promise.all([import('../progress.js'), import('./agent-setup.js')])
     const progress = new Progress(output, !!values.json)
     const setup = await startAgent(input, progress)
     const controller = new AbortController()
@@ -31,6 +30,7 @@ export const runCommand: Command = {
       if (result.stopReason === 'max-turns') output.error(output.style('yellow', 'stopped: the turn limit was reached before the task completed (raise it with --max-turns)'))
       return exitCodeOf(result)
     } catch (error) {
+      const { CordageError } = await import('@cordage/core')
       const code = CordageError.is(error) ? ` (${error.code})` : ''
       output.error(output.style('red', `run failed${code}: ${errorMessage(error)}`))
       return error instanceof CliError ? error.exitCode : EXIT.failed

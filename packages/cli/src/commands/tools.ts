@@ -1,6 +1,5 @@
 import { EXIT } from '../errors.js'
 import { oneLine } from '../output.js'
-import { startRuntime } from '../runtime.js'
 import type { Command } from './command.js'
 
 /** `cordage tools [--json]`: the tools the configured plugins register. */
@@ -10,6 +9,7 @@ export const toolsCommand: Command = {
   usage: '[--json]',
   options: { json: { type: 'boolean', description: 'print the full schemas as JSON' } },
   async run({ values, output, cwd }) {
+    const { startRuntime } = await import('../runtime.js')
     const runtime = await startRuntime({ cwd, configFile: values.config as string | undefined, verbose: !!values.verbose, output })
     try {
       const tools = runtime.ctx.get('tools')!.list()
