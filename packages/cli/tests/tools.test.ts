@@ -18,7 +18,7 @@ describe.concurrent('cordage tools', { timeout: 90_000 }, () => {
     const dir = project({ 'cordage.yml': 'plugins:\n  - ./echo.mjs\n', 'echo.mjs': echoPlugin })
     const result = await cordage(['tools'], { cwd: dir })
     expect(result).toMatchObject({ code: 0, stdout: 'echo  Repeats what it is told.\n' })
-    expect(result.stderr).toContain('1 tools from ./echo.mjs')
+    expect(result.stderr).toContain('1 tool from ./echo.mjs')
   })
 
   it('loads the first-party tool families with no cordage.yml', async () => {

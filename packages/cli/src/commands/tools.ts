@@ -19,7 +19,7 @@ export const toolsCommand: Command = {
       }
       const width = Math.max(0, ...tools.map((tool) => tool.name.length))
       for (const tool of tools) output.line(`${output.style('bold', tool.name.padEnd(width))}  ${oneLine(tool.description, 100)}`)
-      output.error(output.style('dim', `${tools.length} tools from ${runtime.plugins.join(', ') || 'no plugins'}`))
+      output.error(output.style('dim', `${tools.length} tool${tools.length === 1 ? '' : 's'} from ${runtime.plugins.join(', ') || 'no plugins'}`))
       return EXIT.ok
     } finally {
       await runtime.dispose()
