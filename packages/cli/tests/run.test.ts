@@ -92,6 +92,10 @@ describe.concurrent('cordage run failures', { timeout: 90_000 }, () => {
     expect(result.code).toBe(1)
     expect(result.stderr).toContain('run failed')
     expect(result.stderr).toContain('the cassette has no turn 2 (it holds 1)')
+    const sessions = join(dir, '.cordage', 'sessions')
+    const events = readFileSync(join(sessions, readdirSync(sessions)[0]), 'utf8').trim().split('\n').map((line) => JSON.parse(line))
+    expect(events.at(-1)).toMatchObject({ type: 'session/end', data: { reason: 'error' } })
+    expect(events.at(-1).data.message).toContain('the cassette has no turn 2')
   })
 
   it('exits 1 when the turn limit stops the run', async () => {

@@ -13,7 +13,8 @@ export interface AgentSession {
   agent: Agent
   session: SessionLog
   recorder?: RecordingModel
-  close(result?: AgentResult): Promise<void>
+  /** Ends the session (`reason`: the stop reason, or `error`) and unloads everything. */
+  close(end?: { reason: string; message?: string }): Promise<void>
 }
 
 function defaultSystem(cwd: string): string {
@@ -47,8 +48,8 @@ export async function startAgent(input: CommandInput, progress: Progress): Promi
       agent,
       session,
       recorder,
-      async close(result) {
-        await session.close({ reason: result?.stopReason ?? 'closed' })
+      async close(end) {
+        await session.close(end ?? { reason: 'closed' })
         if (recorder) output.error(output.style('dim', `recorded ${recorder.turns.length} turns to ${recorder.file}`))
         await runtime.dispose()
       },

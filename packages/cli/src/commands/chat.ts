@@ -49,7 +49,7 @@ export const chatCommand: Command = {
       process.off('SIGINT', interrupt)
       lines.close()
       output.error(output.style('dim', `session ${setup.session.id} saved to ${setup.session.file}`))
-      await setup.close(last)
+      await setup.close(last && { reason: last.stopReason })
     }
     return failed ? EXIT.failed : EXIT.ok
   },

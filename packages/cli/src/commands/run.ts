@@ -23,20 +23,22 @@ export const runCommand: Command = {
       controller.abort()
     }
     process.on('SIGINT', interrupt)
-    let result
+    let end: { reason: string; message?: string } | undefined
     try {
-      result = await setup.agent.run(task, { signal: controller.signal })
+      const result = await setup.agent.run(task, { signal: controller.signal })
+      end = { reason: result.stopReason }
       progress.finish(result, setup.session)
       if (result.stopReason === 'max-turns') output.error(output.style('yellow', 'stopped: the turn limit was reached before the task completed (raise it with --max-turns)'))
       return exitCodeOf(result)
     } catch (error) {
       const { CordageError } = await import('@cordage/core')
+      end = { reason: 'error', message: errorMessage(error) }
       const code = CordageError.is(error) ? ` (${error.code})` : ''
       output.error(output.style('red', `run failed${code}: ${errorMessage(error)}`))
       return error instanceof CliError ? error.exitCode : EXIT.failed
     } finally {
       process.off('SIGINT', interrupt)
-      await setup.close(result)
+      await setup.close(end)
     }
   },
 }
