@@ -82,8 +82,10 @@ export async function runProgram(options: RunOptions): Promise<ProgramOutput> {
   const runtime: QuickJSRuntime = module.newRuntime()
   runtime.setMemoryLimit(limits.memoryBytes)
   runtime.setMaxStackSize(limits.stackBytes)
+  let metered = false
   runtime.setInterruptHandler(() => {
     if (failure || cancelled) return true
+    if (!metered) return false
     const now = performance.now()
     if (cpuUsed + (now - segmentStart) > limits.cpuTimeMs) fail('cpu')
     else if (now > deadline) fail('timeout')
@@ -93,13 +95,17 @@ export async function runProgram(options: RunOptions): Promise<ProgramOutput> {
   const owned: QuickJSHandle[] = []
   const own = (handle: QuickJSHandle) => (owned.push(handle), handle)
 
-  // Every entry into the VM is a CPU segment.
+  // Every entry into the VM is a CPU segment. Built-ins that never poll the interrupt handler can
+  // overrun a limit inside one segment; the check afterwards still fails the run.
   function enter<T>(step: () => T): T {
     segmentStart = performance.now()
     try {
       return step()
     } finally {
-      cpuUsed += performance.now() - segmentStart
+      const now = performance.now()
+      cpuUsed += now - segmentStart
+      if (cpuUsed > limits.cpuTimeMs) fail('cpu')
+      else if (now > deadline) fail('timeout')
     }
   }
 
@@ -144,11 +150,15 @@ export async function runProgram(options: RunOptions): Promise<ProgramOutput> {
   }
 
   try {
-    // The prelude is ours: it runs outside the program's CPU budget.
-    segmentStart = performance.now()
-    const setup = own(context.unwrapResult(context.evalCode(PRELUDE, 'prelude.js')))
+    // The prelude is ours: it runs outside the program's budgets; only the memory limit applies.
+    const unwrap = (result: ReturnType<QuickJSContext['evalCode']>): QuickJSHandle => {
+      if (!result.error) return own(result.value)
+      const text = result.error.consume((handle) => JSON.stringify(context.dump(handle)))
+      throw new CodeRunError(/out of memory/.test(text) ? 'memory' : 'runtime', `the sandbox could not start: ${text}`, logs)
+    }
+    const setup = unwrap(context.evalCode(PRELUDE, 'prelude.js'))
     const names = own(context.newString(JSON.stringify(options.toolNames)))
-    const helpers = own(context.unwrapResult(context.callFunction(setup, context.undefined, host, names)))
+    const helpers = unwrap(context.callFunction(setup, context.undefined, host, names))
     const [settle, finish, describe, drain] = [0, 1, 2, 3].map((index) => own(context.getProp(helpers, index)))
 
     // Describes a thrown VM value as text (inside the VM, under the same limits).
@@ -161,6 +171,7 @@ export async function runProgram(options: RunOptions): Promise<ProgramOutput> {
       return clip(described.value.consume((handle) => context.getString(handle)))
     }
 
+    metered = true
     const wrapper = `(async () => {'use strict';${options.code}\n})()`
     const evaluated = enter(() => context.evalCode(wrapper, 'program.js'))
     if (evaluated.error) {

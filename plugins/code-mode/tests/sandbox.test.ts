@@ -35,6 +35,12 @@ describe('sandbox limits: each breach is a CODE_RUN_FAILED result and the host k
     expect(valueOf(await run('return (await tools.lookup({ id: 1 })).name'))).toEqual({ logs: [], result: 'user-1' })
   })
 
+  it('fails a run whose single built-in call overran the CPU budget, though it could not be interrupted', async () => {
+    const { run } = await setup([], { cpuTimeMs: 1, memoryBytes: 64 << 20 })
+    const failure = failureOf(await run('return "x".repeat(2e7).length'))
+    expect(failure.message).toMatch(/^run_code failed \(cpu\): the program used more than 1 ms of CPU time/)
+  })
+
   it('stops at the wall-clock timeout while waiting for a slow tool, and aborts that tool', async () => {
     const log: any[] = []
     const { run } = await setup([sleeper('slow', 'exclusive', log)], { timeoutMs: 100 })
