@@ -1,18 +1,20 @@
 import { symbols, type Context } from 'cordis'
 import Schema from 'schemastery'
-import type { JsonValue } from '@cordage/core'
 import { createRunCode, RUN_CODE } from './run-code.js'
 import { loadModule } from './module.js'
-import { generateSdk } from './sdk.js'
+import { Catalog } from './catalog.js'
 
 export { CodeRunError, type CodeRunFailureKind } from './errors.js'
 export { generateSdk, type SdkTool } from './sdk.js'
 export { RUN_CODE, renderRunCode } from './run-code.js'
 export type { ProgramOutput, SandboxLimits } from './sandbox.js'
 
+/** Plugin name. */
 export const name = 'code-mode'
+/** `run_code` dispatches through the registry. */
 export const inject = ['tools']
 
+/** Per-run sandbox limits and the tools hidden from programs (see the README table). */
 export interface Config {
   memoryBytes: number
   stackBytes: number
@@ -23,6 +25,7 @@ export interface Config {
   exclude: string[]
 }
 
+/** Validated at load; defaults as in the README. */
 export const Config: Schema<Partial<Config>, Config> = Schema.object({
   memoryBytes: Schema.natural().min(1 << 20).default(32 << 20).description('Heap limit of one run (bytes).'),
   stackBytes: Schema.natural().min(64 << 10).max(384 << 10).default(256 << 10).description('Stack limit of one run (bytes); deeper recursion throws a catchable error. WASM frames share the host thread stack, hence the low ceiling.'),
@@ -33,41 +36,23 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
   exclude: Schema.array(Schema.string()).default([]).description('Tools hidden from programs (run_code itself always is).'),
 }) as any
 
-/** Registers `run_code`; its SDK follows the registered tools (regenerated lazily after `tools/changed`). */
+/** Registers `run_code`; its SDK follows the registered tools (rebuilt lazily after `tools/changed`). */
 export function apply(ctx: Context, config: Config): void {
   // The raw service, not the Context-bound proxy: property reads through the proxy cost microseconds
-  // each, and isParallel runs per nested call.
+  // each, and the catalog is consulted per nested call.
   const service = ctx.get('tools')!
   const registry: typeof service = (service as any)[symbols.original] ?? service
-  const execute = registry.execute
-  const hidden = new Set([RUN_CODE, ...config.exclude])
-  let catalog: { names: string[]; sdk: string } | undefined
-  let building = false
-
-  // list() reads run_code's description getter, which reads the catalog: while building, the getter
-  // sees the previous (or empty) catalog instead of recursing.
-  const current = (): { names: readonly string[]; sdk: string } => {
-    if (catalog) return catalog
-    if (building) return { names: [], sdk: '' }
-    building = true
-    try {
-      const visible = registry.list().filter((tool) => !hidden.has(tool.name))
-      catalog = { names: visible.map((tool) => tool.name), sdk: generateSdk(visible) }
-      return catalog
-    } finally {
-      building = false
-    }
-  }
-  ctx.on('tools/changed', () => {
-    catalog = undefined
-  })
-
-  const isParallel = (toolName: string, args: JsonValue): boolean => {
-    const concurrency = registry.get(toolName)?.concurrency
-    return concurrency === 'parallel' || (typeof concurrency === 'function' && concurrency(args) === true)
-  }
+  const catalog = new Catalog(registry, new Set([RUN_CODE, ...config.exclude]))
+  ctx.on('tools/changed', () => catalog.invalidate())
 
   // Start compiling the WASM module now so the first run does not pay for it.
   loadModule().catch((error: unknown) => ctx.logger('code-mode').warn(`could not load the QuickJS module: ${error}`))
-  ctx.tools.register(createRunCode({ execute, isParallel, catalog: current }, config))
+  ctx.tools.register(createRunCode({
+    execute: registry.execute,
+    isParallel: (name, args) => catalog.isParallel(name, args),
+    catalog: () => catalog.current(),
+  }, config))
 }
+
+/** The plugin object, for loaders that import the default export. */
+export default { name, inject, Config, apply }
