@@ -81,18 +81,22 @@ export function defineTool<P extends ValueSchemaSpec, O extends ValueSchemaSpec>
   const outputSchema = toJsonSchema(spec.output.schema)
   const hasDefaults = JSON.stringify(parameters).includes('"default"')
   const validate = hasDefaults ? compileDefaultingValidator(parameters) : compileValidator(parameters)
-  // The body, renderer and projector of one call share the prepared arguments of its snapshot.
-  const prepared = new WeakMap<object, any>()
+  // The body, renderer and projector of one call share the prepared arguments of its snapshot; a
+  // one-entry cache (not a WeakMap: identity hashes of frozen snapshots are slow) covers that sequence.
+  let lastArgs: unknown
+  let lastPrepared: any
   const prepare = (args: JsonValue): any => {
-    const key = typeof args === 'object' && args !== null ? args : undefined
-    if (key && prepared.has(key)) return prepared.get(key)
+    if (args === lastArgs && args !== undefined) return lastPrepared
     const copy = hasDefaults ? structuredClone(args) : args
     const violations = validate(copy)
     if (violations.length) {
       throw new ToolArgsError(`invalid arguments for ${spec.name}:\n${formatViolations(violations)}`, [...violations])
     }
     const result = hasDefaults ? deepFreeze(copy) : copy
-    if (key) prepared.set(key, result)
+    if (typeof args === 'object' && args !== null && Object.isFrozen(args)) {
+      lastArgs = args
+      lastPrepared = result
+    }
     return result
   }
   const { render, presentationMeta } = spec.output
