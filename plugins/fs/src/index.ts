@@ -32,8 +32,8 @@ export interface Config {
   search: 'auto' | 'ripgrep' | 'node'
 }
 
-/** The config schema, validated at load. */
-export const Config: Schema<Config> = Schema.object({
+/** The config schema, validated at load; every key is optional on input. */
+export const Config: Schema<Partial<Config>, Config> = Schema.object({
   root: Schema.string().description('Workspace root the tools are confined to (default: the current working directory).'),
   allowOutsideRoot: Schema.boolean().default(false).description('Allow paths outside the root.'),
   requireReadBeforeWrite: Schema.boolean().default(true).description('Refuse to write or edit an existing file the agent has not read.'),
@@ -45,7 +45,7 @@ export const Config: Schema<Config> = Schema.object({
   pageSize: Schema.natural().min(1).default(100).description('Paths or matches rendered inline; the rest go to spill.'),
   pageBytes: Schema.natural().min(1000).default(30_000).description('Bytes of the rendered page at most.'),
   search: Schema.union(['auto', 'ripgrep', 'node']).default('auto').description('Search engine: ripgrep when available (auto), ripgrep only, or the pure-JS fallback.'),
-})
+}) as Schema<Partial<Config>, Config>
 
 /** Registers read, write, edit, glob and grep rooted at `config.root`, plus the glob/grep spill listener. */
 export async function apply(ctx: Context, config: Config): Promise<void> {

@@ -49,7 +49,7 @@ async function withSpill(config: Partial<fs.Config> = {}, spillFirst = true) {
   if (spillFirst) await ctx.plugin(TestSpill, { dir: spillDir })
   const fiber = await ctx.plugin(fs, { root, maxResults: 50_000, ...config })
   if (!spillFirst) await ctx.plugin(TestSpill, { dir: spillDir })
-  const spill = ctx.get('spill') as TestSpill
+  const spill = ctx.get('spill') as unknown as TestSpill
   return { ctx, fiber, spill, call: (name: string, args: unknown, parent?: symbol) => ctx.tools.execute({ name, arguments: args, ...(parent && { parent }) }) }
 }
 
