@@ -44,7 +44,7 @@ return {
 
 const ctx = new Context()
 await ctx.plugin(ToolRegistry)
-await ctx.plugin(fs, { root: workspace } as fs.Config)
+await ctx.plugin(fs, { root: workspace })
 await ctx.plugin(codeMode, {})
 const model = (await ctx.plugin(ScriptedModel, {
   turns: [
