@@ -1,4 +1,4 @@
-import type { Context } from 'cordis'
+import { symbols, type Context } from 'cordis'
 import { CordageError, type ToolExecutionResult } from '@cordage/core'
 import type { ToolRegistry } from '@cordage/registry'
 import type { AgentEvent, AgentOptions, AgentResult, RunOptions, StopReason } from './agent-types.js'
@@ -40,8 +40,12 @@ export class Agent {
     if (this.running) throw new CordageError('AGENT_BUSY', 'this agent is already running; await the previous run first')
     const model: ModelService | undefined = this.options.model ?? this.ctx.get('model')
     if (!model) throw new NoModelError()
-    const tools = this.ctx.get('tools')
-    if (!tools) throw new CordageError('NO_TOOLS', 'the agent needs the tools service: load @cordage/registry first')
+    const service = this.ctx.get('tools')
+    if (!service) throw new CordageError('NO_TOOLS', 'the agent needs the tools service: load @cordage/registry first')
+    // The registry itself, held for the run: every method read through the context's tracing proxy costs
+    // a Context property read (~5 µs), and the loop reads `list`, `get` and `execute` several times a turn.
+    // The methods used here (`list`, `get`, `execute`) never depend on the caller's context.
+    const tools: ToolRegistry = (service as any)[symbols.original] ?? service
     const signal = runOptions.signal
     const maxTurns = runOptions.maxTurns ?? this.options.maxTurns ?? 50
     const agent = this.options.agent

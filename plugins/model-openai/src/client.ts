@@ -1,8 +1,6 @@
 import type { CompletionRequest, ModelEvent, ModelService } from '@cordage/agent'
-import { ChunkAssembler, completionEvents } from './assemble.js'
 import { ModelRequestError } from './errors.js'
-import { httpError, networkError, readError } from './failures.js'
-import { SseParser } from './sse.js'
+import { abortError, Exchange } from './exchange.js'
 import { toWireBody, type WireOptions } from './wire.js'
 
 /** Everything the client needs, resolved from config and environment. */
@@ -18,12 +16,6 @@ export interface ClientOptions extends WireOptions {
   maxRetryDelayMs: number
 }
 
-function abortError(signal: AbortSignal): ModelRequestError {
-  const reason = signal.reason
-  const why = reason instanceof Error && reason.name !== 'AbortError' ? `: ${reason.message}` : ''
-  return new ModelRequestError('ABORTED', `the model request was cancelled${why}`, { cause: reason })
-}
-
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(abortError(signal))
@@ -31,29 +23,6 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
     const timer = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve() }, ms)
     signal?.addEventListener('abort', onAbort, { once: true })
   })
-}
-
-function parseChunk(data: string): unknown {
-  try {
-    return JSON.parse(data)
-  } catch (cause) {
-    throw new ModelRequestError('MODEL_STREAM', `the server sent a malformed stream chunk (not JSON): ${data.slice(0, 200)} — the server is not speaking the Chat Completions stream format; check baseURL, or set stream: false`, { cause })
-  }
-}
-
-/**
- * Reads past `[DONE]` to the end of the response so the keep-alive connection goes back to the pool;
- * cancelling an unfinished body would close the socket. A server that never ends it is cut off after 1 s.
- */
-async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
-  const timer = setTimeout(() => { reader.cancel().catch(() => {}) }, 1000)
-  try {
-    while (!(await reader.read()).done) { /* ignore anything after [DONE] */ }
-  } catch {
-    // The response is already complete for the caller; a late failure changes nothing.
-  } finally {
-    clearTimeout(timer)
-  }
 }
 
 /** A Cordis-free Chat Completions client implementing the `model` seam (streaming, tool calls, retries). */
@@ -99,9 +68,19 @@ export class OpenAIClient implements ModelService {
       for (let attempt = 1; ; attempt++) {
         let yielded = false
         try {
-          for await (const event of this.attempt(body, call.signal)) {
-            yielded = true
-            yield event
+          // One generator for the whole request: events are handed over per network read, not through
+          // nested generators (each layer costs promise hops for every event).
+          const exchange = new Exchange(this.options, this.url, this.headers, body, call.signal)
+          try {
+            await exchange.open()
+            for (let events = await exchange.next(); events; events = await exchange.next()) {
+              for (const event of events) {
+                yielded = true
+                yield event
+              }
+            }
+          } finally {
+            exchange.close()
           }
           return
         } catch (error) {
@@ -118,93 +97,6 @@ export class OpenAIClient implements ModelService {
     } finally {
       this.active.delete(call)
       outer?.removeEventListener('abort', onAbort)
-    }
-  }
-
-  private async *attempt(body: string, signal: AbortSignal | undefined): AsyncGenerator<ModelEvent> {
-    if (signal?.aborted) throw abortError(signal)
-    const { baseURL, timeoutMs } = this.options
-    const controller = new AbortController()
-    const onAbort = () => controller.abort(signal!.reason)
-    signal?.addEventListener('abort', onAbort, { once: true })
-    let timedOut = false
-    let completed = false
-    let timer: NodeJS.Timeout | undefined
-    const arm = () => { timer = setTimeout(() => { timedOut = true; controller.abort() }, timeoutMs) }
-    const disarm = () => clearTimeout(timer)
-    try {
-      let response: Response
-      arm()
-      try {
-        response = await fetch(this.url, { method: 'POST', headers: this.headers, body, signal: controller.signal })
-      } catch (error) {
-        throw signal?.aborted ? abortError(signal) : networkError(error, { baseURL, timedOut, timeoutMs })
-      } finally {
-        disarm()
-      }
-      if (!response.ok) {
-        arm()
-        try { throw await httpError(response, this.options) } finally { disarm() }
-      }
-      const type = response.headers.get('content-type') ?? ''
-      if (!this.options.stream || type.includes('application/json')) {
-        arm()
-        let text: string
-        try { text = await response.text() } catch (error) {
-          throw signal?.aborted ? abortError(signal) : readError(error, { timedOut, timeoutMs })
-        } finally { disarm() }
-        completed = true
-        yield* completionEvents(parseChunk(text))
-        return
-      }
-      if (type && !type.includes('text/event-stream')) {
-        const sample = (await response.text().catch(() => '')).slice(0, 200)
-        throw new ModelRequestError('MODEL_STREAM', `expected an event stream from ${this.url} but got ${type}: ${sample} — check that baseURL points at the API (it usually ends in /v1)`)
-      }
-      yield* this.read(response.body!, () => { arm() }, disarm, () => (signal?.aborted ? abortError(signal) : undefined), () => timedOut)
-      completed = true
-    } finally {
-      disarm()
-      signal?.removeEventListener('abort', onAbort)
-      // Releases the connection when the consumer stopped early or a read failed; a finished body is left
-      // alone so its keep-alive socket returns to the pool.
-      if (!completed) controller.abort()
-    }
-  }
-
-  private async *read(body: ReadableStream<Uint8Array>, arm: () => void, disarm: () => void, aborted: () => ModelRequestError | undefined, timedOut: () => boolean): AsyncGenerator<ModelEvent> {
-    const reader = body.getReader()
-    const decoder = new TextDecoder()
-    const parser = new SseParser()
-    const assembler = new ChunkAssembler()
-    const { timeoutMs } = this.options
-    let finished = false
-    let eof = false
-    try {
-      while (!finished) {
-        let chunk: { done: boolean; value?: Uint8Array }
-        arm()
-        try { chunk = await reader.read() } catch (error) {
-          throw aborted() ?? readError(error, { timedOut: timedOut(), timeoutMs })
-        } finally { disarm() }
-        eof = chunk.done
-        const events = chunk.done ? parser.push(decoder.decode()).concat(parser.end()) : parser.push(decoder.decode(chunk.value, { stream: true }))
-        for (const event of events) {
-          if (event.data === '[DONE]') { finished = true; break }
-          const text = assembler.push(parseChunk(event.data))
-          if (text) yield { type: 'text', delta: text }
-        }
-        if (chunk.done && !finished) {
-          // A finish_reason without [DONE] is complete enough (some servers omit it); nothing at all is a cut stream.
-          if (assembler.finishReason) break
-          throw new ModelRequestError('MODEL_INTERRUPTED', 'the connection closed before the stream finished (no finish_reason and no [DONE])', { retryable: true })
-        }
-      }
-      const closing = assembler.finish()
-      if (!eof) await drain(reader)
-      yield* closing
-    } finally {
-      reader.cancel().catch(() => {})
     }
   }
 }

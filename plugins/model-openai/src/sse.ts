@@ -11,7 +11,8 @@ export interface SseEvent {
  */
 export class SseParser {
   private buffer = ''
-  private data: string[] = []
+  /** The joined `data:` lines of the event being read (`undefined`: none yet). */
+  private data: string | undefined
   private event = ''
   private pendingCR = false
 
@@ -58,8 +59,8 @@ export class SseParser {
 
   private line(line: string, out: SseEvent[]): void {
     if (line === '') {
-      if (this.data.length) out.push({ event: this.event || 'message', data: this.data.join('\n') })
-      this.data = []
+      if (this.data !== undefined) out.push({ event: this.event || 'message', data: this.data })
+      this.data = undefined
       this.event = ''
       return
     }
@@ -68,7 +69,7 @@ export class SseParser {
     const field = colon < 0 ? line : line.slice(0, colon)
     let value = colon < 0 ? '' : line.slice(colon + 1)
     if (value.charCodeAt(0) === 32) value = value.slice(1)
-    if (field === 'data') this.data.push(value)
+    if (field === 'data') this.data = this.data === undefined ? value : `${this.data}\n${value}`
     else if (field === 'event') this.event = value
   }
 }

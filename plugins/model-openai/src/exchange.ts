@@ -1,0 +1,183 @@
+import type { ModelEvent } from '@cordage/agent'
+import { ChunkAssembler, completionEvents } from './assemble.js'
+import { ModelRequestError } from './errors.js'
+import { httpError, networkError, readError } from './failures.js'
+import { SseParser } from './sse.js'
+import type { ClientOptions } from './client.js'
+
+export function abortError(signal: AbortSignal): ModelRequestError {
+  const reason = signal.reason
+  const why = reason instanceof Error && reason.name !== 'AbortError' ? `: ${reason.message}` : ''
+  return new ModelRequestError('ABORTED', `the model request was cancelled${why}`, { cause: reason })
+}
+
+export function parseChunk(data: string): unknown {
+  try {
+    return JSON.parse(data)
+  } catch (cause) {
+    throw new ModelRequestError('MODEL_STREAM', `the server sent a malformed stream chunk (not JSON): ${data.slice(0, 200)} — the server is not speaking the Chat Completions stream format; check baseURL, or set stream: false`, { cause })
+  }
+}
+
+/**
+ * An idle timeout: it fires once it has been armed for `ms` without a `disarm()`. One timer per request,
+ * re-aimed only when it fires early, instead of a `setTimeout`/`clearTimeout` pair for every read.
+ */
+class IdleTimer {
+  private timer: NodeJS.Timeout | undefined
+  private armed = false
+  private deadline = 0
+
+  constructor(private readonly ms: number, private readonly onExpire: () => void) {}
+
+  arm(): void {
+    this.armed = true
+    this.deadline = performance.now() + this.ms
+    this.timer ??= setTimeout(this.check, this.ms)
+  }
+
+  disarm(): void {
+    this.armed = false
+  }
+
+  stop(): void {
+    this.armed = false
+    clearTimeout(this.timer)
+    this.timer = undefined
+  }
+
+  private readonly check = (): void => {
+    this.timer = undefined
+    if (!this.armed) return
+    const left = this.deadline - performance.now()
+    if (left > 0) this.timer = setTimeout(this.check, Math.ceil(left))
+    else this.onExpire()
+  }
+}
+
+/**
+ * Reads past `[DONE]` to the end of the response so the keep-alive connection goes back to the pool;
+ * cancelling an unfinished body would close the socket. A server that never ends it is cut off after 1 s.
+ */
+async function drain(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+  const timer = setTimeout(() => { reader.cancel().catch(() => {}) }, 1000)
+  try {
+    while (!(await reader.read()).done) { /* ignore anything after [DONE] */ }
+  } catch {
+    // The response is already complete for the caller; a late failure changes nothing.
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/**
+ * One HTTP attempt of a completion: `open()` sends the request and checks the answer, then each `next()`
+ * turns one network read into the events it completes (`undefined` once the response is over), and
+ * `close()` releases everything; a response not read to its end has its connection aborted.
+ */
+export class Exchange {
+  private readonly controller = new AbortController()
+  private readonly timer: IdleTimer
+  private readonly onAbort = () => this.controller.abort(this.signal.reason)
+  private timedOut = false
+  private completed = false
+  private reader: ReadableStreamDefaultReader<Uint8Array> | undefined
+  private readonly decoder = new TextDecoder()
+  private readonly parser = new SseParser()
+  private readonly assembler = new ChunkAssembler()
+  /** Events ready before the first read (a non-streaming answer). */
+  private ready: ModelEvent[] | undefined
+  /** A failure found after some events of the same read; thrown by the next `next()`. */
+  private failure: unknown
+
+  constructor(private readonly options: ClientOptions, private readonly url: string, private readonly headers: Record<string, string>, private readonly body: string, private readonly signal: AbortSignal) {
+    this.timer = new IdleTimer(options.timeoutMs, () => { this.timedOut = true; this.controller.abort() })
+  }
+
+  async open(): Promise<void> {
+    const { signal, options } = this
+    if (signal.aborted) throw abortError(signal)
+    signal.addEventListener('abort', this.onAbort, { once: true })
+    let response: Response
+    this.timer.arm()
+    try {
+      response = await fetch(this.url, { method: 'POST', headers: this.headers, body: this.body, signal: this.controller.signal })
+    } catch (error) {
+      throw signal.aborted ? abortError(signal) : networkError(error, { baseURL: options.baseURL, timedOut: this.timedOut, timeoutMs: options.timeoutMs })
+    } finally {
+      this.timer.disarm()
+    }
+    if (!response.ok) {
+      this.timer.arm()
+      try { throw await httpError(response, options) } finally { this.timer.disarm() }
+    }
+    const type = response.headers.get('content-type') ?? ''
+    if (!options.stream || type.includes('application/json')) {
+      this.timer.arm()
+      let text: string
+      try { text = await response.text() } catch (error) {
+        throw signal.aborted ? abortError(signal) : readError(error, { timedOut: this.timedOut, timeoutMs: options.timeoutMs })
+      } finally { this.timer.disarm() }
+      this.completed = true
+      this.ready = completionEvents(parseChunk(text))
+      return
+    }
+    if (type && !type.includes('text/event-stream')) {
+      const sample = (await response.text().catch(() => '')).slice(0, 200)
+      throw new ModelRequestError('MODEL_STREAM', `expected an event stream from ${this.url} but got ${type}: ${sample} — check that baseURL points at the API (it usually ends in /v1)`)
+    }
+    this.reader = response.body!.getReader()
+  }
+
+  /** The events completed by the next piece of the response (possibly none), or `undefined` at its end. */
+  async next(): Promise<ModelEvent[] | undefined> {
+    if (this.failure !== undefined) throw this.failure
+    if (this.ready) {
+      const events = this.ready
+      this.ready = undefined
+      return events
+    }
+    const reader = this.reader
+    if (!reader || this.completed) return undefined
+    let chunk: { done: boolean; value?: Uint8Array }
+    this.timer.arm()
+    try { chunk = await reader.read() } catch (error) {
+      throw this.signal.aborted ? abortError(this.signal) : readError(error, { timedOut: this.timedOut, timeoutMs: this.options.timeoutMs })
+    } finally { this.timer.disarm() }
+    const { parser, assembler } = this
+    const sse = chunk.done ? parser.push(this.decoder.decode()).concat(parser.end()) : parser.push(this.decoder.decode(chunk.value, { stream: true }))
+    const events: ModelEvent[] = []
+    let finished = false
+    try {
+      for (const event of sse) {
+        if (event.data === '[DONE]') { finished = true; break }
+        const text = assembler.push(parseChunk(event.data))
+        if (text) events.push({ type: 'text', delta: text })
+      }
+      if (chunk.done && !finished && !assembler.finishReason) {
+        throw new ModelRequestError('MODEL_INTERRUPTED', 'the connection closed before the stream finished (no finish_reason and no [DONE])', { retryable: true })
+      }
+      // A finish_reason without [DONE] is complete enough (some servers omit it).
+      if (finished || chunk.done) {
+        const closing = assembler.finish()
+        if (!chunk.done) await drain(reader)
+        this.completed = true
+        for (const event of closing) events.push(event)
+      }
+    } catch (error) {
+      // What arrived before the failure still reaches the caller, as it would event by event.
+      if (!events.length) throw error
+      this.failure = error
+    }
+    return events
+  }
+
+  /** Releases the timer, the listener and the reader; aborts the request unless the response was read to its end. */
+  close(): void {
+    this.timer.stop()
+    this.signal.removeEventListener('abort', this.onAbort)
+    if (this.completed) return
+    this.reader?.cancel().catch(() => {})
+    this.controller.abort()
+  }
+}
