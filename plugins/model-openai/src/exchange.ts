@@ -2,7 +2,7 @@ import type { ModelEvent } from '@cordage/agent'
 import { ChunkAssembler, completionEvents } from './assemble.js'
 import { ModelRequestError } from './errors.js'
 import { httpError, networkError, readError } from './failures.js'
-import { SseParser } from './sse.js'
+import { SseParser, Utf8Pieces } from './sse.js'
 import type { ClientOptions } from './client.js'
 
 export function abortError(signal: AbortSignal): ModelRequestError {
@@ -82,7 +82,7 @@ export class Exchange {
   private timedOut = false
   private completed = false
   private reader: ReadableStreamDefaultReader<Uint8Array> | undefined
-  private readonly decoder = new TextDecoder()
+  private readonly decoder = new Utf8Pieces()
   private readonly parser = new SseParser()
   private readonly assembler = new ChunkAssembler()
   /** Events ready before the first read (a non-streaming answer). */
@@ -145,7 +145,7 @@ export class Exchange {
       throw this.signal.aborted ? abortError(this.signal) : readError(error, { timedOut: this.timedOut, timeoutMs: this.options.timeoutMs })
     } finally { this.timer.disarm() }
     const { parser, assembler } = this
-    const sse = chunk.done ? parser.push(this.decoder.decode()).concat(parser.end()) : parser.push(this.decoder.decode(chunk.value, { stream: true }))
+    const sse = chunk.done ? parser.push(this.decoder.end()).concat(parser.end()) : parser.push(this.decoder.push(chunk.value!))
     const events: ModelEvent[] = []
     let finished = false
     try {

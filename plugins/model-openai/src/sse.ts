@@ -73,3 +73,55 @@ export class SseParser {
     else if (field === 'event') this.event = value
   }
 }
+
+/** The length of the prefix of `bytes` that ends on a character boundary (at most 3 bytes of a cut character follow it). */
+function completeLength(bytes: Uint8Array): number {
+  const length = bytes.length
+  let lead = length - 1
+  while (lead >= 0 && length - lead <= 3 && (bytes[lead]! & 0xc0) === 0x80) lead--
+  if (lead < 0) return length
+  const byte = bytes[lead]!
+  const needed = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1
+  return lead + needed > length ? lead : length
+}
+
+/**
+ * Decodes UTF-8 that arrives in arbitrary pieces, with the results of a streaming `TextDecoder` (malformed
+ * bytes become U+FFFD; a leading byte-order mark is dropped, as the event-stream format requires) at a
+ * fraction of its cost: each piece is decoded in one non-streaming call up to its last complete
+ * character, and the bytes of a character cut at the end wait for the next piece.
+ */
+export class Utf8Pieces {
+  private readonly decoder = new TextDecoder('utf-8', { ignoreBOM: true })
+  private held: Uint8Array | undefined
+  private started = false
+
+  push(bytes: Uint8Array): string {
+    let input = bytes
+    if (this.held) {
+      input = new Uint8Array(this.held.length + bytes.length)
+      input.set(this.held)
+      input.set(bytes, this.held.length)
+      this.held = undefined
+    }
+    const end = completeLength(input)
+    if (end === input.length) return this.text(input)
+    this.held = input.slice(end)
+    return this.text(input.subarray(0, end))
+  }
+
+  /** The end of the input: a character still cut becomes U+FFFD. */
+  end(): string {
+    const held = this.held
+    this.held = undefined
+    return held ? this.text(held) : ''
+  }
+
+  private text(bytes: Uint8Array): string {
+    if (!bytes.length) return ''
+    const text = this.decoder.decode(bytes)
+    if (this.started) return text
+    this.started = true
+    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
+  }
+}
