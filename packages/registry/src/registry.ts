@@ -8,11 +8,10 @@ import {
 } from '@cordage/core'
 import { errorMessage, failure, freezeResult, isOwnedBy, normalize, toContent, toContexts } from './normalize.js'
 import type { ExecuteInput, PostDecision, PreDecision, ToolGuard, ToolSchema } from './types.js'
+import { waterfall, type Hook } from './waterfall.js'
 
-type Hooks = Record<string, Array<{ callback: (...args: any[]) => any }> | undefined>
 interface RawEvents {
-  _hooks: Hooks
-  waterfall(...args: any[]): any
+  _hooks: Record<string, Hook[] | undefined>
 }
 
 const NEVER = new AbortController().signal
@@ -185,7 +184,7 @@ export class ToolRegistry extends Service {
     if (this.events._hooks['tools/pre-execute']?.length) {
       let decision: PreDecision
       try {
-        decision = await this.events.waterfall(null, 'tools/pre-execute', exec, async () => ({ kind: 'allow' }))
+        decision = await waterfall(this.events._hooks['tools/pre-execute']!, exec, undefined, async (): Promise<PreDecision> => ({ kind: 'allow' }))
       } catch (error) {
         return new ToolDeniedError(`a pre-execute policy failed, so the call was denied: ${errorMessage(error)}`)
       }
@@ -219,7 +218,7 @@ export class ToolRegistry extends Service {
     if (!this.events._hooks['tools/execute']?.length) return inner()
     let result: ToolExecutionResult
     try {
-      result = await this.events.waterfall(null, 'tools/execute', exec, inner)
+      result = await waterfall(this.events._hooks['tools/execute']!, exec, undefined, inner)
     } catch (error) {
       return failure(error, undefined, deferred.length ? [...deferred] : undefined)
     }
@@ -314,7 +313,7 @@ export class ToolRegistry extends Service {
     if (!this.events._hooks['tools/post-execute']?.length) return result
     let decision: PostDecision
     try {
-      decision = await this.events.waterfall(null, 'tools/post-execute', exec, result, async () => ({ kind: 'accept' }))
+      decision = await waterfall(this.events._hooks['tools/post-execute']!, exec, result, async (): Promise<PostDecision> => ({ kind: 'accept' }))
     } catch (error) {
       return failure(new ToolDeniedError(`a post-execute policy failed, so the result was withheld: ${errorMessage(error)}`), undefined, result.additionalContexts)
     }

@@ -178,6 +178,20 @@ describe('tools/post-execute decisions', () => {
     expect(JSON.stringify(result)).not.toContain('s3')
   })
 
+  it('treats a listener that calls next() twice as a failed policy', async () => {
+    const result = await (async () => {
+      const ctx = await createTestContext()
+      ctx.tools.register(echo)
+      ctx.on('tools/post-execute', async (_exec, _result, next) => {
+        await next()
+        return next()
+      })
+      return ctx.tools.execute({ name: 'echo', arguments: { message: 'x' } })
+    })()
+    expect(code(result)).toBe('DENIED')
+    expect(result.isError && result.error.message).toContain('next() called multiple times')
+  })
+
   it('keeps additionalContexts from the body and every decision in order', async () => {
     const ctx = await createTestContext()
     ctx.tools.register(rawTool('ctx', (_args, exec) => { exec.deferContext({ source: 'body', text: '1' }); return null }))
