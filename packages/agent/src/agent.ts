@@ -12,6 +12,16 @@ import type { Message, ModelService, ToolCall, Usage } from './model.js'
 import { streamTurn } from './turn.js'
 import type { SessionEventBody, SessionEventMap, SessionEventType } from './session-types.js'
 
+// `ctx.get` read once per context: reading it through the context costs several proxy hops (~5 µs) per
+// run, while the function it returns is bound to that context and stays valid for its lifetime.
+const getters = new WeakMap<Context, Context['get']>()
+
+function serviceGetter(ctx: Context): Context['get'] {
+  let get = getters.get(ctx)
+  if (!get) getters.set(ctx, (get = ctx.get))
+  return get
+}
+
 /** Formats one injected context as the user-role message text the model receives. */
 export function formatContext(source: string, text: string): string {
   return `<context source="${source}">\n${text}\n</context>`
@@ -38,9 +48,10 @@ export class Agent {
   /** Adds `input` (if given) as a user message and runs turns until the model stops. Rejects only for model or wiring errors. */
   async run(input?: string, runOptions: RunOptions = {}): Promise<AgentResult> {
     if (this.running) throw new CordageError('AGENT_BUSY', 'this agent is already running; await the previous run first')
-    const model: ModelService | undefined = this.options.model ?? this.ctx.get('model')
+    const get = serviceGetter(this.ctx)
+    const model: ModelService | undefined = this.options.model ?? get('model')
     if (!model) throw new NoModelError()
-    const service = this.ctx.get('tools')
+    const service = get('tools')
     if (!service) throw new CordageError('NO_TOOLS', 'the agent needs the tools service: load @cordage/registry first')
     // The registry itself, held for the run: every method read through the context's tracing proxy costs
     // a Context property read (~5 µs), and the loop reads `list`, `get` and `execute` several times a turn.
