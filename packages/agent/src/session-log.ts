@@ -88,6 +88,8 @@ export class SessionLog {
   private isClosed = false
   private inFlight: Promise<void> | undefined
   private queued: Promise<void> | undefined
+  /** Lines were written since the last flush started (the header counts). */
+  private dirty = true
 
   private constructor(
     /** The absolute path of the session file. */
@@ -130,6 +132,8 @@ export class SessionLog {
    */
   sync(): Promise<void> {
     if (this.isClosed) return Promise.resolve()
+    // Nothing written since the last flush started: that flush (if still running) covers every line.
+    if (!this.dirty) return this.inFlight ?? Promise.resolve()
     if (!this.inFlight) return this.flush()
     this.queued ??= this.inFlight.catch(() => {}).then(() => {
       this.queued = undefined
@@ -140,7 +144,13 @@ export class SessionLog {
 
   private flush(): Promise<void> {
     if (this.isClosed) return Promise.resolve()
-    const flushing: Promise<void> = new Promise<void>((done, fail) => fsync(this.fd, (error) => (error ? fail(error) : done()))).finally(() => {
+    this.dirty = false
+    const flushing: Promise<void> = new Promise<void>((done, fail) => fsync(this.fd, (error) => {
+      if (!error) return done()
+      // Those lines are not known to be on disk: the next sync must try again.
+      this.dirty = true
+      fail(error)
+    })).finally(() => {
       if (this.inFlight === flushing) this.inFlight = undefined
     })
     this.inFlight = flushing
@@ -158,6 +168,7 @@ export class SessionLog {
 
   private writeLine(line: string): void {
     // One write per line: concurrent appenders and crashes can only tear the last line, never interleave.
+    this.dirty = true
     const buffer = Buffer.from(line + '\n', 'utf8')
     let offset = 0
     while (offset < buffer.length) offset += writeSync(this.fd, buffer, offset)
