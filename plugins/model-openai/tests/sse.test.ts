@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { SseParser } from '../src/sse.js'
+import { SseParser, Utf8Pieces } from '../src/sse.js'
 import { ChunkAssembler, completionEvents } from '../src/assemble.js'
 
 /** Feeds `text` in pieces of `size` characters and collects the data of every event. */
@@ -84,5 +84,49 @@ describe('ChunkAssembler', () => {
       { type: 'tool-call', call: { id: 'x', name: 'f', arguments: '{"a":1}' } },
       { type: 'done', finishReason: 'tool_calls', usage: { inputTokens: 1, outputTokens: 2 } },
     ])
+  })
+})
+
+describe('Utf8Pieces', () => {
+  /** Decodes `bytes` cut at `cuts` with Utf8Pieces and with the streaming TextDecoder. */
+  function both(bytes: Uint8Array, cuts: number[]): [string, string] {
+    const pieces = new Utf8Pieces()
+    const streaming = new TextDecoder('utf-8', { ignoreBOM: false })
+    let ours = ''
+    let theirs = ''
+    let start = 0
+    for (const cut of [...cuts, bytes.length]) {
+      const part = bytes.subarray(start, cut)
+      ours += pieces.push(part)
+      theirs += streaming.decode(part, { stream: true })
+      start = cut
+    }
+    return [ours + pieces.end(), theirs + streaming.decode()]
+  }
+
+  it('matches the streaming TextDecoder on characters split across every boundary', () => {
+    const text = '\uFEFFa€𝄞b ü 中文 😀 end'
+    const bytes = new TextEncoder().encode(text)
+    for (let cut = 0; cut <= bytes.length; cut++) {
+      const [ours, theirs] = both(bytes, [cut])
+      expect(ours, `cut at ${cut}`).toBe(theirs)
+    }
+  })
+
+  it('matches the streaming TextDecoder on random bytes cut at random places, including invalid UTF-8', () => {
+    let seed = 7
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+    for (let round = 0; round < 2000; round++) {
+      const bytes = Uint8Array.from({ length: 1 + Math.floor(random() * 24) }, () => (random() < 0.5 ? 0x80 + Math.floor(random() * 0x7f) : Math.floor(random() * 256)))
+      const cuts = Array.from({ length: Math.floor(random() * 4) }, () => Math.floor(random() * bytes.length)).sort((a, b) => a - b)
+      const [ours, theirs] = both(bytes, cuts)
+      expect(ours, `bytes ${Buffer.from(bytes).toString('hex')} cut at ${cuts}`).toBe(theirs)
+    }
+  })
+
+  it('turns a character still cut at the end into U+FFFD', () => {
+    const pieces = new Utf8Pieces()
+    expect(pieces.push(new Uint8Array([0x61, 0xe2, 0x82]))).toBe('a')
+    expect(pieces.end()).toBe('\uFFFD')
   })
 })
