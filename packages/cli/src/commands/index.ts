@@ -1,5 +1,6 @@
 import { callCommand } from './call.js'
 import { chatCommand } from './chat.js'
+import { mcpServeCommand } from './mcp-serve.js'
 import type { Command } from './command.js'
 import { replayCommand } from './replay.js'
 import { runCommand } from './run.js'
@@ -17,6 +18,7 @@ export const commands: readonly Command[] = [
   toolsCommand,
   callCommand,
   replayCommand,
+  mcpServeCommand,
 ]
 
 /** The command whose words start `argv` (the longest match), and how many words it used. */

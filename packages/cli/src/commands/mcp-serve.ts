@@ -1,0 +1,54 @@
+import type { Context } from 'cordis'
+import { CliError, EXIT } from '../errors.js'
+import type { Command } from './command.js'
+
+/** `cordage mcp serve [--http <port>]`: serve the configured tools over MCP until stopped. */
+export const mcpServeCommand: Command = {
+  name: 'mcp serve',
+  summary: 'serve the configured tools over MCP (stdio, or Streamable HTTP on 127.0.0.1)',
+  usage: '[--http <port>] [--host <address>]',
+  options: {
+    http: { type: 'string', description: 'serve Streamable HTTP on this port (0 picks a free one) instead of stdio' },
+    host: { type: 'string', description: 'address to bind for --http (default 127.0.0.1)' },
+  },
+  async run({ values, output, cwd, stdin }) {
+    const http = values.http as string | undefined
+    const port = http === undefined ? undefined : Number(http)
+    if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) {
+      throw new CliError(`--http expects a port number from 0 to 65535, got ${JSON.stringify(http)}`)
+    }
+    const [{ startRuntime }, { serve }] = await Promise.all([import('../runtime.js'), import('@cordage/plugin-mcp-server')])
+    // In stdio mode stdout is the protocol channel: everything else this process says goes to stderr.
+    const runtime = await startRuntime({ cwd, configFile: values.config as string | undefined, verbose: !!values.verbose, output })
+    let stop!: () => void
+    const stopped = new Promise<void>((resolve) => (stop = resolve))
+    const signals = ['SIGINT', 'SIGTERM'] as const
+    for (const signal of signals) process.once(signal, stop)
+    try {
+      let url: string | undefined
+      await runtime.ctx.plugin({
+        name: 'mcp-serve',
+        inject: ['tools'],
+        async apply(ctx: Context) {
+          const endpoint = await serve(ctx, port === undefined
+            ? { transport: 'stdio' }
+            : { transport: 'http', port, ...(values.host !== undefined && { host: values.host as string }) })
+          url = endpoint.url
+        },
+      })
+      const count = runtime.ctx.get('tools')!.list().length
+      if (url) output.error(`cordage mcp serve: ${count} tool${count === 1 ? '' : 's'} at ${url}`)
+      else {
+        output.error(`cordage mcp serve: ${count} tool${count === 1 ? '' : 's'} on stdio`)
+        // The client closing our stdin ends the session.
+        stdin.once('end', stop)
+        stdin.once('close', stop)
+      }
+      await stopped
+      return EXIT.ok
+    } finally {
+      for (const signal of signals) process.off(signal, stop)
+      await runtime.dispose()
+    }
+  },
+}
