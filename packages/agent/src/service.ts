@@ -37,23 +37,36 @@ export class AgentService extends Service {
   // The plugin's own context: `this.ctx` is the caller's when reached through `ctx.agent`, and agents
   // share their run observers per context, so they are all made with this one.
   private readonly home: Context
+  // Sessions this service opened that may still be open: unloading closes them, so no descriptor outlives it.
+  private readonly sessions = new Set<SessionLog>()
 
   constructor(ctx: Context, private readonly config: AgentService.Config) {
     super(ctx, 'agent')
     this.home = ctx
+    const sessions = this.sessions
+    ctx.effect(() => async () => {
+      await Promise.allSettled([...sessions].map((session) => session.close({ reason: 'unloaded' })))
+      sessions.clear()
+    }, 'agent sessions')
+  }
+
+  private track(session: SessionLog): SessionLog {
+    for (const old of this.sessions) if (old.closed) this.sessions.delete(old)
+    this.sessions.add(session)
+    return session
   }
 
   /** A new agent (and session file, unless `persist` is false) with the configured defaults. */
   create(options: CreateAgentOptions = {}): Agent {
     const { persist = this.config.persist, id, ...rest } = options
     const model = rest.model ?? this.home.get('model')
-    const session = persist ? SessionLog.create({ cwd: this.config.cwd, dir: this.config.sessionDir, id, model: model?.id }) : undefined
+    const session = persist ? this.track(SessionLog.create({ cwd: this.config.cwd, dir: this.config.sessionDir, id, model: model?.id })) : undefined
     return new Agent(this.home, { system: this.config.system, maxTurns: this.config.maxTurns, ...rest, ...(session && { session }) })
   }
 
   /** An agent continuing session `idOrPath` (repaired as `SessionLog.open` describes). */
   resume(idOrPath: string, options: Omit<AgentOptions, 'session' | 'messages'> = {}): Agent {
-    const session = SessionLog.open(resolveSessionFile(idOrPath, { cwd: this.config.cwd, dir: this.config.sessionDir }))
+    const session = this.track(SessionLog.open(resolveSessionFile(idOrPath, { cwd: this.config.cwd, dir: this.config.sessionDir })))
     return new Agent(this.home, { maxTurns: this.config.maxTurns, ...options, session })
   }
 }
