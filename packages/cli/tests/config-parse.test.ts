@@ -43,11 +43,14 @@ describe('chooseModel', () => {
 
 describe('the command table', () => {
   it('selects the longest matching name, so a subcommand is one more entry', () => {
-    const serve = { name: 'mcp serve', summary: '', usage: '', options: {}, run: async () => 0 }
-    const table = [...commands, serve]
-    expect(findCommand(['mcp', 'serve', '--http', '3000'], table)).toEqual({ command: serve, words: 2 })
+    const session = { name: 'session', summary: '', usage: '', options: {}, run: async () => 0 }
+    const exportCommand = { name: 'session export', summary: '', usage: '', options: {}, run: async () => 0 }
+    const table = [...commands, session, exportCommand]
+    expect(findCommand(['session', 'export', '--json'], table)).toEqual({ command: exportCommand, words: 2 })
+    expect(findCommand(['session', 'list'], table)).toEqual({ command: session, words: 1 })
     expect(findCommand(['run', 'x'], table)?.command.name).toBe('run')
-    expect(findCommand(['mcp'], table)).toBeUndefined()
+    expect(findCommand(['mcp', 'serve', '--http', '3000'])?.command.name).toBe('mcp serve')
+    expect(findCommand(['mcp'])).toBeUndefined()
   })
 })
 
