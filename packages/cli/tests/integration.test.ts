@@ -213,9 +213,10 @@ describe('disposal in flight', () => {
     expect(foreground).toMatchObject({ isError: false, value: { kind: 'foreground', exitCode: null, signal: 'SIGTERM' } })
     expect(textOf(foreground)).toBe('Terminated by signal SIGTERM')
     expect(nested).toMatchObject({ isError: false, value: { result: { kind: 'foreground', signal: 'SIGTERM' } } })
-    // The hook was killed (PreToolUse fails open), and by then the fs plugin had gone: a clear failure.
-    expect(hooked.isError).toBe(true)
-    expect(textOf(hooked)).toBe('Error: the fs plugin was unloaded')
+    // The hook was killed (PreToolUse fails open), and by then the fs plugin had gone: the registry
+    // refuses to run a body whose tool was unregistered meanwhile.
+    expect(hooked.isError && hooked.error.info?.code).toBe('UNKNOWN_TOOL')
+    expect(textOf(hooked)).toMatch(/^Error: tool "glob" was unregistered before the call could run; available: /)
     expect(processesMatching(marker)).toEqual([])
     expect(toolNames(ctx)).toEqual([])
     expect(listenerCounts(ctx)).toEqual(baseline)

@@ -39,9 +39,9 @@ export class ToolOutputError extends CordageError {
 
 /** No tool is registered under the requested name. */
 export class UnknownToolError extends CordageError {
-  constructor(readonly toolName: string, available: string[]) {
+  constructor(readonly toolName: string, available: string[], reason = 'is unknown') {
     const list = available.length ? available.join(', ') : '(none)'
-    super('UNKNOWN_TOOL', `unknown tool "${toolName}"; available: ${list}`)
+    super('UNKNOWN_TOOL', reason === 'is unknown' ? `unknown tool "${toolName}"; available: ${list}` : `tool "${toolName}" ${reason}; available: ${list}`)
   }
 }
 

@@ -123,6 +123,10 @@ export class ToolRegistry extends Service {
       const denial = hooks['tools/pre-execute']?.length || this.guards.size ? await this.admit(exec) : undefined
       if (denial) result = failure(denial)
       else if (callerSignal?.aborted) result = failure(new ToolAbortedBeforeDispatchError())
+      else if (this.definitions.get(input.name) !== definition) {
+        // Its plugin unloaded while policy or approval was deciding: never run a body whose owner is gone.
+        result = failure(new UnknownToolError(input.name, [...this.definitions.keys()].sort(), 'was unregistered before the call could run'))
+      }
       else {
         bodyRan = true
         result = await this.around(definition, exec, controller, callerSignal, deferred)

@@ -55,6 +55,20 @@ describe('tools/pre-execute and guards', () => {
     expect(result.isError && result.error.message).toContain('guard crashed')
   })
 
+  it('never runs a body whose tool was unregistered while policy was deciding', async () => {
+    const ctx = await createTestContext()
+    let ran = false
+    const dispose = ctx.tools.register(rawTool('fleeting', () => { ran = true; return 1 }))
+    ctx.on('tools/pre-execute', async (_exec, next) => {
+      dispose()
+      return next()
+    })
+    const result = await ctx.tools.execute({ name: 'fleeting', arguments: {} })
+    expect(code(result)).toBe('UNKNOWN_TOOL')
+    expect(result.isError && result.error.message).toBe('tool "fleeting" was unregistered before the call could run; available: (none)')
+    expect(ran).toBe(false)
+  })
+
   it('makes guards monotonic: a later allow cannot re-allow', async () => {
     const ctx = await createTestContext()
     ctx.tools.register(echo)
