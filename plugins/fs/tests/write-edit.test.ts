@@ -89,7 +89,7 @@ describe('write', () => {
     const root = await tempDir()
     const path = join(root, 'precious.txt')
     await writeFile(path, 'the original content\n')
-    const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=source', 'tests/fixtures/write-child.ts', root, 'precious.txt', String(300_000_000)], {
+    const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=cordage-source', 'tests/fixtures/write-child.ts', root, 'precious.txt', String(300_000_000)], {
       cwd: join(import.meta.dirname, '..'),
       stdio: ['ignore', 'pipe', 'inherit'],
     })

@@ -1,6 +1,3 @@
-// Must run before the SDK's HTTP client is imported (see ts-loader.ts).
-// oxlint-disable-next-line import/no-unassigned-import
-import './ts-loader.js'
 import { join, resolve } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createTestContext } from '@cordage/testing'
@@ -26,7 +23,7 @@ describe('round trip: mcp-client against a Cordage mcp-server child process', ()
       name: 'cordage',
       transport: 'stdio',
       command: process.execPath,
-      args: ['--conditions=source', '--import', 'tsx', join(SERVER_FIXTURES, 'serve.mjs')],
+      args: ['--conditions=cordage-source', '--import', 'tsx', join(SERVER_FIXTURES, 'serve.mjs')],
       cwd: REPO_ROOT,
     })
     cleanups.push(() => fiber.dispose())

@@ -10,7 +10,7 @@ export function serveCommand(extraArgs: string[] = []): { command: string; args:
   const log = join(mkdtempSync(join(tmpdir(), 'mcp-server-')), 'events.log')
   return {
     command: process.execPath,
-    args: ['--conditions=source', '--import', 'tsx', SERVE, ...extraArgs],
+    args: ['--conditions=cordage-source', '--import', 'tsx', SERVE, ...extraArgs],
     cwd: REPO_ROOT,
     env: { EVENT_LOG: log },
     events: () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : []),

@@ -1,6 +1,3 @@
-// Must run before the SDK's HTTP client is imported (see ts-loader.ts).
-// oxlint-disable-next-line import/no-unassigned-import
-import './ts-loader.js'
 import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { request } from 'node:http'

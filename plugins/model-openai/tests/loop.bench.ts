@@ -72,7 +72,7 @@ async function startChildServer(): Promise<{ baseURL: string; close: () => void 
     server.requests.push = () => 0
     console.log(server.baseURL)
     process.stdin.on('end', () => server.close().then(() => process.exit(0))).resume()`
-  const child: ChildProcess = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', '--input-type=module', '-e', code, JSON.stringify([toolTurn, finalTurn])], {
+  const child: ChildProcess = spawn(process.execPath, ['--conditions=cordage-source', '--import', 'tsx', '--input-type=module', '-e', code, JSON.stringify([toolTurn, finalTurn])], {
     cwd: fileURLToPath(new URL('..', import.meta.url)),
     stdio: ['pipe', 'pipe', 'inherit'],
   })
