@@ -192,3 +192,31 @@ export function assertSupportedSchema(schema: unknown, label = 'schema'): assert
   const violations = checkSupportedSchema(schema)
   if (violations.length) throw new UnsupportedSchemaError(`${label} is outside the supported JSON Schema subset`, violations)
 }
+
+/** Keywords whose values are data, not schemas: `$ref` strings inside them are left alone. */
+const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'examples'])
+
+/**
+ * Deep-copies `schema` for use at `pointer` inside a larger schema (e.g. `/properties/result`): local
+ * `$ref`s are rebased onto the new position and the root-only `$schema`/`$id` are dropped.
+ */
+export function nestSchema(schema: JsonSchemaNode, pointer: string): JsonSchemaNode {
+  const copy = structuredClone(schema) as Record<string, unknown>
+  delete copy.$schema
+  delete copy.$id
+  const stack: unknown[] = [copy]
+  while (stack.length) {
+    const node = stack.pop()
+    if (typeof node !== 'object' || node === null) continue
+    if (Array.isArray(node)) {
+      stack.push(...node)
+      continue
+    }
+    const record = node as Record<string, unknown>
+    for (const [key, value] of Object.entries(record)) {
+      if (key === '$ref' && typeof value === 'string' && value.startsWith('#')) record.$ref = `#${pointer}${value.slice(1)}`
+      else if (!DATA_KEYWORDS.has(key)) stack.push(value)
+    }
+  }
+  return copy as JsonSchemaNode
+}

@@ -1,6 +1,6 @@
 import Schema from 'schemastery'
 import { describe, expect, it } from 'vitest'
-import { UnsupportedSchemaError, assertSupportedSchema, checkSupportedSchema, compileValidator, toJsonSchema } from '../src/index.js'
+import { UnsupportedSchemaError, assertSupportedSchema, checkSupportedSchema, compileValidator, nestSchema, toJsonSchema } from '../src/index.js'
 
 describe('toJsonSchema', () => {
   it('converts the JSON-expressible subset', () => {
@@ -141,5 +141,28 @@ describe('compileValidator', () => {
 
   it('throws UnsupportedSchemaError for schemas outside the subset', () => {
     expect(() => compileValidator({ type: 'object', dependentSchemas: {} } as any)).toThrow(UnsupportedSchemaError)
+  })
+})
+
+describe('nestSchema', () => {
+  it('rebases local refs onto the new position, leaves data keywords alone and drops root-only keywords', () => {
+    const schema = {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'array',
+      items: { $ref: '#/$defs/item' },
+      $defs: { item: { type: 'string' } },
+      default: [{ $ref: '#/not-a-ref' }],
+    } as any
+    const nested = nestSchema(schema, '/properties/result')
+    expect(nested).toEqual({
+      type: 'array',
+      items: { $ref: '#/properties/result/$defs/item' },
+      $defs: { item: { type: 'string' } },
+      default: [{ $ref: '#/not-a-ref' }],
+    })
+    expect(schema.items.$ref).toBe('#/$defs/item')
+    const wrapper = { type: 'object', properties: { result: nested }, required: ['result'] } as const
+    expect(compileValidator(wrapper)({ result: ['a'] })).toEqual([])
+    expect(compileValidator(wrapper)({ result: [1] })).toHaveLength(1)
   })
 })

@@ -1,32 +1,4 @@
-import { checkSupportedSchema, compileValidator, formatViolations, type JsonSchemaNode } from '@cordage/core'
-
-/** Keywords whose values are data, not schemas: `$ref` strings inside them are left alone. */
-const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'examples'])
-
-/**
- * Deep-copies `schema` for use at `pointer` inside a larger schema: local `$ref`s are rebased onto the
- * new position and the root's `$schema`/`$id` are dropped (they are only meaningful at a document root).
- */
-export function nestSchema(schema: JsonSchemaNode, pointer: string): JsonSchemaNode {
-  const copy = structuredClone(schema) as Record<string, unknown>
-  delete copy.$schema
-  delete copy.$id
-  const stack: unknown[] = [copy]
-  while (stack.length) {
-    const node = stack.pop()
-    if (typeof node !== 'object' || node === null) continue
-    if (Array.isArray(node)) {
-      stack.push(...node)
-      continue
-    }
-    const record = node as Record<string, unknown>
-    for (const [key, value] of Object.entries(record)) {
-      if (key === '$ref' && typeof value === 'string' && value.startsWith('#')) record.$ref = `#${pointer}${value.slice(1)}`
-      else if (!DATA_KEYWORDS.has(key)) stack.push(value)
-    }
-  }
-  return copy as JsonSchemaNode
-}
+import { checkSupportedSchema, compileValidator, formatViolations, nestSchema, type JsonSchemaNode } from '@cordage/core'
 
 /** Why `schema` cannot be enforced locally, or undefined when it is in the supported subset and compiles. */
 export function unsupportedReason(schema: unknown, root: 'object' | 'any' = 'any'): string | undefined {

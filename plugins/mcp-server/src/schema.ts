@@ -1,33 +1,8 @@
-import type { JsonSchemaNode, JsonValue } from '@cordage/core'
-
-/** Keywords whose values are data, not schemas: `$ref` strings inside them are left alone. */
-const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'examples'])
+import { nestSchema, type JsonSchemaNode, type JsonValue } from '@cordage/core'
 
 /** True when MCP can carry the value as `structuredContent` directly (an object-rooted schema). */
 export function isObjectRoot(schema: JsonSchemaNode): boolean {
   return schema.type === 'object'
-}
-
-/** Copies `schema` for use at `pointer` in a larger schema, rebasing local `$ref`s and dropping root-only keywords. */
-export function nestSchema(schema: JsonSchemaNode, pointer: string): JsonSchemaNode {
-  const copy = structuredClone(schema) as Record<string, unknown>
-  delete copy.$schema
-  delete copy.$id
-  const stack: unknown[] = [copy]
-  while (stack.length) {
-    const node = stack.pop()
-    if (typeof node !== 'object' || node === null) continue
-    if (Array.isArray(node)) {
-      stack.push(...node)
-      continue
-    }
-    const record = node as Record<string, unknown>
-    for (const [key, value] of Object.entries(record)) {
-      if (key === '$ref' && typeof value === 'string' && value.startsWith('#')) record.$ref = `#${pointer}${value.slice(1)}`
-      else if (!DATA_KEYWORDS.has(key)) stack.push(value)
-    }
-  }
-  return copy as JsonSchemaNode
 }
 
 const wrappedSchemas = new WeakMap<JsonSchemaNode, JsonSchemaNode>()
