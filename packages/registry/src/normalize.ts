@@ -118,3 +118,17 @@ export function normalize(definition: ToolDefinition, exec: ToolExec, raw: unkno
   freezeResult(result)
   return result
 }
+
+/** Carries a wrapper-authored failure's message and code into a registry failure. */
+export class FailureFrom extends Error {
+  constructor(error: unknown) {
+    const source = (error && typeof error === 'object' ? error : {}) as { message?: unknown; info?: { name?: unknown; code?: unknown } }
+    super(typeof source.message === 'string' ? source.message : 'the tool failed')
+    const info = source.info
+    if (info && typeof info.code === 'string' && typeof info.name === 'string') {
+      Object.assign(this, { code: info.code })
+      Object.defineProperty(this, 'name', { value: info.name })
+      Object.defineProperty(this, Symbol.for('cordage.error'), { value: true })
+    }
+  }
+}

@@ -1,12 +1,12 @@
 import { Context, Service, symbols } from 'cordis'
 import Schema from 'schemastery'
 import {
-  CordageError, TOOL_NAME_PATTERN, ToolAbortedBeforeDispatchError, ToolAbortedError, ToolArgsError, ToolDefinitionError,
-  ToolDeniedError, ToolOutputError, ToolTimeoutError, UnknownToolError, checkSupportedSchema, compileValidator,
-  formatViolations, toJsonValue, type HookContext, type JsonValue, type ToolDefinition, type ToolExecutionResult,
-  type ToolRunContext,
+  CordageError, ToolAbortedBeforeDispatchError, ToolAbortedError, ToolArgsError, ToolDefinitionError, ToolDeniedError,
+  ToolOutputError, ToolTimeoutError, UnknownToolError, compileValidator, toJsonValue, type HookContext, type JsonValue,
+  type ToolDefinition, type ToolExecutionResult, type ToolRunContext,
 } from '@cordage/core'
-import { errorMessage, failure, freezeResult, isOwnedBy, normalize, toContent, toContexts } from './normalize.js'
+import { checkDefinition } from './definition.js'
+import { FailureFrom, errorMessage, failure, freezeResult, isOwnedBy, normalize, toContent, toContexts } from './normalize.js'
 import type { ExecuteInput, PostDecision, PreDecision, ToolGuard, ToolSchema } from './types.js'
 import { waterfall, type Hook } from './waterfall.js'
 
@@ -47,7 +47,7 @@ export class ToolRegistry extends Service {
 
   /** Registers a tool as an effect of the caller's fiber: unloading the caller unregisters it. */
   register(definition: ToolDefinition): () => void {
-    this.checkDefinition(definition)
+    checkDefinition(definition)
     const name = definition.name
     if (this.definitions.has(name)) throw new ToolDefinitionError(`a tool named "${name}" is already registered`)
     // Compile now so a schema ajv rejects fails registration, not the first call.
@@ -147,40 +147,6 @@ export class ToolRegistry extends Service {
 
   private changed(): void {
     this.notifyAll('tools/changed', [])
-  }
-
-  private checkDefinition(definition: ToolDefinition): void {
-    if (!definition || typeof definition !== 'object') throw new ToolDefinitionError('a tool definition must be an object')
-    const label = typeof definition.name === 'string' ? `tool "${definition.name}"` : 'tool'
-    if (typeof definition.name !== 'string' || !TOOL_NAME_PATTERN.test(definition.name)) {
-      throw new ToolDefinitionError(`${label}: the name must match ${TOOL_NAME_PATTERN} (letters, digits, _ and -, at most 64)`)
-    }
-    if (typeof definition.description !== 'string') throw new ToolDefinitionError(`${label}: description must be a string`)
-    if (typeof definition.execute !== 'function') throw new ToolDefinitionError(`${label}: execute must be a function`)
-    const output = definition.output as any
-    if (!output || typeof output !== 'object') {
-      throw new ToolDefinitionError(`${label}: output is required ({ schema, render }); tools return one JSON value and render it`)
-    }
-    if (typeof output.render !== 'function') throw new ToolDefinitionError(`${label}: output.render must be a function`)
-    if (output.presentationMeta !== undefined && typeof output.presentationMeta !== 'function') {
-      throw new ToolDefinitionError(`${label}: output.presentationMeta must be a function`)
-    }
-    if (typeof output.schema !== 'object' || output.schema === null || Array.isArray(output.schema)) {
-      throw new ToolDefinitionError(`${label}: output.schema must be a JSON Schema object`)
-    }
-    const violations = [
-      ...checkSupportedSchema(definition.parameters).map((v) => ({ path: `parameters${v.path}`, message: v.message })),
-      ...checkSupportedSchema(output.schema).map((v) => ({ path: `output.schema${v.path}`, message: v.message })),
-    ]
-    if ((definition.parameters as any)?.type !== 'object') violations.unshift({ path: 'parameters/type', message: 'parameters must be an object schema ({ type: "object" })' })
-    if (violations.length) throw new ToolDefinitionError(`${label}: unsupported schema:\n${formatViolations(violations)}`)
-    const { timeoutMs, concurrency } = definition
-    if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && timeoutMs > 0 && Number.isFinite(timeoutMs))) {
-      throw new ToolDefinitionError(`${label}: timeoutMs must be a positive number, got ${timeoutMs}`)
-    }
-    if (concurrency !== undefined && concurrency !== 'parallel' && concurrency !== 'exclusive' && typeof concurrency !== 'function') {
-      throw new ToolDefinitionError(`${label}: concurrency must be 'parallel', 'exclusive' or a function`)
-    }
   }
 
   /** Pre-execute waterfall, approval and guards; returns the denial, if any. Errors deny (fail closed). */
@@ -378,19 +344,5 @@ export class ToolRegistry extends Service {
 
   private logListenerError(name: string, error: unknown): void {
     this.ctx.logger('tools').warn(`a ${name} listener failed (ignored): ${errorMessage(error)}`)
-  }
-}
-
-/** Carries a wrapper-authored failure's message and code into a registry failure. */
-class FailureFrom extends Error {
-  constructor(error: unknown) {
-    const source = (error && typeof error === 'object' ? error : {}) as { message?: unknown; info?: { name?: unknown; code?: unknown } }
-    super(typeof source.message === 'string' ? source.message : 'the tool failed')
-    const info = source.info
-    if (info && typeof info.code === 'string' && typeof info.name === 'string') {
-      Object.assign(this, { code: info.code })
-      Object.defineProperty(this, 'name', { value: info.name })
-      Object.defineProperty(this, Symbol.for('cordage.error'), { value: true })
-    }
   }
 }
