@@ -1,6 +1,6 @@
 import Schema from 'schemastery'
 import { describe, expect, it } from 'vitest'
-import { UnsupportedSchemaError, assertSupportedSchema, checkSupportedSchema, compileValidator, nestSchema, toJsonSchema } from '../src/index.js'
+import { UnsupportedSchemaError, assertSupportedSchema, checkSupportedSchema, compileValidator, nestSchema, toJsonSchema, type JsonSchemaNode } from '../src/index.js'
 
 describe('toJsonSchema', () => {
   it('converts the JSON-expressible subset', () => {
@@ -161,7 +161,7 @@ describe('nestSchema', () => {
       default: [{ $ref: '#/not-a-ref' }],
     })
     expect(schema.items.$ref).toBe('#/$defs/item')
-    const wrapper = { type: 'object', properties: { result: nested }, required: ['result'] } as const
+    const wrapper: JsonSchemaNode = { type: 'object', properties: { result: nested }, required: ['result'] }
     expect(compileValidator(wrapper)({ result: ['a'] })).toEqual([])
     expect(compileValidator(wrapper)({ result: [1] })).toHaveLength(1)
   })
