@@ -3,6 +3,7 @@ import Schema from 'schemastery'
 import { createRunCode, RUN_CODE } from './run-code.js'
 import { loadModule } from './module.js'
 import { Catalog } from './catalog.js'
+import type { SandboxLimits } from './sandbox.js'
 
 export { CodeRunError, type CodeRunFailureKind } from './errors.js'
 export { generateSdk, type SdkTool } from './sdk.js'
@@ -15,13 +16,7 @@ export const name = 'code-mode'
 export const inject = ['tools']
 
 /** Per-run sandbox limits and the tools hidden from programs (see the README table). */
-export interface Config {
-  memoryBytes: number
-  stackBytes: number
-  cpuTimeMs: number
-  timeoutMs: number
-  maxOutputBytes: number
-  maxCalls: number
+export interface Config extends SandboxLimits {
   exclude: string[]
 }
 
