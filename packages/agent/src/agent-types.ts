@@ -47,6 +47,8 @@ export interface AgentOptions {
   agent?: string
   /** Progress listener. */
   onEvent?: (event: AgentEvent) => void
+  /** The agent's lifetime: aborting it stops every run as if the run's own signal aborted. */
+  signal?: AbortSignal
 }
 
 /** Options of one `Agent.run`. */

@@ -39,6 +39,7 @@ export class Agent {
   readonly session: AgentOptions['session']
   private readonly inFlight = new Set<string>()
   private running = false
+  private idle: Promise<void> = Promise.resolve()
 
   constructor(private readonly ctx: Context, private readonly options: AgentOptions = {}) {
     this.session = options.session
@@ -57,7 +58,8 @@ export class Agent {
     // a Context property read (~5 µs), and the loop reads `list`, `get` and `execute` several times a turn.
     // The methods used here (`list`, `get`, `execute`) never depend on the caller's context.
     const tools: ToolRegistry = (service as any)[symbols.original] ?? service
-    const signal = runOptions.signal
+    const lifetime = this.options.signal
+    const signal = runOptions.signal && lifetime ? AbortSignal.any([runOptions.signal, lifetime]) : runOptions.signal ?? lifetime
     const maxTurns = runOptions.maxTurns ?? this.options.maxTurns ?? 50
     const agent = this.options.agent
     const notices: JobNotice[] = []
@@ -67,6 +69,8 @@ export class Agent {
     const usage: Usage = { inputTokens: 0, outputTokens: 0 }
     const finish = (stopReason: StopReason): AgentResult => ({ text, stopReason, turns, usage })
     this.running = true
+    let release!: () => void
+    this.idle = new Promise((resolve) => (release = resolve))
     try {
       const observer: RunObserver = this.session ? codeDispatchObserver(this.session, (callId, owner) => owner === agent && this.inFlight.has(callId)) : {}
       observer.onJobCompleted = (payload) => notices.push(jobNotice(payload))
@@ -105,8 +109,14 @@ export class Agent {
       // A job that finished during the last turn is kept for the next request rather than lost.
       if (notices.length && !this.session?.closed) this.appendNotices(notices)
       this.running = false
+      release()
       await this.session?.sync().catch((error: unknown) => this.ctx.logger('agent').warn(`session fsync failed: ${(error as Error)?.message ?? String(error)}`))
     }
+  }
+
+  /** Resolves once no run of this agent is in progress (its calls settled and its lines written). */
+  whenIdle(): Promise<void> {
+    return this.idle
   }
 
   private async runCalls(tools: ToolRegistry, calls: ToolCall[], signal: AbortSignal | undefined): Promise<void> {

@@ -1,5 +1,6 @@
 import { Context, Service } from 'cordis'
 import Schema from 'schemastery'
+import { CordageError } from '@cordage/core'
 import { Agent } from './agent.js'
 import type { AgentOptions } from './agent-types.js'
 import { SessionLog, resolveSessionFile } from './session-log.js'
@@ -39,15 +40,31 @@ export class AgentService extends Service {
   private readonly home: Context
   // Sessions this service opened that may still be open: unloading closes them, so no descriptor outlives it.
   private readonly sessions = new Set<SessionLog>()
+  // Unloading aborts the runs of every agent made here and waits for them before closing their sessions.
+  private readonly lifetime = new AbortController()
+  private readonly agents = new Set<WeakRef<Agent>>()
 
   constructor(ctx: Context, private readonly config: AgentService.Config) {
     super(ctx, 'agent')
     this.home = ctx
-    const sessions = this.sessions
+    const { sessions, agents, lifetime } = this
     ctx.effect(() => async () => {
+      lifetime.abort(new CordageError('ABORTED', 'the agent plugin was unloaded'))
+      await Promise.allSettled([...agents].map((ref) => ref.deref()?.whenIdle()))
+      agents.clear()
       await Promise.allSettled([...sessions].map((session) => session.close({ reason: 'unloaded' })))
       sessions.clear()
     }, 'agent sessions')
+  }
+
+  private lifetimeOf(signal: AbortSignal | undefined): AbortSignal {
+    return signal ? AbortSignal.any([signal, this.lifetime.signal]) : this.lifetime.signal
+  }
+
+  private adopt(agent: Agent): Agent {
+    for (const ref of this.agents) if (!ref.deref()) this.agents.delete(ref)
+    this.agents.add(new WeakRef(agent))
+    return agent
   }
 
   private track(session: SessionLog): SessionLog {
@@ -61,12 +78,12 @@ export class AgentService extends Service {
     const { persist = this.config.persist, id, ...rest } = options
     const model = rest.model ?? this.home.get('model')
     const session = persist ? this.track(SessionLog.create({ cwd: this.config.cwd, dir: this.config.sessionDir, id, model: model?.id })) : undefined
-    return new Agent(this.home, { system: this.config.system, maxTurns: this.config.maxTurns, ...rest, ...(session && { session }) })
+    return this.adopt(new Agent(this.home, { system: this.config.system, maxTurns: this.config.maxTurns, ...rest, ...(session && { session }), signal: this.lifetimeOf(rest.signal) }))
   }
 
   /** An agent continuing session `idOrPath` (repaired as `SessionLog.open` describes). */
   resume(idOrPath: string, options: Omit<AgentOptions, 'session' | 'messages'> = {}): Agent {
     const session = this.track(SessionLog.open(resolveSessionFile(idOrPath, { cwd: this.config.cwd, dir: this.config.sessionDir })))
-    return new Agent(this.home, { maxTurns: this.config.maxTurns, ...options, session })
+    return this.adopt(new Agent(this.home, { maxTurns: this.config.maxTurns, ...options, session, signal: this.lifetimeOf(options.signal) }))
   }
 }

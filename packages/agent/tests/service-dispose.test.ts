@@ -38,4 +38,43 @@ describe('unloading the agent plugin', () => {
     expect(ends(left.session!.file)).toEqual([{ reason: 'unloaded' }])
     expect(ends(closed.session!.file)).toEqual([{ reason: 'completed' }])
   })
+
+  it('aborts a run in progress and waits for it before closing its session', async () => {
+    const cwd = await tempDir()
+    const ctx = await createTestContext()
+    let markStarted!: () => void
+    const started = new Promise<void>((resolve) => (markStarted = resolve))
+    let settledAfterAbort = false
+    await ctx.plugin({
+      name: 'slow-tools',
+      inject: ['tools'],
+      apply: (scoped) => void scoped.tools.register({
+        name: 'nap',
+        description: 'Waits until cancelled.',
+        parameters: { type: 'object' },
+        output: { schema: { type: 'null' }, render: () => [{ type: 'text', text: 'rested' }] },
+        execute: (_args, exec) => new Promise((_resolve, reject) => {
+          markStarted()
+          exec.signal.addEventListener('abort', () => setTimeout(() => {
+            settledAfterAbort = true
+            reject(exec.signal.reason)
+          }, 20), { once: true })
+        }),
+      }),
+    })
+    await ctx.plugin(ScriptedModel, { turns: [{ toolCalls: [{ name: 'nap' }, { name: 'nap' }] }, { text: 'never reached' }] })
+    const fiber = await ctx.plugin(AgentService, { cwd })
+    const agent = ctx.get('agent')!.create()
+    const running = agent.run('take a long nap')
+    await started
+    await fiber.dispose()
+    // Disposal waited for the body to stop before closing the session.
+    expect(settledAfterAbort).toBe(true)
+    const result = await running
+    expect(result.stopReason).toBe('aborted')
+    const events = loadSession(agent.session!.file).events
+    const codes = events.filter((event) => event.type === 'tool/result').map((event) => (event.data as any).error?.code)
+    expect(codes).toEqual(['ABORTED', 'ABORTED_BEFORE_DISPATCH'])
+    expect(events.at(-1)).toMatchObject({ type: 'session/end', data: { reason: 'unloaded' } })
+  })
 })
