@@ -88,6 +88,8 @@ export class ToolRegistry extends Service {
 
   /** Runs one call through the pipeline; never rejects for tool or policy failures. */
   async execute(input: ExecuteInput): Promise<ToolExecutionResult> {
+    // A caller passing no input object gets a failed result like any other bad call, not a TypeError.
+    if (typeof input !== 'object' || input === null) input = { name: String(input), arguments: undefined }
     const token = Symbol(typeof input?.name === 'string' ? input.name : 'tool')
     const callerSignal = input.signal
     let args: JsonValue = null
@@ -126,8 +128,7 @@ export class ToolRegistry extends Service {
       else if (this.definitions.get(input.name) !== definition) {
         // Its plugin unloaded while policy or approval was deciding: never run a body whose owner is gone.
         result = failure(new UnknownToolError(input.name, [...this.definitions.keys()].sort(), 'was unregistered before the call could run'))
-      }
-      else {
+      } else {
         bodyRan = true
         result = await this.around(definition, exec, controller, callerSignal, deferred)
         if (hooks['tools/post-execute']?.length) result = await this.post(definition, exec, result)

@@ -118,6 +118,12 @@ describe('ctx.tools.execute', () => {
     expect(bad.isError && bad.error.message).toContain('$.when')
   })
 
+  it('answers a call without an input object with a failed result, never a rejection', async () => {
+    const ctx = await createTestContext()
+    const result = await ctx.tools.execute(undefined as any)
+    expect(code(result)).toBe('INVALID_ARGS')
+  })
+
   it('validates defineTool arguments before the body runs', async () => {
     const ctx = await createTestContext()
     ctx.tools.register(echo)
