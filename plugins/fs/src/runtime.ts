@@ -1,16 +1,9 @@
+import type { Config } from './index.js'
 import type { ReadTracker } from './tracker.js'
 import type { Workspace } from './paths.js'
 
-/** Resolved plugin settings shared by the tools of one plugin instance. */
-export interface FsSettings {
-  maxReadBytes: number
-  maxReadLines: number
-  maxLineLength: number
-  maxEditBytes: number
-  maxResults: number
-  pageSize: number
-  pageBytes: number
-}
+/** Resolved plugin settings shared by the tools of one plugin instance (the limits of `Config`). */
+export type FsSettings = Pick<Config, 'maxReadBytes' | 'maxReadLines' | 'maxLineLength' | 'maxEditBytes' | 'maxResults' | 'pageSize' | 'pageBytes'>
 
 /** What every tool of one plugin instance shares: settings, the workspace, read tracking and the search engine. */
 export interface FsRuntime {
