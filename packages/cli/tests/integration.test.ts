@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -12,7 +12,7 @@ import * as Fs from '@cordage/plugin-fs'
 import * as Shell from '@cordage/plugin-shell'
 import * as CodeMode from '@cordage/plugin-code-mode'
 import AgentService from '@cordage/agent'
-import { createTestContext, ScriptedModel, type ScriptStep } from '@cordage/testing'
+import { createTestContext, openFilesUnder, ScriptedModel, type ScriptStep } from '@cordage/testing'
 
 // End-to-end checks of two promises across the real plugins loaded together, as `cordage` loads them:
 // unloading removes every tool, listener, file and process; bad input gets a precise result and loses nothing.
@@ -90,20 +90,6 @@ function processesMatching(marker: string): number[] {
     }
   }
   return found
-}
-
-/** Descriptors of this process open on a path under `dir`. */
-function openFilesUnder(dir: string): string[] {
-  const open: string[] = []
-  for (const fd of readdirSync('/proc/self/fd')) {
-    try {
-      const target = readlinkSync(`/proc/self/fd/${fd}`)
-      if (target.startsWith(dir)) open.push(target)
-    } catch {
-      // Closed while listing.
-    }
-  }
-  return open
 }
 
 async function waitUntil(check: () => boolean, ms: number): Promise<boolean> {
