@@ -83,6 +83,8 @@ export interface FakeOpenAIServer {
   pending(): number
   /** How many TCP connections were accepted (keep-alive reuse keeps this low). */
   connections(): number
+  /** How many of them are still open (a client's pooled connections included). */
+  openConnections(): number
   /** Stops the server and destroys open connections. */
   close(): Promise<void>
 }
@@ -145,7 +147,12 @@ export async function startFakeOpenAI(turns: FakeTurn[] = [], options: FakeOpenA
   })
 
   let connections = 0
-  server.on('connection', () => { connections++ })
+  let open = 0
+  server.on('connection', (socket) => {
+    connections++
+    open++
+    socket.once('close', () => { open-- })
+  })
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(0, '127.0.0.1', () => resolve())
@@ -157,6 +164,7 @@ export async function startFakeOpenAI(turns: FakeTurn[] = [], options: FakeOpenA
     push: (...more) => { script.push(...more) },
     pending: () => script.length,
     connections: () => connections,
+    openConnections: () => open,
     close: () => new Promise<void>((resolve) => {
       server.close(() => resolve())
       server.closeAllConnections()

@@ -1,6 +1,7 @@
 import type { CompletionRequest, ModelEvent, ModelService } from '@cordage/agent'
 import { ModelRequestError } from './errors.js'
 import { abortError, Exchange } from './exchange.js'
+import { HttpTransport } from './http.js'
 import { toWireBody, type WireOptions } from './wire.js'
 
 /** Everything the client needs, resolved from config and environment. */
@@ -28,15 +29,17 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
 /** A Cordis-free Chat Completions client implementing the `model` seam (streaming, tool calls, retries). */
 export class OpenAIClient implements ModelService {
   readonly id: string
-  private readonly url: string
+  private readonly transport: HttpTransport
   private readonly headers: Record<string, string>
 
   constructor(readonly options: ClientOptions) {
     this.id = `openai:${options.model}`
-    this.url = `${options.baseURL.replace(/\/+$/, '')}/chat/completions`
+    this.transport = new HttpTransport(`${options.baseURL.replace(/\/+$/, '')}/chat/completions`)
     this.headers = {
       'content-type': 'application/json',
       accept: options.stream ? 'text/event-stream' : 'application/json',
+      // A compressing proxy may hold back a stream's small pieces; a whole JSON answer may be compressed.
+      'accept-encoding': options.stream ? 'identity' : 'gzip, deflate, br',
       ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
       ...options.headers,
     }
@@ -46,10 +49,11 @@ export class OpenAIClient implements ModelService {
   private readonly active = new Set<AbortController>()
   private closed: Error | undefined
 
-  /** Aborts every request in flight (`ABORTED`) and refuses new ones; used when the plugin unloads. */
+  /** Aborts every request in flight (`ABORTED`), closes pooled connections and refuses new requests; used when the plugin unloads. */
   close(reason = new Error('the model client was closed')): void {
     this.closed = reason
     for (const call of this.active) call.abort(reason)
+    this.transport.close()
   }
 
   /** Streams one completion; retries 408/409/429/5xx, timeouts and network failures until an event was yielded. */
@@ -70,7 +74,7 @@ export class OpenAIClient implements ModelService {
         try {
           // One generator for the whole request: events are handed over per network read, not through
           // nested generators (each layer costs promise hops for every event).
-          const exchange = new Exchange(this.options, this.url, this.headers, body, call.signal)
+          const exchange = new Exchange(this.options, this.transport, this.headers, body, call.signal)
           try {
             await exchange.open()
             for (let events = await exchange.next(); events; events = await exchange.next()) {

@@ -1,12 +1,13 @@
 import { ModelRequestError } from './errors.js'
+import type { HttpAnswer } from './http.js'
 
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT'])
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT'])
 
 /** The server's wait hint in milliseconds: `retry-after-ms`, else `Retry-After` as seconds or an HTTP date. */
-export function retryAfterMs(headers: Headers): number | undefined {
-  const ms = Number(headers.get('retry-after-ms') ?? NaN)
+export function retryAfterMs(header: (name: string) => string | undefined): number | undefined {
+  const ms = Number(header('retry-after-ms') ?? NaN)
   if (Number.isFinite(ms) && ms >= 0) return ms
-  const value = headers.get('retry-after')
+  const value = header('retry-after')
   if (!value) return undefined
   const seconds = Number(value)
   if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000)
@@ -15,8 +16,8 @@ export function retryAfterMs(headers: Headers): number | undefined {
 }
 
 /** The server's error text: `error.message` of an OpenAI-shaped body, else the body's start. */
-async function serverMessage(response: Response): Promise<string> {
-  const text = await response.text().catch(() => '')
+async function serverMessage(response: HttpAnswer): Promise<string> {
+  const text = await response.body.text().catch(() => '')
   try {
     const body = JSON.parse(text)
     const message = body?.error?.message ?? body?.message ?? body?.error
@@ -25,11 +26,19 @@ async function serverMessage(response: Response): Promise<string> {
   return text.trim().slice(0, 300) || response.statusText || '(empty body)'
 }
 
-/** Classifies a non-2xx answer: 401/403 → MODEL_AUTH; 408/409/429/5xx retryable MODEL_HTTP; others MODEL_HTTP. */
-export async function httpError(response: Response, options: { baseURL: string; model: string; keyHint: string }): Promise<ModelRequestError> {
+/**
+ * Classifies a non-2xx answer: 401/403 → MODEL_AUTH; 408/409/429/5xx retryable MODEL_HTTP; others MODEL_HTTP.
+ * A redirect is not followed (a POST body cannot be trusted to survive one): it names where to point baseURL.
+ */
+export async function httpError(response: HttpAnswer, options: { baseURL: string; model: string; keyHint: string }): Promise<ModelRequestError> {
   const status = response.status
-  const message = await serverMessage(response)
   const where = `${options.baseURL} answered ${status}`
+  if (status >= 300 && status < 400) {
+    const location = response.header('location')
+    response.body.cancel()
+    return new ModelRequestError('MODEL_HTTP', `${where} (a redirect${location ? ` to ${location}` : ''}) — set baseURL to the address the API is served at; requests are not redirected`, { status })
+  }
+  const message = await serverMessage(response)
   if (status === 401 || status === 403) {
     return new ModelRequestError('MODEL_AUTH', `${where}: ${message} — ${options.keyHint}`, { status })
   }
@@ -38,7 +47,7 @@ export async function httpError(response: Response, options: { baseURL: string; 
   }
   const retryable = status === 408 || status === 409 || status === 429 || status >= 500
   const hint = status === 429 ? ' — rate limited: wait, lower the request rate, or raise maxRetries' : status >= 500 ? ' — the server failed; try again later' : ''
-  return new ModelRequestError('MODEL_HTTP', `${where}: ${message}${hint}`, { status, retryable, retryAfterMs: retryAfterMs(response.headers) })
+  return new ModelRequestError('MODEL_HTTP', `${where}: ${message}${hint}`, { status, retryable, retryAfterMs: retryAfterMs(response.header) })
 }
 
 function causeCode(error: unknown): string | undefined {

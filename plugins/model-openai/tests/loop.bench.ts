@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
+import http from 'node:http'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { bench } from 'vitest'
@@ -14,8 +15,10 @@ const median = (values: number[]) => values.sort((a, b) => a - b)[values.length 
 
 /**
  * Interleaved rounds; prints the median per call of wall time and of this process's CPU time, and each
- * variant's ratios to the first. With the server in this process both sides of every variant are counted
- * alike; with it in a child process the CPU figure is the client's alone.
+ * variant's ratios to the first (raw fetch, the issue's baseline) and to the second (the same read over
+ * node:http, the provider's transport, so the ratio is the parsing and loop overhead alone). With the
+ * server in this process both sides of every variant are counted alike; with it in a child process the CPU
+ * figure is the client's alone.
  */
 async function measure(title: string, variants: Array<{ name: string; fn: () => Promise<unknown> }>, iterations: number): Promise<void> {
   for (const variant of variants) for (let i = 0; i < iterations; i++) await variant.fn()
@@ -32,13 +35,13 @@ async function measure(title: string, variants: Array<{ name: string; fn: () => 
       cpu[index]!.push((used.user + used.system) / 1000 / iterations)
     }
   }
-  const baseWall = median(wall[0]!)
-  const baseCpu = median(cpu[0]!)
-  const lines = [`\n${title} (medians of ${ROUNDS} interleaved rounds × ${iterations})`]
+  const walls = wall.map(median)
+  const cpus = cpu.map(median)
+  const lines = [`\n${title} (medians of ${ROUNDS} interleaved rounds × ${iterations}; ratios to raw fetch | to raw node:http)`]
   variants.forEach((variant, index) => {
-    const w = median(wall[index]!)
-    const c = median(cpu[index]!)
-    const ratio = index === 0 ? 'baseline' : `wall ${(w / baseWall).toFixed(2)}×, cpu ${(c / baseCpu).toFixed(2)}×`
+    const w = walls[index]!
+    const c = cpus[index]!
+    const ratio = index === 0 ? 'baseline' : `wall ${(w / walls[0]!).toFixed(2)}× | ${(w / walls[1]!).toFixed(2)}×, cpu ${(c / cpus[0]!).toFixed(2)}× | ${(c / cpus[1]!).toFixed(2)}×`
     lines.push(`  ${variant.name.padEnd(44)} wall ${w.toFixed(2).padStart(7)} ms  cpu ${c.toFixed(2).padStart(7)} ms  ${ratio}`)
   })
   console.log(lines.join('\n'))
@@ -107,6 +110,15 @@ bench('agent-loop overhead per turn with 3 tool calls vs a raw fetch of the same
     // The provider's own request headers, so the baseline sends the same request.
     const headers = { 'content-type': 'application/json', accept: 'text/event-stream', authorization: 'Bearer sk-test' }
     const rawFetch = async (body: string) => { await (await fetch(url, { method: 'POST', headers, body })).text() }
+    // The provider's transport without the provider: node:http over a keep-alive agent, body read to the end.
+    const target = new URL(url)
+    const agent = new http.Agent({ keepAlive: true })
+    const rawHttp = (body: string) => new Promise<void>((resolve, reject) => {
+      const request = http.request({ hostname: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent, headers: { ...headers, 'accept-encoding': 'identity', 'content-length': Buffer.byteLength(body) } }, (response) => {
+        response.on('data', () => {}).on('end', resolve).on('error', reject)
+      })
+      request.on('error', reject).end(body)
+    })
 
     const messages: Message[] = [{ role: 'system', content: system }, { role: 'user', content: task }]
     const schemas = tools.list()
@@ -138,19 +150,21 @@ bench('agent-loop overhead per turn with 3 tool calls vs a raw fetch of the same
         requests.length = 0
       }
     }
-    return { rawFetch, providerTurn, providerRun, agentTurn, model, schemas, messages, ctx, system, task, dispose }
+    return { rawFetch, rawHttp, providerTurn, providerRun, agentTurn, model, schemas, messages, ctx, system, task, dispose: async () => { agent.destroy(); await dispose() } }
   }
 
   async function suite(where: string, baseURL: string, requests?: FakeOpenAIRequest[]) {
     const v = await variants(baseURL, requests)
     await measure(`one turn with 3 streamed tool calls, server ${where}`, [
       { name: 'raw fetch, SSE read to the end', fn: () => v.rawFetch(toolBody!) },
+      { name: 'raw node:http, SSE read to the end', fn: () => v.rawHttp(toolBody!) },
       { name: 'provider stream only', fn: () => collect(v.model.stream({ messages: v.messages, tools: v.schemas })) },
       { name: 'provider stream + 3 × execute', fn: v.providerTurn },
       { name: 'Agent.run, one turn (loop + registry)', fn: v.agentTurn },
     ], 40)
     await measure(`a whole run: the 3-call turn, then the final answer, server ${where}`, [
       { name: 'raw fetch × 2, read to the end', fn: async () => { await v.rawFetch(toolBody!); await v.rawFetch(finalBody!) } },
+      { name: 'raw node:http × 2, read to the end', fn: async () => { await v.rawHttp(toolBody!); await v.rawHttp(finalBody!) } },
       { name: 'provider × 2 + 3 × execute', fn: v.providerRun },
       { name: 'Agent.run (loop + registry + provider)', fn: () => new Agent(v.ctx, { system: v.system }).run(v.task) },
     ], 20)

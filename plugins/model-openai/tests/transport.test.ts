@@ -1,0 +1,121 @@
+import { createServer, type Server } from 'node:http'
+import { gzipSync } from 'node:zlib'
+import { afterEach, describe, expect, it } from 'vitest'
+import { startFakeOpenAI, type FakeOpenAIServer } from '@cordage/testing'
+import { collect, failure, loadModel, textOf } from './helpers.js'
+
+/** Whether this machine has an IPv6 loopback to listen on. */
+const ipv6 = await new Promise<boolean>((resolve) => {
+  const probe = createServer()
+  probe.once('error', () => resolve(false))
+  probe.listen(0, '::1', () => probe.close(() => resolve(true)))
+})
+
+const hi = { messages: [{ role: 'user' as const, content: 'hi' }], tools: [] }
+
+let server: FakeOpenAIServer | undefined
+let plain: Server | undefined
+afterEach(async () => {
+  await server?.close()
+  server = undefined
+  plain?.closeAllConnections()
+  await new Promise((resolve) => (plain ? plain.close(resolve) : resolve(undefined)))
+  plain = undefined
+})
+
+/** A loopback server answering every request with `respond`; returns its base URL. */
+async function serve(respond: Parameters<typeof createServer>[1]): Promise<string> {
+  plain = createServer(respond)
+  await new Promise<void>((resolve) => plain!.listen(0, '127.0.0.1', resolve))
+  return `http://127.0.0.1:${(plain.address() as { port: number }).port}/v1`
+}
+
+const completion = (content: string) => JSON.stringify({
+  id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'fake-model',
+  choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+})
+
+describe('model-openai transport (node:http with a pooled keep-alive agent)', () => {
+  it('reports a redirect as MODEL_HTTP naming where it points, without following or retrying it', async () => {
+    server = await startFakeOpenAI([{ status: 307, message: 'moved', headers: { location: 'https://api.example.com/v1/chat/completions' } }])
+    const { model, dispose } = await loadModel(server.baseURL)
+    const error = await failure(model.stream(hi))
+    expect([error.code, error.status, error.attempts]).toEqual(['MODEL_HTTP', 307, 1])
+    expect(error.message).toBe(`${server.baseURL} answered 307 (a redirect to https://api.example.com/v1/chat/completions) — set baseURL to the address the API is served at; requests are not redirected`)
+    expect(server.requests).toHaveLength(1)
+    await dispose()
+  })
+
+  it('decodes a gzip-compressed JSON answer and asks for no compression on a stream', async () => {
+    const seen: Array<string | undefined> = []
+    const baseURL = await serve((req, res) => {
+      seen.push(req.headers['accept-encoding'])
+      req.resume().on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' })
+        res.end(gzipSync(completion('squeezed ✓')))
+      })
+    })
+    const { model, dispose } = await loadModel(baseURL, { stream: false })
+    expect(textOf(await collect(model.stream(hi)))).toBe('squeezed ✓')
+    await dispose()
+    const streaming = await loadModel(baseURL)
+    // The server answered JSON anyway, compressed: still decoded.
+    expect(textOf(await collect(streaming.model.stream(hi)))).toBe('squeezed ✓')
+    await streaming.dispose()
+    expect(seen).toEqual(['gzip, deflate, br', 'identity'])
+  })
+
+  it('reports a compressed body that does not decompress as MODEL_INTERRUPTED, not a crash', async () => {
+    const baseURL = await serve((req, res) => {
+      req.resume().on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' })
+        res.end('this is not gzip')
+      })
+    })
+    const { model, dispose } = await loadModel(baseURL, { stream: false, maxRetries: 0 })
+    const error = await failure(model.stream(hi))
+    expect(error.code).toBe('MODEL_INTERRUPTED')
+    expect(error.message).toMatch(/^the connection was lost mid-response \(Z_DATA_ERROR: /)
+    await dispose()
+  })
+
+  it('streams a reply larger than the read buffer without losing or reordering bytes', async () => {
+    // 3 MiB of multi-byte text in 64 KiB deltas: the reader pauses the socket above 1 MiB and resumes on read.
+    const text = 'ab✓🌧'.repeat(3 * 1024 * 1024 / 9)
+    server = await startFakeOpenAI([{ text, chunkSize: 64 * 1024 }])
+    const { model, dispose } = await loadModel(server.baseURL)
+    const events = await collect(model.stream(hi))
+    expect(textOf(events)).toBe(text)
+    expect(events.at(-1)).toMatchObject({ type: 'done', finishReason: 'stop' })
+    await dispose()
+  })
+
+  it('keeps finished connections pooled between turns and closes them when the plugin unloads', async () => {
+    server = await startFakeOpenAI([{ text: 'one' }, { text: 'two' }])
+    const { model, dispose } = await loadModel(server.baseURL)
+    expect(textOf(await collect(model.stream(hi)))).toBe('one')
+    expect(textOf(await collect(model.stream(hi)))).toBe('two')
+    expect(server.connections()).toBe(1)
+    expect(server.openConnections()).toBe(1)
+    await dispose()
+    await expect.poll(() => server!.openConnections()).toBe(0)
+  })
+
+  it.skipIf(!ipv6)('reaches an IPv6 loopback base URL', async () => {
+    const v6 = createServer((req, res) => {
+      req.resume().on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json' })
+        res.end(completion('over ::1'))
+      })
+    })
+    await new Promise<void>((resolve) => v6.listen(0, '::1', resolve))
+    try {
+      const { model, dispose } = await loadModel(`http://[::1]:${(v6.address() as { port: number }).port}/v1`, { stream: false })
+      expect(textOf(await collect(model.stream(hi)))).toBe('over ::1')
+      await dispose()
+    } finally {
+      v6.closeAllConnections()
+      await new Promise((resolve) => v6.close(resolve))
+    }
+  })
+})
