@@ -63,12 +63,21 @@ function causeText(error: unknown): string {
   return cause?.message ?? String(cause)
 }
 
-/** Classifies a failure before any response: refused/unresolvable → MODEL_UNREACHABLE, lost → MODEL_INTERRUPTED (both retryable). */
+/** TLS verification failures: retrying cannot fix them. */
+const CERTIFICATE = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER/
+
+/**
+ * Classifies a failure before any response: refused/unresolvable → MODEL_UNREACHABLE, lost →
+ * MODEL_INTERRUPTED (both retryable); an unverifiable certificate → MODEL_UNREACHABLE, not retried.
+ */
 export function networkError(error: unknown, context: { baseURL: string; timedOut: boolean; timeoutMs: number }): ModelRequestError {
   if (context.timedOut) {
     return new ModelRequestError('MODEL_TIMEOUT', `no response from ${context.baseURL} within ${context.timeoutMs} ms — raise timeoutMs or check the server`, { cause: error, retryable: true })
   }
   const code = causeCode(error)
+  if (code && CERTIFICATE.test(code)) {
+    return new ModelRequestError('MODEL_UNREACHABLE', `cannot verify the TLS certificate of ${context.baseURL} (${code}: ${causeText(error)}) — if the server uses a private CA, point NODE_EXTRA_CA_CERTS at its certificate`, { cause: error })
+  }
   if (code && UNREACHABLE.has(code)) {
     return new ModelRequestError('MODEL_UNREACHABLE', `cannot reach ${context.baseURL} (${code}: ${causeText(error)}) — check that the server is running and that baseURL is right`, { cause: error, retryable: true })
   }

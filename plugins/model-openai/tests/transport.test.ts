@@ -1,4 +1,9 @@
+import { execFile } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
+import { createServer as createTlsServer } from 'node:https'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
 import { gzipSync } from 'node:zlib'
 import { afterEach, describe, expect, it } from 'vitest'
 import { startFakeOpenAI, type FakeOpenAIServer } from '@cordage/testing'
@@ -99,6 +104,42 @@ describe('model-openai transport (node:http with a pooled keep-alive agent)', ()
     expect(server.openConnections()).toBe(1)
     await dispose()
     await expect.poll(() => server!.openConnections()).toBe(0)
+  })
+
+  it('speaks HTTPS, trusting the CAs Node trusts (NODE_EXTRA_CA_CERTS), and names a certificate it cannot verify', async () => {
+    const cert = fileURLToPath(new URL('fixtures/localhost-cert.pem', import.meta.url))
+    const tls = createTlsServer({ cert: readFileSync(cert), key: readFileSync(new URL('fixtures/localhost-key.pem', import.meta.url)) }, (req, res) => {
+      req.resume().on('end', () => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' })
+        const chunk = (delta: object, finish: string | null = null) => `data: ${JSON.stringify({ choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`
+        res.end(`${chunk({ content: 'over ' })}${chunk({ content: 'TLS' })}${chunk({}, 'stop')}data: [DONE]\n\n`)
+      })
+    })
+    await new Promise<void>((resolve) => tls.listen(0, '127.0.0.1', resolve))
+    const baseURL = `https://127.0.0.1:${(tls.address() as { port: number }).port}/v1`
+    try {
+      // Not trusted by this process: a failure that names the certificate problem and the fix, not retried.
+      const { model, dispose } = await loadModel(baseURL)
+      const error = await failure(model.stream(hi))
+      expect([error.code, error.attempts]).toEqual(['MODEL_UNREACHABLE', 1])
+      expect(error.message).toBe(`cannot verify the TLS certificate of ${baseURL} (DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate) — if the server uses a private CA, point NODE_EXTRA_CA_CERTS at its certificate`)
+      await dispose()
+      // A process that trusts it (as a user behind a corporate CA would set up) streams over it.
+      const client = `const { OpenAIClient, resolveOptions } = await import(${JSON.stringify(new URL('../src/index.ts', import.meta.url).href)})
+        const client = new OpenAIClient(resolveOptions({ baseURL: ${JSON.stringify(baseURL)}, maxRetries: 0, timeoutMs: 10000, backoffMs: 1, maxRetryDelayMs: 1, stream: true, includeUsage: false, images: 'omit', headers: {}, extraBody: {} }, {}))
+        let text = ''
+        for await (const event of client.stream({ messages: [{ role: 'user', content: 'hi' }], tools: [] })) if (event.type === 'text') text += event.delta
+        client.close()
+        console.log(text)`
+      const { stdout } = await promisify(execFile)(process.execPath, ['--conditions=cordage-source', '--import', 'tsx', '--input-type=module', '-e', client], {
+        cwd: fileURLToPath(new URL('..', import.meta.url)),
+        env: { ...process.env, NODE_EXTRA_CA_CERTS: cert },
+      })
+      expect(stdout.trim()).toBe('over TLS')
+    } finally {
+      tls.closeAllConnections()
+      await new Promise((resolve) => tls.close(resolve))
+    }
   })
 
   it.skipIf(!ipv6)('reaches an IPv6 loopback base URL', async () => {
