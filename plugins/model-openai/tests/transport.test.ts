@@ -106,6 +106,21 @@ describe('model-openai transport (node:http with a pooled keep-alive agent)', ()
     await expect.poll(() => server!.openConnections()).toBe(0)
   })
 
+  it('times out and aborts a request still waiting for its response head, closing the connection each time', async () => {
+    const closed: string[] = []
+    const baseURL = await serve((req) => { req.resume(); req.socket.once('close', () => closed.push(req.url!)) })
+    const { model, dispose } = await loadModel(baseURL, { timeoutMs: 150, maxRetries: 0 })
+    const timeout = await failure(model.stream(hi))
+    expect([timeout.code, timeout.message]).toEqual(['MODEL_TIMEOUT', `no response from ${baseURL} within 150 ms — raise timeoutMs or check the server`])
+    await expect.poll(() => closed.length).toBe(1)
+    const controller = new AbortController()
+    const aborted = failure(model.stream({ ...hi, signal: controller.signal }))
+    setTimeout(() => controller.abort(), 30)
+    expect(await aborted).toMatchObject({ code: 'ABORTED', message: 'the model request was cancelled' })
+    await expect.poll(() => closed.length).toBe(2)
+    await dispose()
+  })
+
   it('speaks HTTPS, trusting the CAs Node trusts (NODE_EXTRA_CA_CERTS), and names a certificate it cannot verify', async () => {
     const cert = fileURLToPath(new URL('fixtures/localhost-cert.pem', import.meta.url))
     const tls = createTlsServer({ cert: readFileSync(cert), key: readFileSync(new URL('fixtures/localhost-key.pem', import.meta.url)) }, (req, res) => {
