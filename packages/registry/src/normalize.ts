@@ -3,14 +3,6 @@ import {
   type ContentBlock, type HookContext, type JsonValue, type ToolDefinition, type ToolExec, type ToolExecutionResult,
 } from '@cordage/core'
 
-/** Results this registry normalised, tied to the dispatch token that created them. */
-const owners = new WeakMap<object, symbol>()
-
-/** True when `result` was normalised by the dispatch identified by `token`. */
-export function isOwnedBy(result: ToolExecutionResult, token: symbol): boolean {
-  return owners.get(result) === token
-}
-
 /** Builds a frozen failure; `error.info` carries the class name and code of a `CordageError`. */
 export function failure(error: unknown, content?: ContentBlock[], additionalContexts?: HookContext[]): ToolExecutionResult {
   const message = errorMessage(error)
@@ -74,7 +66,7 @@ export function toContexts(contexts: unknown, source: string): HookContext[] {
 
 /**
  * Normalises a value under `definition`: lossless snapshot → validate → deep-freeze → render →
- * (direct calls only) presentationMeta, then ties the result to `exec.token`. Failures are results.
+ * (direct calls only) presentationMeta. Failures are results.
  */
 export function normalize(definition: ToolDefinition, exec: ToolExec, raw: unknown, additionalContexts?: HookContext[]): ToolExecutionResult {
   let result: ToolExecutionResult
@@ -113,10 +105,7 @@ export function normalize(definition: ToolDefinition, exec: ToolExec, raw: unkno
   } catch (error) {
     return failure(error, undefined, additionalContexts)
   }
-  // Tie before freezing: V8 hashes a non-frozen object faster.
-  owners.set(result, exec.token)
-  freezeResult(result)
-  return result
+  return freezeResult(result)
 }
 
 /** Carries a wrapper-authored failure's message and code into a registry failure. */

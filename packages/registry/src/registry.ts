@@ -6,7 +6,7 @@ import {
   type ToolDefinition, type ToolExecutionResult, type ToolRunContext,
 } from '@cordage/core'
 import { checkDefinition } from './definition.js'
-import { FailureFrom, errorMessage, failure, freezeResult, isOwnedBy, normalize, toContent, toContexts } from './normalize.js'
+import { FailureFrom, errorMessage, failure, freezeResult, normalize, toContent, toContexts } from './normalize.js'
 import type { ExecuteInput, PostDecision, PreDecision, ToolGuard, ToolSchema } from './types.js'
 import { waterfall, type Hook } from './waterfall.js'
 
@@ -183,13 +183,21 @@ export class ToolRegistry extends Service {
     }
   }
 
-  /** The `tools/execute` waterfall around the body, then renormalisation of results this call did not create. */
-  private async around(definition: ToolDefinition, exec: ToolRunContext, controller: AbortController | undefined, callerSignal: AbortSignal | undefined, deferred: HookContext[]): Promise<ToolExecutionResult> {
-    const inner = () => this.body(definition, exec, controller, callerSignal, deferred)
-    if (!this.events._hooks['tools/execute']?.length) return inner()
+  /** The `tools/execute` waterfall around the body; with no listeners, the body's own promise (no extra hops). */
+  private around(definition: ToolDefinition, exec: ToolRunContext, controller: AbortController | undefined, callerSignal: AbortSignal | undefined, deferred: HookContext[]): Promise<ToolExecutionResult> {
+    const hooks = this.events._hooks['tools/execute']
+    if (!hooks?.length) return this.body(definition, exec, controller, callerSignal, deferred)
+    return this.wrapped(hooks, definition, exec, controller, callerSignal, deferred)
+  }
+
+  /** Runs the `tools/execute` waterfall, then renormalises a success this call's body did not produce. */
+  private async wrapped(hooks: Hook[], definition: ToolDefinition, exec: ToolRunContext, controller: AbortController | undefined, callerSignal: AbortSignal | undefined, deferred: HookContext[]): Promise<ToolExecutionResult> {
+    // The results this dispatch normalised: what its body returned (a listener may call `next()` only once).
+    let produced: ToolExecutionResult | undefined
+    const inner = async () => (produced = await this.body(definition, exec, controller, callerSignal, deferred))
     let result: ToolExecutionResult
     try {
-      result = await waterfall(this.events._hooks['tools/execute']!, exec, undefined, inner)
+      result = await waterfall(hooks, exec, undefined, inner)
     } catch (error) {
       return failure(error, undefined, deferred.length ? [...deferred] : undefined)
     }
@@ -202,7 +210,7 @@ export class ToolRegistry extends Service {
     } catch (error) {
       return failure(error)
     }
-    if (!result.isError) return isOwnedBy(result, exec.token) ? result : normalize(definition, exec, result.value, contexts)
+    if (!result.isError) return result === produced ? result : normalize(definition, exec, result.value, contexts)
     if (Object.isFrozen(result)) return result
     try {
       const content = toContent(result.content, 'a tools/execute listener')
