@@ -122,10 +122,11 @@ export class McpConnection {
     const client = this.client
     if (this.state !== 'up' || !client) throw new McpUnavailableError(this.config.name, this.state)
     const generation = this.generation
+    if (signal.aborted) throw signal.reason
     // A per-call signal: the SDK never removes its abort listener, so a long-lived caller signal must not reach it.
-    const controller = new AbortController()
-    const forward = () => controller.abort(signal.reason)
-    signal.addEventListener('abort', forward, { once: true })
+    const cancel = new RequestSignal()
+    const calls = follow(signal)
+    calls.add(cancel)
     let result
     try {
       // `request`, not `callTool`: output validation is ours (supported subset, precise violations).
@@ -133,7 +134,7 @@ export class McpConnection {
       result = await client.request(
         { method: 'tools/call', params: { name: tool, arguments: args as Record<string, unknown> } },
         CallToolResultSchema,
-        { signal: controller.signal, timeout: this.config.timeoutMs },
+        { signal: cancel as unknown as AbortSignal, timeout: this.config.timeoutMs },
       )
     } catch (error) {
       if (signal.aborted) throw signal.reason ?? error
@@ -146,7 +147,7 @@ export class McpConnection {
       this.dropped(generation, messageOf(error))
       throw new McpUnavailableError(this.config.name, messageOf(error))
     } finally {
-      signal.removeEventListener('abort', forward)
+      calls.delete(cancel)
     }
     if (result.isError) {
       // A leading "Error: " (how Cordage and many servers render failures) is not repeated in our own rendering.
@@ -215,6 +216,55 @@ export class McpConnection {
     const delay = Math.min(maxDelayMs, initialDelayMs * 2 ** Math.min(this.attempt++, 30))
     this.timer = setTimeout(() => void this.start(), delay)
   }
+}
+
+/**
+ * The part of `AbortSignal` the SDK's `Protocol.request` uses: `aborted`, `reason`, `throwIfAborted()` and
+ * `abort` listeners, which it never removes. One per call, so those listeners die with the call. A real
+ * `AbortController` would do, but Node 20 spends ~5 µs creating its signal, more than the rest of the bridge.
+ */
+export class RequestSignal {
+  aborted = false
+  reason: unknown = undefined
+  private listeners: Array<() => void> = []
+
+  throwIfAborted(): void {
+    if (this.aborted) throw this.reason
+  }
+
+  addEventListener(type: string, listener: () => void): void {
+    if (type === 'abort') this.listeners.push(listener)
+  }
+
+  /** Marks the call aborted and runs its listeners once (the SDK's sends notifications/cancelled). */
+  abort(reason: unknown): void {
+    if (this.aborted) return
+    this.aborted = true
+    this.reason = reason
+    const listeners = this.listeners
+    this.listeners = []
+    for (const listener of listeners) listener()
+  }
+}
+
+/** The calls in flight under each caller signal (the registry's shared one when the caller passed none). */
+const following = new WeakMap<AbortSignal, Set<RequestSignal>>()
+
+/**
+ * The in-flight set of `signal`, which aborts them all when it aborts. One listener per signal for its
+ * whole life (it goes with the signal) instead of an add/remove pair per call, which costs ~1 µs.
+ */
+function follow(signal: AbortSignal): Set<RequestSignal> {
+  let calls = following.get(signal)
+  if (!calls) {
+    const set = (calls = new Set())
+    following.set(signal, set)
+    signal.addEventListener('abort', () => {
+      for (const call of set) call.abort(signal.reason)
+      set.clear()
+    }, { once: true })
+  }
+  return calls
 }
 
 function messageOf(error: unknown): string {

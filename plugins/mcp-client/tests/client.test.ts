@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events'
 import { afterEach, describe, expect, it } from 'vitest'
 import { contentText, type ToolErrorResult } from '@cordage/core'
 import { createTestContext, testToolContract, type TestContext } from '@cordage/testing'
@@ -148,6 +149,19 @@ describe('mcp-client over stdio', () => {
     await until(() => events().some((line) => line.startsWith('cancelled')), 5_000, 'the server to see the cancellation')
     const after = await ctx.tools.execute({ name: 'mcp__fx__echo', arguments: { text: 'still here' } })
     expect(contentText(after.content)).toBe('still here')
+  })
+
+  it('one caller signal cancels every call in flight under it, and its listener does not grow with calls', async () => {
+    const { ctx, events } = await load()
+    const controller = new AbortController()
+    for (let i = 0; i < 5; i++) await ctx.tools.execute({ name: 'mcp__fx__echo', arguments: { text: `${i}` }, signal: controller.signal })
+    // One listener follows the signal for its whole life; a listener per call would leak on a long-lived signal.
+    expect(getEventListeners(controller.signal, 'abort').length).toBeLessThanOrEqual(1)
+    const calls = [1, 2].map(() => ctx.tools.execute({ name: 'mcp__fx__slow', arguments: { ms: 10_000 }, signal: controller.signal }))
+    await until(() => events().filter((line) => line.startsWith('call slow')).length === 2, 5_000, 'both calls to reach the server')
+    controller.abort()
+    expect((await Promise.all(calls)).map(code)).toEqual(['ABORTED', 'ABORTED'])
+    await until(() => events().filter((line) => line.startsWith('cancelled')).length === 2, 5_000, 'the server to see both cancellations')
   })
 
   it('fails a call in flight when the server crashes, unregisters its tools, then reconnects and re-registers them', async () => {
