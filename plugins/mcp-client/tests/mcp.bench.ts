@@ -13,53 +13,66 @@ const client = bridge.connection.sdkClient!
 await client.listTools()
 const execute = ctx.tools.execute
 
-type Key = 'direct' | 'bridged' | 'pairedDirect' | 'pairedBridged'
-const samples: Record<Key, number[]> = { direct: [], bridged: [], pairedDirect: [], pairedBridged: [] }
+type Key = 'direct' | 'bridged' | 'pairedDirect' | 'pairedBridged' | 'pairRatio' | 'pairOverhead'
+const samples: Record<Key, number[]> = { direct: [], bridged: [], pairedDirect: [], pairedBridged: [], pairRatio: [], pairOverhead: [] }
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1] ?? Number.NaN
-// CPU time of this process per call: far less sensitive to other load on the machine than wall time.
-const cpu: Record<Key, number> = { direct: 0, bridged: 0, pairedDirect: 0, pairedBridged: 0 }
-let cpuStart = process.cpuUsage()
 const fresh = (...keys: Key[]) => (_task: unknown, mode?: string) => {
-  if (mode !== 'run') return
-  for (const key of keys) samples[key] = []
-  cpuStart = process.cpuUsage()
-}
-const cpuPerCall = (key: Key) => () => {
-  const used = process.cpuUsage(cpuStart)
-  cpu[key] = (used.user + used.system) / 1000 / Math.max(1, samples[key].length)
+  if (mode === 'run') for (const key of keys) samples[key] = []
 }
 const us = (ms: number) => `${(ms * 1000).toFixed(1)} µs`
 
-async function direct(key: Key): Promise<void> {
+/** One direct call; returns its wall time in ms. */
+async function direct(): Promise<number> {
   const start = performance.now()
   const result = await client.callTool({ name: 'echo', arguments: { text: 'hi' } })
-  samples[key].push(performance.now() - start)
+  const time = performance.now() - start
   if (result.isError) throw new Error('direct call failed')
+  return time
 }
 
-async function bridged(key: Key): Promise<void> {
+/** One bridged call; returns its wall time in ms. */
+async function bridged(): Promise<number> {
   const start = performance.now()
   const result = await execute({ name: 'mcp__x__echo', arguments: { text: 'hi' } })
-  samples[key].push(performance.now() - start)
+  const time = performance.now() - start
   if (result.isError) throw new Error(result.error.message)
+  return time
 }
 
+let pairs = 0
 describe('MCP call over stdio, small result', () => {
   const options = { time: 3_000, warmupTime: 500 }
-  bench('direct: SDK Client.callTool', () => direct('direct'), { ...options, setup: fresh('direct'), teardown: (_task, mode) => { if (mode === 'run') cpuPerCall('direct')() } })
-  bench('bridged: ctx.tools.execute(mcp__x__echo)', () => bridged('bridged'), { ...options, setup: fresh('bridged'), teardown: (_task, mode) => { if (mode === 'run') cpuPerCall('bridged')() } })
-  // Alternating the two calls cancels drift in machine load between the phases above; its medians give the ratio.
-  bench('paired: one direct + one bridged call', async () => {
-    await direct('pairedDirect')
-    await bridged('pairedBridged')
+  bench('direct: SDK Client.callTool', async () => void samples.direct.push(await direct()), { ...options, setup: fresh('direct') })
+  bench('bridged: ctx.tools.execute(mcp__x__echo)', async () => void samples.bridged.push(await bridged()), { ...options, setup: fresh('bridged') })
+  // Each pair makes one call of each kind back to back, alternating which goes first, so drift in
+  // machine load and any order effect hit both alike; the per-pair ratios are the figures to trust.
+  bench('paired: one direct + one bridged call, order alternating', async () => {
+    let d: number
+    let b: number
+    if (pairs++ & 1) {
+      b = await bridged()
+      d = await direct()
+    } else {
+      d = await direct()
+      b = await bridged()
+    }
+    samples.pairedDirect.push(d)
+    samples.pairedBridged.push(b)
+    samples.pairRatio.push(b / d)
+    samples.pairOverhead.push(b - d)
   }, {
-    ...options,
-    setup: fresh('pairedDirect', 'pairedBridged'),
+    time: 6_000,
+    warmupTime: 500,
+    setup: fresh('pairedDirect', 'pairedBridged', 'pairRatio', 'pairOverhead'),
     // Bench mode runs no afterAll hooks: report and clean up after the last task's measured run.
     teardown: (_task, mode) => {
       if (mode !== 'run') return
       const [d, b, pd, pb] = [median(samples.direct), median(samples.bridged), median(samples.pairedDirect), median(samples.pairedBridged)]
-      process.stdout.write(`\nmedians: direct ${us(d)}, bridged ${us(b)} (ratio ${(b / d).toFixed(3)}); paired direct ${us(pd)}, bridged ${us(pb)}, ratio ${(pb / pd).toFixed(3)} (target ≤ 1.15), overhead ${us(pb - pd)}; CPU per call direct ${us(cpu.direct)}, bridged ${us(cpu.bridged)} (ratio ${(cpu.bridged / cpu.direct).toFixed(3)})\n`)
+      process.stdout.write(
+        `\nphased medians: direct ${us(d)}, bridged ${us(b)} (ratio ${(b / d).toFixed(3)})` +
+        `\npaired (${samples.pairRatio.length} pairs): direct ${us(pd)}, bridged ${us(pb)} (ratio of medians ${(pb / pd).toFixed(3)}); ` +
+        `median per-pair ratio ${median(samples.pairRatio).toFixed(3)} (target ≤ 1.15), median per-pair overhead ${us(median(samples.pairOverhead))}\n`,
+      )
       void bridge.close()
     },
   })
