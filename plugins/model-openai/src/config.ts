@@ -1,10 +1,10 @@
 import Schema from 'schemastery'
 import { CordageError } from '@cordage/core'
 import type { ClientOptions } from './client.js'
-import type { ImageMode } from './wire.js'
+import type { WireOptions } from './wire.js'
 
-/** The plugin's config (see the README's table). */
-export interface Config {
+/** The plugin's config (see the README's table): the request options plus connection, retry and key settings. */
+export interface Config extends Omit<WireOptions, 'model' | 'extraBody'> {
   baseURL: string
   apiKey?: string
   model?: string
@@ -12,15 +12,6 @@ export interface Config {
   timeoutMs: number
   backoffMs: number
   maxRetryDelayMs: number
-  temperature?: number
-  topP?: number
-  maxTokens?: number
-  seed?: number
-  stop?: string[]
-  parallelToolCalls?: boolean
-  stream: boolean
-  includeUsage: boolean
-  images: ImageMode
   headers: Record<string, string>
   extraBody: Record<string, unknown>
 }
