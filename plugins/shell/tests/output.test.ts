@@ -6,7 +6,7 @@ import { StreamCapture } from '../src/capture.js'
 import { setup, value } from './helpers.js'
 
 describe('bounded output', () => {
-  it('50 MB of stdout keeps head and tail within the bound without buffering it all', async () => {
+  it('200 MiB of stdout keeps head and tail within the bound without buffering it all', async () => {
     const { bash } = await setup({ config: { maxOutputBytes: 30_000 } })
     // Collect garbage while sampling, so the peak reflects what the capture holds, not GC timing.
     setFlagsFromString('--expose_gc')
@@ -21,8 +21,8 @@ describe('bounded output', () => {
       const usage = process.memoryUsage()
       peak = Math.max(peak, usage.rss)
       peakBuffers = Math.max(peakBuffers, usage.arrayBuffers)
-    }, 25)
-    const total = 50 * 1024 * 1024
+    }, 10)
+    const total = 200 * 1024 * 1024
     const result = await bash({ command: `head -c ${total} /dev/zero | tr '\\0' a; echo; echo the-end` })
     clearInterval(sampler)
     const growth = peak - before.rss
@@ -36,10 +36,12 @@ describe('bounded output', () => {
     expect(value(result).omittedBytes).toEqual({ stdout: omitted, stderr: 0 })
     expect(stdout).toContain(`\n[… ${omitted} bytes omitted …]\n`)
     expect(Buffer.byteLength(contentText(result.content))).toBeLessThanOrEqual(30_100)
-    console.info(`50 MB run: peak growth rss ${(growth / 1048576).toFixed(1)} MiB, buffers ${(buffers / 1048576).toFixed(1)} MiB; captured ${Buffer.byteLength(stdout)} bytes`)
-    // Loose: holding the whole output would cost about 50 MB more (measured: ~34 MiB rss, ≥ 50 MiB of buffers).
-    expect(growth).toBeLessThan(25 * 1024 * 1024)
-    expect(buffers).toBeLessThan(10 * 1024 * 1024)
+    console.info(`200 MiB run: peak growth rss ${(growth / 1048576).toFixed(1)} MiB, buffers ${(buffers / 1048576).toFixed(1)} MiB; captured ${Buffer.byteLength(stdout)} bytes`)
+    // Holding the whole output would cost at least 200 MiB of buffers. What is measured instead is what a fast
+    // pipe delivers between two samples before a scavenge frees it: 3-12 MiB, more on a faster machine, so the
+    // bounds sit far from both.
+    expect(growth).toBeLessThan(64 * 1024 * 1024)
+    expect(buffers).toBeLessThan(64 * 1024 * 1024)
   })
 
   it('cuts at UTF-8 character boundaries and counts every byte not shown', () => {
