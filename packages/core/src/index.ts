@@ -8,7 +8,7 @@ export type { Validator } from './validator.js'
 export { compileValidator, compileDefaultingValidator } from './validator.js'
 export type { ValueSchemaSpec, Infer } from './schemastery.js'
 export { toJsonSchema, isSchemastery } from './schemastery.js'
-export type { ToolDefinition, ToolOutput, ToolSpec, ToolExec, ToolRunContext, ToolExecutionToken, ToolConcurrency } from './tool.js'
+export type { ToolDefinition, ToolOutput, ToolSpec, ToolExec, ToolRunContext, ToolExecutionToken, ToolConcurrency, ToolPathArgument } from './tool.js'
 export { defineTool, TOOL_NAME_PATTERN } from './tool.js'
 export type { Violation } from './errors.js'
 export {

@@ -37,6 +37,19 @@ export interface ToolOutput<Args = any, Value = any> {
 /** Whether calls of a tool may run alongside others: a function answers per call (`true` = parallel-safe). */
 export type ToolConcurrency = 'parallel' | 'exclusive' | ((args: JsonValue) => boolean)
 
+/**
+ * An argument that names a filesystem path, declared by the tool so path-aware policy can match the
+ * canonical real path whatever spelling the caller used (`./x`, `a/../x`, an absolute path, a symlink).
+ */
+export interface ToolPathArgument {
+  /** JSON pointer into the arguments, e.g. `/path`; a `*` segment matches every key or index (`/files/*`). */
+  pointer: string
+  /** `read` for paths the tool reads or searches under, `write` for paths it creates, changes or deletes. */
+  access: 'read' | 'write'
+  /** The path the tool uses when the argument is absent (e.g. grep's search root `.`); none means "no path". */
+  default?: string
+}
+
 /** A registered tool: raw JSON Schemas, a body returning one JSON value, and its output declaration. */
 export interface ToolDefinition<Args = any, Value = any> {
   /** `^[a-zA-Z0-9_-]{1,64}$` (provider function-name rules). */
@@ -48,6 +61,8 @@ export interface ToolDefinition<Args = any, Value = any> {
   execute(args: Args, exec: ToolRunContext): Value | Promise<Value>
   timeoutMs?: number
   concurrency?: ToolConcurrency
+  /** The arguments that are filesystem paths, for path-aware policy (relative paths resolve against the workspace root). */
+  paths?: readonly ToolPathArgument[]
 }
 
 /** The authoring form accepted by `defineTool`: schemastery schemas, with types inferred from them. */
@@ -63,6 +78,7 @@ export interface ToolSpec<P extends ValueSchemaSpec, O extends ValueSchemaSpec> 
   execute(args: Infer<P>, exec: ToolRunContext): Infer<O> | Promise<Infer<O>>
   timeoutMs?: number
   concurrency?: ToolConcurrency
+  paths?: readonly ToolPathArgument[]
 }
 
 /** Tool names follow provider function-name rules. */
@@ -113,5 +129,6 @@ export function defineTool<P extends ValueSchemaSpec, O extends ValueSchemaSpec>
   }
   if (spec.timeoutMs !== undefined) definition.timeoutMs = spec.timeoutMs
   if (spec.concurrency !== undefined) definition.concurrency = spec.concurrency
+  if (spec.paths !== undefined) definition.paths = spec.paths
   return definition
 }
