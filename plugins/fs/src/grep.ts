@@ -7,7 +7,7 @@ import { ripgrepGrep } from './ripgrep.js'
 import type { FsRuntime } from './runtime.js'
 import type { PagedTool } from './spill.js'
 import type { SearchRoot } from './search-root.js'
-import { keepContained, resolveSearchRoot } from './search-root.js'
+import { keepVerifiedMatches, resolveSearchRoot } from './search-root.js'
 
 const Parameters = Schema.object({
   pattern: Schema.string().min(1).required().description('Regular expression (ripgrep syntax) to search file contents for.'),
@@ -77,9 +77,9 @@ export function grepTool(runtime: FsRuntime): PagedTool {
       signal: AbortSignal.any([signal, runtime.lifetime]),
     }
     const found = runtime.rgPath ? await ripgrepGrep(runtime.rgPath, query) : await nodeGrep(workspace.root, query)
-    const kept = root.cwd ? await keepContained(workspace, root.cwd, [...new Set(found.items.map((match) => match.path))]) : undefined
+    const kept = root.cwd ? await keepVerifiedMatches(workspace, root.cwd, found.items, settings.maxLineLength) : found.items
     const display = root.file ? workspace.display(root.real) : undefined
-    const matches = found.items.filter((match) => !kept || kept.has(match.path)).map((match) => ({ ...match, path: display ?? root.prefix + match.path }))
+    const matches = kept.map((match) => ({ ...match, path: display ?? root.prefix + match.path }))
     // Context arrays are optional in the value; schemastery's inferred type marks arrays as always present.
     return { matches, truncated: found.truncated } as unknown as Infer<typeof Output>
   }

@@ -16,6 +16,8 @@ export interface LineWindowOptions {
   maxBytes: number
   /** Longer lines are cut to this many characters and marked. */
   maxLineLength: number
+  /** Keep only these line numbers (within the window). */
+  only?: ReadonlySet<number>
   signal?: AbortSignal
 }
 
@@ -31,7 +33,7 @@ const NUMBER_COLUMN = 7
  * the first 8 000 bytes makes the file binary (the heuristic git uses). The caller owns `handle`.
  */
 export async function readLines(handle: FileHandle, options: LineWindowOptions): Promise<LineWindow> {
-  const { offset, limit, maxBytes, maxLineLength, signal } = options
+  const { offset, limit, maxBytes, maxLineLength, only, signal } = options
   const keepLimit = maxLineLength * 4 + 4
   const buffer = Buffer.allocUnsafe(CHUNK)
   const lines: Line[] = []
@@ -79,7 +81,7 @@ export async function readLines(handle: FileHandle, options: LineWindowOptions):
     for (;;) {
       if (!collecting) break
       newline = chunk.indexOf(10, start)
-      const inWindow = total + 1 >= offset
+      const inWindow = total + 1 >= offset && (!only || only.has(total + 1))
       if (newline === -1) {
         if (inWindow) keep(chunk.subarray(start))
         start = bytesRead
@@ -99,7 +101,7 @@ export async function readLines(handle: FileHandle, options: LineWindowOptions):
     }
   }
   if (lastByte !== -1 && lastByte !== 10) {
-    if (collecting && total + 1 >= offset) finish(total + 1)
+    if (collecting && total + 1 >= offset && (!only || only.has(total + 1))) finish(total + 1)
     total++
   }
   return { binary: false, lines, totalLines: total }
