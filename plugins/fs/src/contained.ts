@@ -1,4 +1,4 @@
-import { constants, existsSync } from 'node:fs'
+import { constants, existsSync, fstatSync, readlinkSync, realpathSync, statSync } from 'node:fs'
 import { mkdir, open, readlink, realpath, stat, type FileHandle } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { FsError } from './errors.js'
@@ -21,6 +21,14 @@ async function openedPath(handle: FileHandle, real: string): Promise<string> {
   if (PROC) return (await readlink(handlePath(handle, real))).replace(/ \(deleted\)$/, '')
   const [opened, named] = await Promise.all([handle.stat(), realpath(real).then((path) => stat(path))])
   return opened.dev === named.dev && opened.ino === named.ino ? await realpath(real) : `(a file other than ${real})`
+}
+
+/** `openedPath` for a numeric descriptor, synchronously (for checking many paths at once). */
+export function openedPathSync(fd: number, path: string): string {
+  if (PROC) return readlinkSync(`/proc/${process.pid}/fd/${fd}`).replace(/ \(deleted\)$/, '')
+  const real = realpathSync(path)
+  const [opened, named] = [fstatSync(fd), statSync(real)]
+  return opened.dev === named.dev && opened.ino === named.ino ? real : `(a file other than ${path})`
 }
 
 /** Throws `PATH_OUTSIDE_ROOT` unless the open descriptor lies inside the root; closes it when it does not. */

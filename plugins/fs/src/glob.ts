@@ -6,7 +6,8 @@ import { pageFooter, takePage } from './page.js'
 import { ripgrepGlob } from './ripgrep.js'
 import type { FsRuntime } from './runtime.js'
 import type { PagedTool } from './spill.js'
-import { keepContained, resolveSearchRoot } from './search-root.js'
+import { keepContained } from './recheck.js'
+import { resolveSearchRoot } from './search-root.js'
 
 const Parameters = Schema.object({
   pattern: Schema.string().min(1).required().description('Glob such as "**/*.ts" or "src/*.json". Without a "/" it matches file names at any depth.'),

@@ -6,8 +6,8 @@ import { pageFooter, takePage } from './page.js'
 import { ripgrepGrep } from './ripgrep.js'
 import type { FsRuntime } from './runtime.js'
 import type { PagedTool } from './spill.js'
-import type { SearchRoot } from './search-root.js'
-import { keepVerifiedMatches, resolveSearchRoot } from './search-root.js'
+import { keepVerifiedMatches } from './recheck.js'
+import { resolveSearchRoot, type SearchRoot } from './search-root.js'
 
 const Parameters = Schema.object({
   pattern: Schema.string().min(1).required().description('Regular expression (ripgrep syntax) to search file contents for.'),
