@@ -1,5 +1,5 @@
 import { constants, existsSync, fstatSync, readlinkSync, realpathSync, statSync } from 'node:fs'
-import { mkdir, open, readlink, realpath, stat, type FileHandle } from 'node:fs/promises'
+import { mkdir, open, type FileHandle } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { FsError } from './errors.js'
 import type { Workspace } from './paths.js'
@@ -16,15 +16,8 @@ export function handlePath(handle: FileHandle, real: string): string {
   return PROC ? `/proc/${process.pid}/fd/${handle.fd}` : real
 }
 
-/** Where an open descriptor actually is: read from `/proc`, or (elsewhere) `real` after checking it still names the same file. */
-async function openedPath(handle: FileHandle, real: string): Promise<string> {
-  if (PROC) return (await readlink(handlePath(handle, real))).replace(/ \(deleted\)$/, '')
-  const [opened, named] = await Promise.all([handle.stat(), realpath(real).then((path) => stat(path))])
-  return opened.dev === named.dev && opened.ino === named.ino ? await realpath(real) : `(a file other than ${real})`
-}
-
-/** `openedPath` for a numeric descriptor, synchronously (for checking many paths at once). */
-export function openedPathSync(fd: number, path: string): string {
+/** Where an open descriptor actually is: read from `/proc`, or (elsewhere) `path`'s real path if it still names the same file. */
+export function openedPath(fd: number, path: string): string {
   if (PROC) return readlinkSync(`/proc/${process.pid}/fd/${fd}`).replace(/ \(deleted\)$/, '')
   const real = realpathSync(path)
   const [opened, named] = [fstatSync(fd), statSync(real)]
@@ -36,7 +29,7 @@ async function verify(workspace: Workspace, handle: FileHandle, real: string, di
   if (workspace.allowOutsideRoot) return
   let opened: string
   try {
-    opened = await openedPath(handle, real)
+    opened = openedPath(handle.fd, real)
   } catch (error) {
     opened = `(unknown: ${(error as Error).message})`
   }

@@ -1,7 +1,7 @@
 import { closeSync, constants, fstatSync, openSync, readFileSync } from 'node:fs'
 import { setImmediate } from 'node:timers/promises'
 import { join } from 'node:path'
-import { O_PATH, openContained, openedPathSync } from './contained.js'
+import { O_PATH, openContained, openedPath } from './contained.js'
 import { readLines } from './lines.js'
 import type { Workspace } from './paths.js'
 import type { FoundMatch } from './search.js'
@@ -24,7 +24,7 @@ function openInside(workspace: Workspace, path: string, flags: number): number |
     return undefined
   }
   try {
-    if (workspace.contains(openedPathSync(fd, path))) return fd
+    if (workspace.contains(openedPath(fd, path))) return fd
   } catch {}
   closeSync(fd)
   return undefined
