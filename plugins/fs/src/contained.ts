@@ -8,12 +8,15 @@ const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = constants
 // `/proc/<pid>/fd/<n>` names an open descriptor itself: our process and our children (rg's cwd) see the file
 // that was opened and verified, whatever was renamed or swapped in the tree since.
 const PROC = process.platform === 'linux' && existsSync(`/proc/${process.pid}/fd`)
-/** Linux `O_PATH` (x64, arm64): a descriptor that only locates a file, so unreadable files can be checked too. */
-export const O_PATH = PROC && (process.arch === 'x64' || process.arch === 'arm64') ? 0o10000000 : 0
 
 /** A path naming the open file or directory itself (its real path where `/proc` is missing). */
 export function handlePath(handle: FileHandle, real: string): string {
-  return PROC ? `/proc/${process.pid}/fd/${handle.fd}` : real
+  return fdPath(handle.fd, real)
+}
+
+/** `handlePath` for a numeric descriptor. */
+export function fdPath(fd: number, real: string): string {
+  return PROC ? `/proc/${process.pid}/fd/${fd}` : real
 }
 
 /** Where an open descriptor actually is: read from `/proc`, or (elsewhere) `path`'s real path if it still names the same file. */

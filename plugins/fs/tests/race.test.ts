@@ -40,7 +40,7 @@ async function snapshot(dir: string): Promise<Record<string, string>> {
   return out
 }
 
-/** root/d (inside.txt, listed.txt) swapping with root/l → outside (inside.txt with other content, outside-only.txt). */
+/** root/d (inside*.txt) swapping with root/l → outside (inside.txt with other content, outside-only*.txt). */
 async function setup() {
   const base = await tempDir('cordage-fs-race-')
   const root = join(base, 'root')
@@ -50,6 +50,11 @@ async function setup() {
   await writeFile(join(root, 'd', 'inside.txt'), 'inside A\n')
   await writeFile(join(outside, 'inside.txt'), 'OUTSIDE A\n')
   await writeFile(join(outside, 'outside-only.txt'), 'OUTSIDE A\n')
+  // Enough names on each side that glob's check lists the directory instead of looking names up one by one.
+  for (let index = 0; index < 5; index++) {
+    await writeFile(join(root, 'd', `inside-${index}.txt`), 'inside A\n')
+    await writeFile(join(outside, `outside-only-${index}.txt`), 'OUTSIDE A\n')
+  }
   await symlink(outside, join(root, 'l'))
   return { base, root, outside, before: await snapshot(outside) }
 }
