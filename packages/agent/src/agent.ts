@@ -1,12 +1,12 @@
 import { symbols, type Context } from 'cordis'
 import { CordageError, type ToolExecutionResult } from '@cordage/core'
 import type { ToolRegistry } from '@cordage/registry'
+import type { AgentNotice } from '@cordage/services'
 import type { AgentEvent, AgentOptions, AgentResult, RunOptions, StopReason } from './agent-types.js'
 import { runBatch } from './batch.js'
 import { codeDispatchObserver } from './code-dispatch.js'
 import { NoModelError } from './errors.js'
 import { observe, type RunObserver } from './hub.js'
-import { jobNotice, type JobNotice } from './jobs.js'
 import { messageOf, deriveMessages } from './messages.js'
 import type { Message, ModelService, ToolCall, Usage } from './model.js'
 import { streamTurn } from './turn.js'
@@ -62,7 +62,7 @@ export class Agent {
     const signal = runOptions.signal && lifetime ? AbortSignal.any([runOptions.signal, lifetime]) : runOptions.signal ?? lifetime
     const maxTurns = runOptions.maxTurns ?? this.options.maxTurns ?? 50
     const agent = this.options.agent
-    const notices: JobNotice[] = []
+    const notices: AgentNotice[] = []
     let stopObserving: (() => void) | undefined
     let turns = 0
     let text = ''
@@ -73,7 +73,7 @@ export class Agent {
     this.idle = new Promise((resolve) => (release = resolve))
     try {
       const observer: RunObserver = this.session ? codeDispatchObserver(this.session, (callId, owner) => owner === agent && this.inFlight.has(callId)) : {}
-      observer.onJobCompleted = (payload) => notices.push(jobNotice(payload))
+      observer.onNotice = (notice) => notices.push(notice)
       stopObserving = observe(this.ctx, observer, this.session !== undefined)
       if (this.options.system !== undefined && this.messages.length === 0) this.commit('system/message', { content: this.options.system })
       if (input !== undefined) this.commit('user/message', { content: input })
@@ -148,7 +148,7 @@ export class Agent {
     this.commit('tool/result', data)
   }
 
-  private appendNotices(notices: JobNotice[]): void {
+  private appendNotices(notices: AgentNotice[]): void {
     for (const notice of notices.splice(0)) this.appendContext(notice.source, notice.text)
   }
 
