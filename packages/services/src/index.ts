@@ -1,10 +1,12 @@
 import type { Context } from 'cordis'
+import type { CodeRunner } from './code.js'
 import type { AgentNotice } from './notice.js'
 import type { JobSnapshot, JobsService } from './jobs.js'
 
 declare module 'cordis' {
   interface Context {
     jobs: JobsService
+    codeMode: CodeRunner
   }
 
   interface Events {
@@ -16,6 +18,7 @@ declare module 'cordis' {
 }
 
 export type { AgentNotice } from './notice.js'
+export type { CodeRunner, CodeRunOptions, CodeRunResult, CodeHostFunction } from './code.js'
 export { JobSnapshotSchema } from './jobs.js'
 export type { JobsService, JobSnapshot, JobState, JobExit, JobStartOptions, JobHandle, JobRead } from './jobs.js'
 
