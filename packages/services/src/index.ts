@@ -1,4 +1,5 @@
 import type { Context } from 'cordis'
+import type { ChildRunEvent } from './child.js'
 import type { CodeRunner } from './code.js'
 import type { AgentNotice } from './notice.js'
 import type { JobSnapshot, JobsService } from './jobs.js'
@@ -14,10 +15,13 @@ declare module 'cordis' {
     'jobs/completed'(job: JobSnapshot): void
     /** Emit `(notice)`: every agent run in progress adds it as context before its next model request; observe-only. */
     'agent/notice'(notice: AgentNotice): void
+    /** Emit `(event)` when a child run starts or ends; observe-only (progress displays). */
+    'agent/child'(event: ChildRunEvent): void
   }
 }
 
 export type { AgentNotice } from './notice.js'
+export type { ChildRunEvent } from './child.js'
 export type { CodeRunner, CodeRunOptions, CodeRunResult, CodeHostFunction } from './code.js'
 export { JobSnapshotSchema } from './jobs.js'
 export type { JobsService, JobSnapshot, JobState, JobExit, JobStartOptions, JobHandle, JobRead } from './jobs.js'
