@@ -71,4 +71,6 @@ export interface RunOptions {
   signal?: AbortSignal
   /** Overrides the agent's `maxTurns` for this run. */
   maxTurns?: number
+  /** Checked after each turn's tool calls have committed: `true` ends the run as `completed` (e.g. a result was recorded). */
+  until?: () => boolean
 }

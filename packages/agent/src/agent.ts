@@ -105,6 +105,7 @@ export class Agent {
         }
         await this.runCalls(tools, turn.calls, signal, offered.names)
         this.emit({ type: 'turn/end', turn: turns })
+        if (runOptions.until?.()) return finish('completed')
         // Every line is already in the kernel (a process crash loses nothing); the fsync, for OS
         // crashes, runs alongside the next model request instead of stalling the loop (~ms per turn).
         this.session?.sync().catch((error: unknown) => this.ctx.logger('agent').warn(`session fsync failed: ${(error as Error)?.message ?? String(error)}`))
