@@ -75,7 +75,7 @@ export class ChildRuns implements SubagentService {
   /** Aborts every run and waits for them to settle (plugin unload). */
   async close(): Promise<void> {
     this.lifetime.abort(new SubagentError('ABORTED', 'the subagent plugin was unloaded'))
-    await Promise.allSettled([...this.running])
+    await Promise.allSettled(this.running)
   }
 
   private async start(options: ChildRunOptions, caller: ChildRunCaller): Promise<ChildRunResult> {
