@@ -59,8 +59,8 @@ async function setup() {
   return { base, root, outside, before: await snapshot(outside) }
 }
 
-async function startRacer(root: string): Promise<ChildProcess> {
-  const racer = spawn('python3', ['-c', RACER, join(root, 'd'), join(root, 'l')], { stdio: ['ignore', 'pipe', 'inherit'] })
+async function startRacer(root: string, swapped: [string, string] = ['d', 'l']): Promise<ChildProcess> {
+  const racer = spawn('python3', ['-c', RACER, join(root, swapped[0]), join(root, swapped[1])], { stdio: ['ignore', 'pipe', 'inherit'] })
   racers.push(racer)
   await new Promise<void>((resolve, reject) => {
     racer.stdout!.once('data', () => resolve())
@@ -75,8 +75,8 @@ const openDescriptors = () => readdirSync('/proc/self/fd').length
  * Runs `attempt` `count` times against the racer; returns how many calls succeeded. Every descriptor the
  * tools opened is closed again, refused or not (a few are the racer's pipe and vitest's own).
  */
-async function race(root: string, count: number, attempt: (index: number) => Promise<boolean>): Promise<number> {
-  const racer = await startRacer(root)
+async function race(root: string, count: number, attempt: (index: number) => Promise<boolean>, swapped?: [string, string]): Promise<number> {
+  const racer = await startRacer(root, swapped)
   const descriptors = openDescriptors()
   let succeeded = 0
   for (let index = 0; index < count; index++) if (await attempt(index)) succeeded++
@@ -99,6 +99,25 @@ describe.skipIf(!HAS_RACER)('containment holds while a directory is swapped with
     expect(escapes).toEqual([])
     expect(succeeded).toBeGreaterThan(0)
     expect(await snapshot(outside)).toEqual(before)
+  }, 60_000)
+
+  it(`read and edit never follow a file swapped for a symlink to outside (${ATTEMPTS / 2} attempts)`, async () => {
+    const { root, outside, before } = await setup()
+    await writeFile(join(root, 'f.txt'), 'inside A\n')
+    await symlink(join(outside, 'inside.txt'), join(root, 'fl'))
+    const { call } = await loadFs(root, { requireReadBeforeWrite: false })
+    const escapes: string[] = []
+    const succeeded = await race(root, ATTEMPTS / 2, async (index) => {
+      const result = index % 2
+        ? await call('read', { path: 'f.txt' })
+        : await call('edit', { path: 'f.txt', old_string: 'A', new_string: 'A2', replace_all: true })
+      if (result.isError) return false
+      if (JSON.stringify(result.value).includes('OUTSIDE')) escapes.push(JSON.stringify(result.value))
+      return true
+    }, ['f.txt', 'fl'])
+    expect(escapes).toEqual([])
+    expect(await snapshot(outside)).toEqual(before)
+    expect(succeeded).toBeGreaterThan(0)
   }, 60_000)
 
   it(`write never creates or changes a file outside the root (${ATTEMPTS} attempts)`, async () => {
