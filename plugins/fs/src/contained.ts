@@ -1,4 +1,4 @@
-import { constants, existsSync, fstatSync, readlinkSync, realpathSync, statSync } from 'node:fs'
+import { constants, fstatSync, readlinkSync, realpathSync, statSync } from 'node:fs'
 import { mkdir, open, type FileHandle } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { FsError } from './errors.js'
@@ -7,7 +7,16 @@ import type { Workspace } from './paths.js'
 const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = constants
 // `/proc/<pid>/fd/<n>` names an open descriptor itself: our process and our children (rg's cwd) see the file
 // that was opened and verified, whatever was renamed or swapped in the tree since.
-const PROC = process.platform === 'linux' && existsSync(`/proc/${process.pid}/fd`)
+// Only when `/proc` is this process's PID namespace: `/proc/self` then names our own PID.
+const PROC = process.platform === 'linux' && ownProc()
+
+function ownProc(): boolean {
+  try {
+    return readlinkSync('/proc/self') === String(process.pid)
+  } catch {
+    return false
+  }
+}
 
 /** A path naming the open file or directory itself (its real path where `/proc` is missing). */
 export function handlePath(handle: FileHandle, real: string): string {
