@@ -1,6 +1,7 @@
 import Schema from 'schemastery'
 import { describe, expect, it } from 'vitest'
 import { ConfigError, strictConfig, unknownConfigKeys } from '../src/config.js'
+import type { JsonSchemaNode } from '../src/schema.js'
 import { distance } from '../src/config-keys.js'
 import { CordageError } from '../src/errors.js'
 
@@ -59,7 +60,7 @@ describe('unknown config keys', () => {
         { type: 'object', properties: { transport: { const: 'stdio' }, command: { type: 'string' }, env: { type: 'object', additionalProperties: { type: 'string' } } } },
         { type: 'object', properties: { transport: { const: 'http' }, url: { type: 'string' } } },
       ],
-    }
+    } as JsonSchemaNode
     expect(unknownConfigKeys(shape, { transport: 'stdio', command: 'x', env: { ANY: 'y' } })).toEqual([])
     expect(unknownConfigKeys(shape, { transport: 'http', ulr: 'x' })).toEqual([{ path: '', message: 'unknown key "ulr"; did you mean "url"? (valid keys: transport, url)' }])
   })
@@ -99,7 +100,7 @@ describe('strictConfig', () => {
       parse: (value: unknown) => value,
       '~standard': { version: 1 as const, vendor: 'test', validate: (value: unknown) => ((value as { port?: unknown }).port === 'x' ? { issues: [{ message: 'expected number', path: [{ key: 'port' }] }] } : { value }) },
     }
-    const Strict = strictConfig('mcp-server', inner, { type: 'object', properties: { port: { type: 'number' }, host: { type: 'string' } } })
+    const Strict = strictConfig('mcp-server', inner, { type: 'object', properties: { port: { type: 'number' }, host: { type: 'string' } } } as JsonSchemaNode)
     expect(Strict.parse({ port: 1 })).toEqual({ port: 1 })
     expect(Strict['~standard'].validate({ port: 1 })).toEqual({ value: { port: 1 } })
     expect(thrown(() => Strict['~standard'].validate({ prot: 1 })).message).toBe('mcp-server: unknown key "prot"; did you mean "port"? (valid keys: port, host)')
