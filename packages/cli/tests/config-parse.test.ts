@@ -53,7 +53,7 @@ describe('configIssues', () => {
     ['spill', Spill, { maxInlineByte: 1 }, /^unknown key "maxInlineByte"; did you mean "maxInlineBytes"\?/],
     ['mcp-client', McpClient, { name: 'x', transport: 'stdio', command: 'y', argz: [] }, /^unknown key "argz"; did you mean "args"\?/],
   ])('names the key and the nearest valid key for a typo in %s', (_name, plugin, config, message) => {
-    expect(configIssues(plugin as any, config)).toEqual([expect.stringMatching(message)])
+    expect(configIssues(plugin as any, config)).toEqual([typeof message === 'string' ? message : expect.stringMatching(message)])
   })
 
   it('checks unknown keys of a third-party schemastery Config that is not strict', () => {
