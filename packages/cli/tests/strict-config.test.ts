@@ -10,6 +10,8 @@ import { OpenAIModel } from '@cordage/plugin-model-openai'
 import * as Policy from '@cordage/plugin-policy'
 import * as Shell from '@cordage/plugin-shell'
 import { Spill } from '@cordage/plugin-spill'
+import { Subagents } from '@cordage/plugin-subagent'
+import * as Workflow from '@cordage/plugin-workflow'
 
 // Every first-party plugin, loaded through a real Context with a one-letter typo in its config.
 const table: Array<[string, object, Record<string, unknown>, string, string]> = [
@@ -23,6 +25,8 @@ const table: Array<[string, object, Record<string, unknown>, string, string]> = 
   ['fs', Fs, { rooot: '.' }, 'rooot', 'root'],
   ['shell', Shell, { maxTimeoutMS: 10 }, 'maxTimeoutMS', 'maxTimeoutMs'],
   ['jobs', Jobs, { headChar: 10 }, 'headChar', 'headChars'],
+  ['subagent', Subagents, { agents: { reviewer: { description: 'Reviews.', tool: ['read'] } } }, 'tool', 'tools'],
+  ['workflow', Workflow, { maxAgent: 3 }, 'maxAgent', 'maxAgents'],
 ]
 
 describe('strict config in every plugin', () => {
@@ -30,7 +34,7 @@ describe('strict config in every plugin', () => {
     const ctx = await createTestContext({ print: false })
     const error = await ctx.plugin(plugin as never, config as never).then(() => undefined, (error: unknown) => error)
     expect(error).toMatchObject({ code: 'INVALID_CONFIG' })
-    expect((error as Error).message).toMatch(new RegExp(`^${name}: unknown key "${key}"; did you mean "${nearest}"\\?`))
+    expect((error as Error).message).toMatch(new RegExp(`^${name}: (\\S+: )?unknown key "${key}"; did you mean "${nearest}"\\?`))
   })
 
   it('a wrong type is INVALID_CONFIG too, not a bare validation error', async () => {
