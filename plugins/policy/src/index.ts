@@ -2,7 +2,7 @@ import { realpathSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
-import { strictConfig } from '@cordage/core'
+import { strictConfig, type ToolDefinition } from '@cordage/core'
 import { createGuard, createPostListener, createPreListener } from './enforce.js'
 import { PolicyConfigError } from './errors.js'
 import { createPathResolver } from './paths.js'
@@ -46,8 +46,15 @@ export const Config: Schema<Partial<Config>, Config> = strictConfig(name, Schema
 /** Checks every rule at load, then enforces them: deny as a guard, ask before execution, post actions after. */
 export function apply(ctx: Context, config: Config): void {
   const tools = ctx.tools
-  const rules = compileRules(config.rules, createPathResolver(realRoot(config.root), (name) => tools.get(name)))
+  // `tools.get` through the Context proxy costs tens of µs per call; definitions change only with `tools/changed`.
+  const definitions = new Map<string, ToolDefinition | undefined>()
+  const lookup = (name: string) => {
+    if (!definitions.has(name)) definitions.set(name, tools.get(name))
+    return definitions.get(name)
+  }
+  const rules = compileRules(config.rules, createPathResolver(realRoot(config.root), lookup))
   if (rules.length === 0) return
+  if (rules.some((rule) => rule.config.path !== undefined)) ctx.on('tools/changed', () => definitions.clear())
   if (rules.some((rule) => (PRE_ACTIONS as readonly string[]).includes(rule.action))) {
     tools.guard(createGuard(rules))
     ctx.on('tools/pre-execute', createPreListener(rules), true)

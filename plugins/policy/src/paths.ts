@@ -1,4 +1,4 @@
-import { lstatSync, readlinkSync } from 'node:fs'
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs'
 import { dirname, isAbsolute, resolve } from 'node:path'
 import type { JsonValue, ToolDefinition, ToolExec } from '@cordage/core'
 import { parsePointer, resolveAll, type Pointer } from './pointer.js'
@@ -39,15 +39,15 @@ function walk(start: string, segments: string[]): string {
       continue
     }
     const next = current === '/' ? `/${segment}` : `${current}/${segment}`
-    let isLink: boolean
+    let stats: ReturnType<typeof lstatSync>
     try {
-      isLink = lstatSync(next).isSymbolicLink()
+      stats = lstatSync(next, { throwIfNoEntry: false })
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code
-      if (code === 'ENOENT' || code === 'ENOTDIR') return resolve(next, ...queue)
+      if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') return resolve(next, ...queue)
       throw error
     }
-    if (!isLink) {
+    if (!stats) return resolve(next, ...queue)
+    if (!stats.isSymbolicLink()) {
       current = next
       continue
     }
@@ -66,9 +66,21 @@ function walk(start: string, segments: string[]): string {
  */
 export function canonicalPaths(root: string, input: string): string[] {
   if (input.includes('\0')) throw new Error(`the path ${JSON.stringify(input)} contains a NUL byte`)
-  const physical = walk(isAbsolute(input) ? '/' : root, input.split('/'))
-  const lexical = walk('/', resolve(root, input).split('/'))
+  const segments = input.split('/')
+  const lexical = realLexical(resolve(root, input))
+  // Without `..` both readings walk the same segments.
+  if (!segments.includes('..')) return [lexical]
+  const physical = walk(isAbsolute(input) ? '/' : root, segments)
   return physical === lexical ? [physical] : [physical, lexical]
+}
+
+/** One native realpath when the path exists (the common case); the walk handles missing tails and dangling links. */
+function realLexical(absolute: string): string {
+  try {
+    return realpathSync.native(absolute)
+  } catch {
+    return walk('/', absolute.split('/'))
+  }
 }
 
 /** The form a rule glob is matched against. */

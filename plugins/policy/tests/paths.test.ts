@@ -98,6 +98,16 @@ describe('searches and other tools', () => {
     expect(textOf(result.content)).toMatch(message)
   })
 
+  it('a tool re-registered with path declarations is covered at once (no stale definition)', async () => {
+    const { ctx } = await setupPaths(root, deny)
+    const definition = { name: 'peek', description: 'd', parameters: { type: 'object' as const }, output: { schema: { type: 'null' as const }, render: () => [] }, execute: () => null }
+    const unregister = ctx.tools.register(definition)
+    expect(code(await ctx.tools.execute({ name: 'peek', arguments: { path: 'secret.txt' } }))).toBe('OK')
+    unregister()
+    ctx.tools.register({ ...definition, paths: [{ pointer: '/path', access: 'read' }] })
+    expect(code(await ctx.tools.execute({ name: 'peek', arguments: { path: 'secret.txt' } }))).toBe('DENIED')
+  })
+
   it('a tool that declares no paths is not touched by path rules', async () => {
     const { ctx } = await setupPaths(root, [{ path: '**', action: 'deny' }])
     await ctx.plugin({ name: 'plain', inject: ['tools'], apply: (inner) => inner.tools.register({ name: 'plain', description: 'd', parameters: { type: 'object' }, output: { schema: { type: 'null' }, render: () => [] }, execute: () => null }) })
