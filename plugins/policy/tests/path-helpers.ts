@@ -11,7 +11,7 @@ import * as Policy from '../src/index.js'
 /**
  * A workspace with a secret and the ways to reach it by another name:
  * root/ secret.txt public.txt alias.txt→secret.txt sub/ (note.txt) hop→vault/inner vault/ (key.pem, inner/)
- * outlink→<outside>, and <outside>/ (outside.txt) next to the root.
+ * outlink→<outside>, loop→loop, and <outside>/ (outside.txt) next to the root.
  */
 export function workspace() {
   const base = realpathSync(mkdtempSync(join(tmpdir(), 'policy-paths-')))
@@ -26,6 +26,7 @@ export function workspace() {
   symlinkSync('secret.txt', join(root, 'alias.txt'))
   symlinkSync('vault/inner', join(root, 'hop'))
   symlinkSync(outside, join(root, 'outlink'))
+  symlinkSync('loop', join(root, 'loop'))
   afterAll(() => rmSync(base, { recursive: true, force: true }))
   return { base, root, outside }
 }

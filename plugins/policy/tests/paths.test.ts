@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs'
+import { existsSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { code, setupPaths, workspace } from './path-helpers.js'
@@ -88,7 +88,15 @@ describe('searches and other tools', () => {
     expect(code(await ctx.tools.execute({ name: 'read', arguments: { path: 'public.txt' } }))).toBe('OK')
   })
 
+  it('a write through a dangling symlink is matched at the target it would create', async () => {
+    const { ctx } = await setupPaths(root, [{ path: `${outside}/**`, access: 'write', action: 'deny' }])
+    symlinkSync('../outside/planted.txt', join(root, 'dangling'))
+    expect(code(await ctx.tools.execute({ name: 'write', arguments: { path: 'dangling', content: 'x' } }))).toBe('DENIED')
+    expect(existsSync(join(outside, 'planted.txt'))).toBe(false)
+  })
+
   it.each([
+    ['a symlink loop', { path: 'loop/x' }, /too many levels of symbolic links/],
     ['a number', { path: 42 }, /the path argument \/path of loose is not a string/],
     ['a NUL byte', { path: 'secret.txt\u0000' }, /contains a NUL byte/],
   ])('fails closed on a path it cannot resolve (%s)', async (_what, args, message) => {
