@@ -1,14 +1,14 @@
 import type { Context } from 'cordis'
 import type { ChildRunEvent } from './child.js'
+import type { CodeRunner } from './code.js'
 import type { AgentNotice } from './notice.js'
 import type { SubagentService } from './subagents.js'
 import type { JobSnapshot, JobsService } from './jobs.js'
-import type { CodeModeService } from './code-mode.js'
 
 declare module 'cordis' {
   interface Context {
     jobs: JobsService
-    codeMode: CodeModeService
+    codeMode: CodeRunner
     subagents: SubagentService
   }
 
@@ -25,7 +25,7 @@ declare module 'cordis' {
 export type { AgentNotice } from './notice.js'
 export type { ChildRunEvent } from './child.js'
 export type { SubagentService, ChildRunOptions, ChildRunCaller, ChildRunResult } from './subagents.js'
-export type { CodeModeService, CodeRunOptions, CodeRunOutput, CodeHostFunction, CodeRunFailureKind } from './code-mode.js'
+export type { CodeRunner, CodeRunOptions, CodeRunResult, CodeHostFunction } from './code.js'
 export { JobSnapshotSchema } from './jobs.js'
 export type { JobsService, JobSnapshot, JobState, JobExit, JobStartOptions, JobHandle, JobRead } from './jobs.js'
 

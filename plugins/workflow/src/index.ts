@@ -1,6 +1,6 @@
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
-import type { CodeModeService, SubagentService } from '@cordage/services'
+import type { CodeRunner, SubagentService } from '@cordage/services'
 import { strictConfig } from '@cordage/core'
 import { ralphTool } from './ralph.js'
 import { workflowTool } from './workflow.js'
@@ -24,7 +24,7 @@ export const Config: Schema<Partial<Config>, Config> = strictConfig(name, Schema
 /** Registers `workflow` and `ralph`; the services they use (`subagents`, `codeMode`) are looked up per call. */
 export function apply(ctx: Context, config: Config): void {
   const subagents = () => ctx.get('subagents') as SubagentService | undefined
-  ctx.tools.register(workflowTool({ subagents, codeMode: () => ctx.get('codeMode') as CodeModeService | undefined, maxAgents: config.maxAgents, maxConcurrentAgents: config.maxConcurrentAgents }))
+  ctx.tools.register(workflowTool({ subagents, codeMode: () => ctx.get('codeMode') as CodeRunner | undefined, maxAgents: config.maxAgents, maxConcurrentAgents: config.maxConcurrentAgents }))
   ctx.tools.register(ralphTool({ subagents, tools: ctx.tools, maxRounds: config.maxRounds }))
 }
 

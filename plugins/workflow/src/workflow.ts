@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import Schema from 'schemastery'
 import { defineTool, isJsonObject, type JsonSchemaNode, type JsonValue, type ToolDefinition } from '@cordage/core'
-import type { ChildRunOptions, CodeModeService, SubagentService } from '@cordage/services'
+import type { ChildRunOptions, CodeRunner, SubagentService } from '@cordage/services'
 import { WorkflowError } from './errors.js'
 import { Limiter } from './limiter.js'
 import { plural, resultText } from './result-text.js'
@@ -9,7 +9,7 @@ import { plural, resultText } from './result-text.js'
 /** What `workflow` needs from its plugin. */
 export interface WorkflowHost {
   subagents: () => SubagentService | undefined
-  codeMode: () => CodeModeService | undefined
+  codeMode: () => CodeRunner | undefined
   maxAgents: number
   maxConcurrentAgents: number
 }
@@ -65,7 +65,7 @@ export function workflowTool(host: WorkflowHost): ToolDefinition {
       const runId = `workflow-${randomUUID().slice(0, 8)}`
       const limiter = new Limiter(host.maxConcurrentAgents)
       let started = 0
-      const run = async (raw: JsonValue, { signal }: { signal: AbortSignal }): Promise<JsonValue> => {
+      const run = async (raw: JsonValue, signal: AbortSignal): Promise<JsonValue> => {
         const options = childOptions(raw)
         if (started >= host.maxAgents) throw new WorkflowError('WORKFLOW_LIMIT', `this workflow already started ${host.maxAgents} agents (maxAgents)`)
         started++
