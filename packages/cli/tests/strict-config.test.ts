@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { createTestContext } from '@cordage/testing'
 import * as CodeMode from '@cordage/plugin-code-mode'
+import * as CordisTools from '@cordage/plugin-cordis-tools'
 import * as Fs from '@cordage/plugin-fs'
 import * as Hooks from '@cordage/plugin-hooks'
 import { Jobs } from '@cordage/plugin-jobs'
@@ -27,6 +28,7 @@ const table: Array<[string, object, Record<string, unknown>, string, string]> = 
   ['jobs', Jobs, { headChar: 10 }, 'headChar', 'headChars'],
   ['subagent', Subagents, { agents: { reviewer: { description: 'Reviews.', tool: ['read'] } } }, 'tool', 'tools'],
   ['workflow', Workflow, { maxAgent: 3 }, 'maxAgent', 'maxAgents'],
+  ['cordis-tools', CordisTools, { timeoutMS: 10 }, 'timeoutMS', 'timeoutMs'],
 ]
 
 describe('strict config in every plugin', () => {
