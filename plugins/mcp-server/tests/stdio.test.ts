@@ -10,7 +10,10 @@ async function transport(maxFrameBytes: number) {
   const refused: OversizeFrame[] = []
   const errors: Error[] = []
   const line = new LineTransport(stdin, stdout, { maxFrameBytes, onOversize: (frame) => refused.push(frame) })
+  // The SDK Transport interface uses callback properties.
+  // oxlint-disable-next-line unicorn/prefer-add-event-listener
   line.onmessage = (message) => received.push(message)
+  // oxlint-disable-next-line unicorn/prefer-add-event-listener
   line.onerror = (error) => errors.push(error)
   await line.start()
   let written = ''
