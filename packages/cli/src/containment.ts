@@ -1,6 +1,8 @@
 import { errorMessage } from './errors.js'
 import type { Output } from './output.js'
 
+const ignore = () => {}
+
 /**
  * Keeps a serving process (`run`, `chat`, `mcp serve`) alive when third-party code rejects a promise
  * nobody awaits or throws from a timer: Node would end the process, dropping every call in flight, the
@@ -18,10 +20,9 @@ export function containStrayErrors(output: Output): () => void {
   }
   const rejection = report('UNHANDLED_REJECTION', 'an unhandled promise rejection')
   const exception = report('UNCAUGHT_EXCEPTION', 'an uncaught exception (a throw from a callback or timer)')
-  // A broken stderr must not turn each report into another uncaught error.
-  const ignore = () => {}
   process.on('unhandledRejection', rejection)
   process.on('uncaughtException', exception)
+  // A broken stderr must not turn each report into another uncaught error.
   process.stderr.on('error', ignore)
   return () => {
     process.off('unhandledRejection', rejection)
