@@ -79,16 +79,19 @@ export class LineTransport implements Transport {
   private readonly onStreamError = (error: Error) => this.onerror?.(error)
 
   private readonly ondata = (data: Buffer | string) => {
-    let chunk = typeof data === 'string' ? Buffer.from(data) : data
-    while (chunk.length) {
-      const newline = chunk.indexOf(10)
-      const part = newline === -1 ? chunk : chunk.subarray(0, newline)
-      chunk = newline === -1 ? Buffer.alloc(0) : chunk.subarray(newline + 1)
-      if (this.skipping || this.size + part.length > this.maxFrameBytes) this.skip(part)
-      else if (part.length) {
-        this.chunks.push(part)
-        this.size += part.length
+    const chunk = typeof data === 'string' ? Buffer.from(data) : data
+    for (let start = 0; start < chunk.length;) {
+      const newline = chunk.indexOf(10, start)
+      const end = newline === -1 ? chunk.length : newline
+      if (end > start) {
+        const part = chunk.subarray(start, end)
+        if (this.skipping || this.size + part.length > this.maxFrameBytes) this.skip(part)
+        else {
+          this.chunks.push(part)
+          this.size += part.length
+        }
       }
+      start = end + 1
       if (newline !== -1) this.endFrame()
     }
   }
@@ -120,11 +123,11 @@ export class LineTransport implements Transport {
       this.options.onOversize?.({ bytes, id })
       return
     }
-    const frame = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks)
-    this.chunks = []
+    if (this.size === 0) return
+    const frame = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.size)
+    this.chunks.length = 0
     this.size = 0
     const line = frame.toString('utf8').replace(/\r$/, '')
-    if (!line.trim()) return
     let message: JSONRPCMessage
     try {
       message = JSONRPCMessageSchema.parse(JSON.parse(line))
