@@ -66,3 +66,15 @@ describe.each(['SIGTERM', 'SIGHUP', 'SIGINT'] as const)('%s', { timeout: 60_000 
     }
   })
 })
+
+describe('cordage chat at the prompt', { timeout: 60_000 }, () => {
+  it.each(['SIGTERM', 'SIGINT'] as const)('%s leaves, ends the session and exits 128+signal', async (signal) => {
+    const dir = project({ 'tape.json': JSON.stringify({ version: 1, turns: [] }) })
+    const cli = start(['chat', '--cassette', 'tape.json'], dir)
+    running.push(cli)
+    expect(await waitFor(() => cli.stderr().includes('/exit to leave'), 20_000), cli.stderr()).toBe(true)
+    cli.child.kill(signal)
+    expect(await cli.exited).toEqual({ code: CODES[signal], signal: null })
+    expect(sessionEvents(dir).at(-1)).toMatchObject({ type: 'session/end', data: { reason: 'aborted', message: `stopped by ${signal}` } })
+  })
+})

@@ -61,3 +61,15 @@ describe('LineTransport', () => {
     expect(frameId(head, tail)).toEqual(id)
   })
 })
+
+describe('LineTransport close', () => {
+  it('removes its stdin listeners, pauses stdin and reports the close', async () => {
+    const { stdin, line } = await transport(1_000)
+    let closed = 0
+    // oxlint-disable-next-line unicorn/prefer-add-event-listener
+    line.onclose = () => void closed++
+    expect(stdin.listenerCount('data')).toBe(1)
+    await line.close()
+    expect([stdin.listenerCount('data'), stdin.listenerCount('error'), stdin.isPaused(), closed]).toEqual([0, 0, true, 1])
+  })
+})
