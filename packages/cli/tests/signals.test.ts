@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync } from 'node:fs'
+import { existsSync, readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { project } from './helpers.js'
@@ -76,5 +76,26 @@ describe('cordage chat at the prompt', { timeout: 60_000 }, () => {
     cli.child.kill(signal)
     expect(await cli.exited).toEqual({ code: CODES[signal], signal: null })
     expect(sessionEvents(dir).at(-1)).toMatchObject({ type: 'session/end', data: { reason: 'aborted', message: `stopped by ${signal}` } })
+  })
+})
+
+describe('a signal while plugins load', { timeout: 60_000 }, () => {
+  it('stops cordage run before its first turn, with session/end and 143', async () => {
+    const slow = `import { writeFileSync } from 'node:fs'
+export const name = 'slow-start'
+export async function apply() {
+  writeFileSync('loading', '')
+  await new Promise((resolve) => setTimeout(resolve, 1500))
+}
+`
+    const tape = JSON.stringify({ version: 1, turns: [{ text: 'Should never be said.' }] })
+    const dir = project({ 'cordage.yml': 'plugins:\n  ./slow.mjs: {}\n', 'slow.mjs': slow, 'tape.json': tape })
+    const cli = start(['run', '--cassette', 'tape.json', 'go'], dir)
+    running.push(cli)
+    expect(await waitFor(() => existsSync(join(dir, 'loading')), 20_000), cli.stderr()).toBe(true)
+    cli.child.kill('SIGTERM')
+    expect(await cli.exited, cli.stderr()).toEqual({ code: 143, signal: null })
+    expect(cli.stdout()).not.toContain('Should never be said.')
+    expect(sessionEvents(dir).at(-1)).toMatchObject({ type: 'session/end', data: { reason: 'aborted', message: 'stopped by SIGTERM' } })
   })
 })

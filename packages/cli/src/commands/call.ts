@@ -19,10 +19,14 @@ export const callCommand: Command = {
       throw new CliError(`the arguments are not valid JSON: ${errorMessage(error)}`)
     }
     const [{ startRuntime }, { StopSignals, signalExitCode }] = await Promise.all([import('../runtime.js'), import('../signals.js')])
-    const runtime = await startRuntime({ cwd, configFile: values.config as string | undefined, verbose: !!values.verbose, output })
     const controller = new AbortController()
-    // The first signal cancels the call (its process tree is killed); a second one exits at once.
+    // The first signal cancels the call (its process tree is killed); a second one exits at once. A signal
+    // during startup lets the plugins finish loading, so they unload (and end what they started) in order.
     const signals = new StopSignals((signal, again) => (again ? process.exit(signalExitCode(signal)) : controller.abort()))
+    const runtime = await startRuntime({ cwd, configFile: values.config as string | undefined, verbose: !!values.verbose, output }).catch((error) => {
+      signals.dispose()
+      throw error
+    })
     try {
       const result = await runtime.ctx.get('tools')!.execute({ name, arguments: args, signal: controller.signal })
       if (values.json) {

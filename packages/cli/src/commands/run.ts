@@ -18,15 +18,17 @@ export const runCommand: Command = {
     ])
     const progress = new Progress(output, !!values.json)
     const release = containStrayErrors(output)
-    const setup = await startAgent(input, progress).catch((error) => {
-      release()
-      throw error
-    })
     const controller = new AbortController()
+    // Installed before startup: a signal while plugins load stops the run before its first turn.
     const signals = new StopSignals((signal, again) => {
       if (again) process.exit(signalExitCode(signal))
       output.error(output.style('yellow', `\ninterrupted (${signal}): stopping the running tools and their processes (Ctrl-C again to quit now)`))
       controller.abort()
+    })
+    const setup = await startAgent(input, progress).catch((error) => {
+      signals.dispose()
+      release()
+      throw error
     })
     let end: { reason: string; message?: string } | undefined
     try {
