@@ -87,48 +87,48 @@ export class ToolRegistry extends Service {
   }
 
   /** Runs one call through the pipeline; never rejects: whatever goes wrong is a frozen failure result. */
-  execute(input: ExecuteInput): Promise<ToolExecutionResult> {
-    return this.dispatch(input).then(undefined, (error: unknown) => {
-      this.ctx.logger('tools').warn(`a tool call failed inside the pipeline: ${errorMessage(error)}`)
-      return failure(CordageError.is(error) ? error : new CordageError('TOOL_FAILED', `the call failed inside the tool pipeline: ${errorMessage(error)}`))
-    })
-  }
-
-  private async dispatch(input: ExecuteInput): Promise<ToolExecutionResult> {
-    // A caller passing no input object gets a failed result like any other bad call, not a TypeError.
-    if (typeof input !== 'object' || input === null) input = { name: nameOf(input), arguments: undefined }
-    const entry = typeof input.name === 'string' ? this.entries.get(input.name) : undefined
-    const call = openCall(input, entry)
-    const { exec, callerSignal } = call
-    const hooks = this.hooks
-    let bodyRan = false
-    let result: ToolExecutionResult
-    const refusal = call.inputError
-      ?? (!entry ? this.unknown(exec.name) : callerSignal?.aborted ? new ToolAbortedBeforeDispatchError() : checkArguments(entry, exec.arguments))
-    if (refusal) result = failure(refusal)
-    else {
-      // The fast path skips every async step that has nothing to do.
-      const denial = hooks['tools/pre-execute']?.length || this.guards.size ? await this.admit(exec) : undefined
-      if (denial) result = failure(denial)
-      else if (callerSignal?.aborted) result = failure(new ToolAbortedBeforeDispatchError())
-      else if (this.entries.get(exec.name) !== entry) {
-        // Its plugin unloaded while policy or approval was deciding: never run a body whose owner is gone.
-        result = failure(this.unknown(exec.name, 'was unregistered before the call could run'))
-      } else {
-        bodyRan = true
-        const definition = entry!.definition
-        result = await (hooks['tools/execute']?.length ? this.wrapped(definition, call) : runBody(definition, call, this.config.timeoutGraceMs, this.warn))
-        let accepted = true
-        if (hooks['tools/post-execute']?.length) [result, accepted] = await this.post(definition, exec, result)
-        if (accepted && exec.parent === undefined && !callerSignal?.aborted && hooks['tools/present']?.length) result = await this.present(exec, result)
+  async execute(input: ExecuteInput): Promise<ToolExecutionResult> {
+    // One try around the whole call (no extra promise per call): hostile input or a broken listener
+    // contract ends as a coded failure, never a rejection.
+    try {
+      // A caller passing no input object gets a failed result like any other bad call, not a TypeError.
+      if (typeof input !== 'object' || input === null) input = { name: nameOf(input), arguments: undefined }
+      const entry = typeof input.name === 'string' ? this.entries.get(input.name) : undefined
+      const call = openCall(input, entry)
+      const { exec, callerSignal } = call
+      const hooks = this.hooks
+      let bodyRan = false
+      let result: ToolExecutionResult
+      const refusal = call.inputError
+        ?? (!entry ? this.unknown(exec.name) : callerSignal?.aborted ? new ToolAbortedBeforeDispatchError() : checkArguments(entry, exec.arguments))
+      if (refusal) result = failure(refusal)
+      else {
+        // The fast path skips every async step that has nothing to do.
+        const denial = hooks['tools/pre-execute']?.length || this.guards.size ? await this.admit(exec) : undefined
+        if (denial) result = failure(denial)
+        else if (callerSignal?.aborted) result = failure(new ToolAbortedBeforeDispatchError())
+        else if (this.entries.get(exec.name) !== entry) {
+          // Its plugin unloaded while policy or approval was deciding: never run a body whose owner is gone.
+          result = failure(this.unknown(exec.name, 'was unregistered before the call could run'))
+        } else {
+          bodyRan = true
+          const definition = entry!.definition
+          result = await (hooks['tools/execute']?.length ? this.wrapped(definition, call) : runBody(definition, call, this.config.timeoutGraceMs, this.warn))
+          let accepted = true
+          if (hooks['tools/post-execute']?.length) [result, accepted] = await this.post(definition, exec, result)
+          if (accepted && exec.parent === undefined && !callerSignal?.aborted && hooks['tools/present']?.length) result = await this.present(exec, result)
+        }
       }
+      // Cancellation replaces only a success: denials and failures are more specific.
+      if (!result.isError && callerSignal?.aborted) {
+        result = failure(bodyRan ? new ToolAbortedError() : new ToolAbortedBeforeDispatchError(), undefined, result.additionalContexts)
+      }
+      this.notifyAll('tools/result', [exec, result])
+      return result
+    } catch (error) {
+      this.warn(`a tool call failed inside the pipeline: ${errorMessage(error)}`)
+      return failure(CordageError.is(error) ? error : new CordageError('TOOL_FAILED', `the call failed inside the tool pipeline: ${errorMessage(error)}`))
     }
-    // Cancellation replaces only a success: denials and failures are more specific.
-    if (!result.isError && callerSignal?.aborted) {
-      result = failure(bodyRan ? new ToolAbortedError() : new ToolAbortedBeforeDispatchError(), undefined, result.additionalContexts)
-    }
-    this.notifyAll('tools/result', [exec, result])
-    return result
   }
 
   private unknown(name: string, reason?: string): UnknownToolError {
