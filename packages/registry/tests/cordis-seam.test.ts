@@ -77,7 +77,7 @@ describe('cordis seam assumptions', () => {
       const isolated = ctx.isolate('probe')
       expect(isolated.probe, 'assumption: an isolated context does not see the parent service').toBeUndefined()
       // Context-bound members still go through cordis's tracing proxy for the reading context.
-      expect(injected!.probe.ctx, 'assumption: the tracing proxy answers `ctx` with the reading context').toBe(injected)
+      expect((injected!.probe as unknown as { ctx: Context }).ctx, 'assumption: the tracing proxy answers `ctx` with the reading context').toBe(injected)
     } finally {
       release()
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import fc from 'fast-check'
+import * as fc from 'fast-check'
 import type { ToolExecutionResult } from '@cordage/core'
 import { createTestContext } from '@cordage/testing'
 import { rawTool } from './helpers.js'
@@ -98,7 +98,7 @@ describe('registry property', () => {
       try {
         result = await execute({ name, arguments: input })
       } catch (error) {
-        throw new Error(`execute rejected: ${String(error)}`)
+        throw new Error(`execute rejected: ${String(error)}`, { cause: error })
       }
       const found = problems(result)
       if (found.length) throw new Error(found.join('; '))
