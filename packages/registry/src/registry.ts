@@ -73,6 +73,7 @@ export class ToolRegistry extends Service {
   /** Every tool's model-facing schema, sorted by name. */
   list(): ToolSchema[] {
     return [...unproxied(this).entries.values()]
+      .filter(({ definition: d }) => !d.hidden)
       .map(({ definition: d }) => ({ name: d.name, description: d.description, parameters: d.parameters, outputSchema: d.output.schema }))
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   }
