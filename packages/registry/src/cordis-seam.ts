@@ -125,25 +125,29 @@ function recordOf(ctx: any): ContextRecord {
 
 /** Mirrors cordis's `ReflectService.handler.get` for a service property, building the error only when it throws. */
 function resolveService(record: ContextRecord, name: string): unknown {
-  const { root, known } = record
-  if (!record.fiber.runtime) {
+  const { fiber, known } = record
+  if (!fiber.runtime) {
     const key = record.isolate[name]
     return key === undefined ? undefined : known.store[key]?.value
   }
-  const missing = (message = `cannot get property "${name}" without inject`) => new Error(message)
-  const lookup = () => {
-    let fiber = record.fiber
+  // The common case first, with no closures: the reading plugin injected the service itself.
+  if (!known.hooks['internal/get']?.length) return fiber.store?.[name]?.value ?? walkFibers(record, name)
+  const ctx = record.ctx
+  return unproxied(ctx.events.waterfall('internal/get', ctx, name, missing(name), () => walkFibers(record, name)))
+}
+
+function walkFibers(record: ContextRecord, name: string): unknown {
+  const key = record.root[symbols.isolate][name]
+  let fiber = record.fiber
+  for (;;) {
     const impl = fiber.store?.[name]
     if (impl) return impl.value
-    const key = root[symbols.isolate][name]
-    for (;;) {
-      const impl = fiber.store?.[name]
-      if (impl) return impl.value
-      if (name in fiber.inject) throw missing(`cannot get required service "${name}" in inactive context`)
-      if (!fiber.runtime || fiber.parent[symbols.isolate][name] !== key) throw missing()
-      fiber = fiber.parent.fiber
-    }
+    if (name in fiber.inject) throw missing(name, `cannot get required service "${name}" in inactive context`)
+    if (!fiber.runtime || fiber.parent[symbols.isolate][name] !== key) throw missing(name)
+    fiber = fiber.parent.fiber
   }
-  if (!known.hooks['internal/get']?.length) return lookup()
-  return unproxied(record.ctx.events.waterfall('internal/get', record.ctx, name, missing(), lookup))
+}
+
+function missing(name: string, message = `cannot get property "${name}" without inject`): Error {
+  return new Error(message)
 }
