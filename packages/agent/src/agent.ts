@@ -1,6 +1,6 @@
-import { symbols, type Context } from 'cordis'
+import type { Context } from 'cordis'
 import { CordageError, type ToolExecutionResult } from '@cordage/core'
-import type { ToolRegistry } from '@cordage/registry'
+import { unproxied, type ToolRegistry } from '@cordage/registry'
 import type { AgentNotice } from '@cordage/services'
 import type { AgentEvent, AgentOptions, AgentResult, RunOptions, StopReason } from './agent-types.js'
 import { runBatch } from './batch.js'
@@ -61,7 +61,7 @@ export class Agent {
     // The registry itself, held for the run: every method read through the context's tracing proxy costs
     // a Context property read (~5 µs), and the loop reads `list`, `get` and `execute` several times a turn.
     // The methods used here (`list`, `get`, `execute`) never depend on the caller's context.
-    const tools: ToolRegistry = (service as any)[symbols.original] ?? service
+    const tools: ToolRegistry = unproxied(service)
     const lifetime = this.options.signal
     const signal = runOptions.signal && lifetime ? AbortSignal.any([runOptions.signal, lifetime]) : runOptions.signal ?? lifetime
     const maxTurns = runOptions.maxTurns ?? this.options.maxTurns ?? 50
