@@ -1,10 +1,15 @@
 import type { Context } from 'cordis'
 import type { AgentNotice } from './notice.js'
 import type { JobSnapshot, JobsService } from './jobs.js'
+import type { InteractionService, PlanModeService } from './interaction.js'
+import type { SystemSection } from './system.js'
+import type { TodoList } from './todo.js'
 
 declare module 'cordis' {
   interface Context {
     jobs: JobsService
+    interaction?: InteractionService
+    planMode?: PlanModeService
   }
 
   interface Events {
@@ -12,10 +17,20 @@ declare module 'cordis' {
     'jobs/completed'(job: JobSnapshot): void
     /** Emit `(notice)`: every agent run in progress adds it as context before its next model request; observe-only. */
     'agent/notice'(notice: AgentNotice): void
+    /** Emit `(sections)` when an agent starts a new conversation: listeners push the sections they add to its system prompt. */
+    'agent/system'(sections: SystemSection[]): void
+    /** Emit `(list)` after a `todo_write` changed a session's todo list; observe-only (UIs show it). */
+    'todo/changed'(list: TodoList): void
+    /** Emit `(active)` when plan mode is entered or left; observe-only. */
+    'plan/mode'(active: boolean): void
   }
 }
 
 export type { AgentNotice } from './notice.js'
+export type { Answer, InteractionService, PlanModeService, PlanReview, Question, QuestionOption } from './interaction.js'
+export type { SystemSection } from './system.js'
+export { composeSystem } from './system.js'
+export type { TodoCounts, TodoItem, TodoList, TodoStatus } from './todo.js'
 export { JobSnapshotSchema } from './jobs.js'
 export type { JobsService, JobSnapshot, JobState, JobExit, JobStartOptions, JobHandle, JobRead } from './jobs.js'
 
