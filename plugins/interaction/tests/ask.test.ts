@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { contentText } from '@cordage/core'
+import { contentText, type JsonValue } from '@cordage/core'
 import { createTestContext, testToolContract } from '@cordage/testing'
 import * as Interaction from '../src/index.js'
 import { FakeHuman, humanPlugin } from './helpers.js'
 
-const q1 = { id: 'q1', question: 'Which database?', options: [{ label: 'Postgres', description: 'relational' }, { label: 'SQLite' }] }
+const q1: { id: string; question: string; options: Array<{ label: string; description?: string }> } = { id: 'q1', question: 'Which database?', options: [{ label: 'Postgres', description: 'relational' }, { label: 'SQLite' }] }
 const q2 = { id: 'q2', question: 'Which features?', options: [{ label: 'A' }, { label: 'B' }, { label: 'C' }], multiSelect: true }
 
 const contractHuman = new FakeHuman()
@@ -12,7 +12,7 @@ contractHuman.answers = Array.from({ length: 20 }, () => [{ id: 'q1', selected: 
 testToolContract(Interaction, {
   before: [humanPlugin(contractHuman)],
   cases: [
-    { tool: 'ask_user_question', arguments: { questions: [q1] } },
+    { tool: 'ask_user_question', arguments: { questions: [q1] } as JsonValue },
     { tool: 'ask_user_question', arguments: { questions: [] }, expect: 'error' },
     { tool: 'exit_plan_mode', arguments: { plan: '# Plan\n1. do it' }, expect: 'error' },
   ],

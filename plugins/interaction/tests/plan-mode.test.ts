@@ -15,7 +15,7 @@ async function setup(config: object = { planMode: true }, options: { policyFirst
   await ctx.plugin(humanPlugin(human))
   await ctx.plugin({ name: 'approver', apply: (inner: any) => void inner.provide('approval', { request: async (exec: { name: string }) => (approvals.push(exec.name), 'allow') }) })
   await ctx.plugin(testTools(ran))
-  const policy = { rules: [{ tool: '*', action: 'ask' }] }
+  const policy = { rules: [{ tool: '*', action: 'ask' as const }] }
   if (options.policyFirst) await ctx.plugin(Policy, policy)
   const fiber = await ctx.plugin(Interaction, config)
   if (!options.policyFirst) await ctx.plugin(Policy, policy)

@@ -1,6 +1,6 @@
-import { createInterface } from 'node:readline'
 import { agentOptions, modelOptions } from '../args.js'
 import { EXIT, errorMessage } from '../errors.js'
+import { chatInput } from './chat-input.js'
 import type { Command } from './command.js'
 
 /** `cordage chat`: a REPL on stdin; each line is a user message in one continuing conversation. */
@@ -16,18 +16,15 @@ export const chatCommand: Command = {
     const progress = new Progress(output, !!values.json)
     const setup = await startAgent(input, progress)
     const interactive = (stdin as { isTTY?: boolean }).isTTY === true
-    const lines = createInterface({ input: stdin, output: interactive ? process.stdout : undefined, terminal: interactive })
+    // Ctrl-C at the chat prompt leaves; during a turn (SIGINT below) it stops the turn.
+    const lines = chatInput(stdin, interactive, interactive ? output.style('cyan', '› ') : '')
     let controller: AbortController | undefined
-    // Ctrl-C stops the running turn; at the prompt it leaves.
-    lines.on('SIGINT', () => (controller ? controller.abort() : lines.close()))
     const interrupt = () => controller?.abort()
     process.on('SIGINT', interrupt)
     output.error(output.style('dim', `session ${setup.session.id} · ${setup.agent.messages.length ? 'resumed' : 'new'} · /exit to leave`))
     let failed = false
     let last
     try {
-      if (interactive) lines.setPrompt(output.style('cyan', '› '))
-      lines.prompt()
       for await (const line of lines) {
         const message = line.trim()
         if (message === '/exit' || message === '/quit') break
@@ -43,7 +40,6 @@ export const chatCommand: Command = {
           }
           controller = undefined
         }
-        lines.prompt()
       }
     } finally {
       process.off('SIGINT', interrupt)
