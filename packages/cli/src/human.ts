@@ -4,7 +4,7 @@ import type { ApprovalService } from '@cordage/registry'
 import type { Answer, InteractionService, PlanReview, TodoList } from '@cordage/services'
 import type { Output } from './output.js'
 import { summarize } from './progress.js'
-import { PromptQueue, type PromptIO } from './prompts.js'
+import { PromptQueue, sanitize, type PromptIO } from './prompts.js'
 
 /** How the CLI answers for its user. */
 export interface HumanOptions {
@@ -30,7 +30,7 @@ export function createApproval(options: HumanOptions, queue: PromptQueue | undef
       if (!queue) throw unavailable(exec, reason)
       if (always.has(exec.name)) return 'allow'
       const { output } = options
-      const summary = `${output.style('yellow', '?')} ${output.style('bold', exec.name)} ${summarize(JSON.stringify(exec.arguments))}${reason ? output.style('dim', ` (${reason})`) : ''}`
+      const summary = `${output.style('yellow', '?')} ${output.style('bold', exec.name)} ${sanitize(summarize(JSON.stringify(exec.arguments)))}${reason ? output.style('dim', ` (${sanitize(reason)})`) : ''}`
       let answer: 'allow' | 'deny' | 'always'
       try {
         answer = await queue.approve(summary, exec.signal, () => always.has(exec.name))
@@ -53,7 +53,7 @@ export function createInteraction(options: HumanOptions, queue: PromptQueue | un
       return Promise.reject(new CordageError('INTERACTION_UNAVAILABLE', 'ask_user_question: no user can be asked here (headless run); decide yourself, state your assumption, and carry on'))
     },
     async approvePlan(plan): Promise<PlanReview> {
-      options.output.error(plan)
+      options.output.error(sanitize(plan))
       if (options.preset === 'yes') {
         options.output.error(options.output.style('dim', 'plan approved (--yes)'))
         return { approved: true }

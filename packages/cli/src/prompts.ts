@@ -17,6 +17,18 @@ export interface PromptIO {
 
 const OWN_ANSWER = Symbol('own answer')
 
+// eslint-disable-next-line no-control-regex -- removing control characters is the point
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g
+
+/**
+ * Model-written text made safe for a terminal: escape sequences and other control characters are shown
+ * as `\x1b`-style escapes, so a question or plan cannot move the cursor, recolour or hide what the user
+ * is approving.
+ */
+export function sanitize(text: string): string {
+  return text.replace(CONTROL, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`)
+}
+
 /** The user pressed Ctrl-C or the call was cancelled: `ABORTED`, after passing the Ctrl-C on. */
 function dismissed(io: PromptIO, error: unknown): CordageError {
   const name = (error as Error | undefined)?.name
@@ -47,7 +59,7 @@ export class PromptQueue {
   approvePlan(plan: string, signal: AbortSignal): Promise<PlanReview> {
     return this.serial(async (context) => {
       const rule = this.output.style('dim', '─'.repeat(60))
-      this.io.print(`${rule}\n${renderMarkdown(plan, this.output)}\n${rule}`)
+      this.io.print(`${rule}\n${renderMarkdown(sanitize(plan), this.output)}\n${rule}`)
       const choice = await select({ message: 'Approve this plan and leave plan mode?', choices: [
         { name: 'Approve', value: 'approve', description: 'The agent carries out the plan.' },
         { name: 'Keep planning', value: 'keep', description: 'Stay in plan mode; you can say what to change.' },
@@ -75,9 +87,10 @@ export class PromptQueue {
   }
 
   private async askOne(question: Question, context: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream; signal: AbortSignal }): Promise<Answer> {
-    const message = question.header ? `[${question.header}] ${question.question}` : question.question
+    const message = sanitize(question.header ? `[${question.header}] ${question.question}` : question.question)
     if (!question.options.length) return { id: question.id, selected: [], custom: await input({ message, required: true }, context) }
-    const choices = question.options.map((option) => ({ name: option.label, value: option.label as string | typeof OWN_ANSWER, ...(option.description && { description: option.description }) }))
+    // The value stays the exact label (the answer must match it); only what is drawn is sanitised.
+    const choices = question.options.map((option) => ({ name: sanitize(option.label), value: option.label as string | typeof OWN_ANSWER, ...(option.description && { description: sanitize(option.description) }) }))
     choices.push({ name: 'Type my own answer…', value: OWN_ANSWER })
     const picked = question.multiSelect
       ? await checkbox({ message, choices, required: true }, context)

@@ -98,4 +98,26 @@ describe.skipIf(!hasTmux)('the CLI as the human side, on a real terminal (tmux)'
       { name: 'echo', text: 'echo: two' },
     ])
   })
+
+  it('chat: Ctrl-C at a question stops the turn, not the chat; the next message runs normally', async () => {
+    const dir = humanProject([call('c1', 'ask_user_question', question), call('c2', 'echo', { text: 'never' }), { text: 'back again' }], {})
+    const terminal = open(dir, ['chat', '--yes', '--cassette', 'tape.json'])
+    await terminal.waitFor(/›/)
+    terminal.keys('-l', 'first')
+    terminal.keys('Enter')
+    await terminal.waitFor(/❯ Postgres/)
+    terminal.keys('C-c')
+    await terminal.waitFor(/aborted · 1 turn/)
+    terminal.keys('-l', 'second')
+    terminal.keys('Enter')
+    await terminal.waitFor(/back again/)
+    terminal.keys('-l', '/exit')
+    terminal.keys('Enter')
+    expect(await terminal.exitCode()).toBe(0)
+    // The aborted turn ran nothing after the question; the next message's turn continued the script.
+    expect(results(dir)).toEqual([
+      { name: 'ask_user_question', text: 'Error: the user dismissed the prompt (Ctrl-C) without answering', code: 'ABORTED' },
+      { name: 'echo', text: 'echo: never' },
+    ])
+  })
 })
