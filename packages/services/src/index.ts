@@ -1,5 +1,8 @@
 import type { Context } from 'cordis'
+import type { ChildRunEvent } from './child.js'
+import type { CodeRunner } from './code.js'
 import type { AgentNotice } from './notice.js'
+import type { SubagentService } from './subagents.js'
 import type { JobSnapshot, JobsService } from './jobs.js'
 import type { InteractionService, PlanModeService } from './interaction.js'
 import type { SystemSection } from './system.js'
@@ -10,6 +13,8 @@ declare module 'cordis' {
     jobs: JobsService
     interaction?: InteractionService
     planMode?: PlanModeService
+    codeMode: CodeRunner
+    subagents: SubagentService
   }
 
   interface Events {
@@ -23,6 +28,8 @@ declare module 'cordis' {
     'todo/changed'(list: TodoList): void
     /** Emit `(active)` when plan mode is entered or left; observe-only. */
     'plan/mode'(active: boolean): void
+    /** Emit `(event)` when a child run starts or ends; observe-only (progress displays). */
+    'agent/child'(event: ChildRunEvent): void
   }
 }
 
@@ -31,6 +38,9 @@ export type { Answer, InteractionService, PlanModeService, PlanReview, Question,
 export type { SystemSection } from './system.js'
 export { composeSystem } from './system.js'
 export type { TodoCounts, TodoItem, TodoList, TodoStatus } from './todo.js'
+export type { ChildRunEvent } from './child.js'
+export type { SubagentService, ChildRunOptions, ChildRunCaller, ChildRunResult } from './subagents.js'
+export type { CodeRunner, CodeRunOptions, CodeRunResult, CodeHostFunction } from './code.js'
 export { JobSnapshotSchema } from './jobs.js'
 export type { JobsService, JobSnapshot, JobState, JobExit, JobStartOptions, JobHandle, JobRead } from './jobs.js'
 
