@@ -2,8 +2,8 @@ import { CordageError } from '@cordage/core'
 
 /** No `interaction` service: nobody can be asked (headless, or an MCP client without elicitation). */
 export class InteractionUnavailableError extends CordageError {
-  constructor(what: string) {
-    super('INTERACTION_UNAVAILABLE', `${what}: no user can be asked here (no interaction service; run \`cordage chat\` on a terminal, or use an MCP client that supports elicitation). Decide yourself, state your assumption, and carry on.`)
+  constructor(what: string, remedy = 'Decide yourself, state your assumption, and carry on.') {
+    super('INTERACTION_UNAVAILABLE', `${what}: no user can be asked here (no interaction service; run \`cordage chat\` on a terminal, or use an MCP client that supports elicitation). ${remedy}`)
   }
 }
 

@@ -29,7 +29,7 @@ export function exitPlanTool(ctx: Context, planMode: PlanMode): ToolDefinition {
       const plan = args.plan.trim()
       if (!HEADING.test(plan)) throw new InvalidPlanError()
       const interaction = ctx.get('interaction')
-      if (!interaction) throw new InteractionUnavailableError('exit_plan_mode cannot show the plan for approval')
+      if (!interaction) throw new InteractionUnavailableError('exit_plan_mode cannot show the plan for approval', 'Plan mode stays on: stop and give the complete plan as your final answer.')
       const review = await interaction.approvePlan(plan, exec.signal)
       if (review?.approved !== true) {
         const feedback = typeof review?.feedback === 'string' && review.feedback.trim() ? review.feedback.trim() : undefined

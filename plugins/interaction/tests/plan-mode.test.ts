@@ -71,6 +71,15 @@ describe('plan mode', () => {
     expect((await call('write_file')).isError).toBe(true)
   })
 
+  it('exit_plan_mode without an interaction service keeps plan mode and says to report the plan', async () => {
+    const ctx = await createTestContext({ print: false })
+    await ctx.plugin(Interaction, { planMode: true })
+    const result = await ctx.tools.execute({ name: 'exit_plan_mode', arguments: { plan: '# P' } })
+    expect(result.isError && result.error.info?.code).toBe('INTERACTION_UNAVAILABLE')
+    expect(contentText(result.content)).toMatch(/Plan mode stays on: stop and give the complete plan as your final answer\.$/)
+    expect(ctx.get('planMode')!.active).toBe(true)
+  })
+
   it('exit_plan_mode refuses a plan without a heading, before showing it', async () => {
     const { human, call } = await setup()
     const result = await call('exit_plan_mode', { plan: 'do stuff' })

@@ -57,7 +57,9 @@ async function ask(questions: readonly Question[], signal: AbortSignal): Promise
     const picked = content[`q${index}`]
     const selected = Array.isArray(picked) ? picked.map(String) : typeof picked === 'string' ? [picked] : []
     const custom = content[`q${index}_custom`]
-    return typeof custom === 'string' && custom.trim() ? { id: question.id, selected: question.multiSelect ? selected : [], custom } : { id: question.id, selected }
+    const hasCustom = typeof custom === 'string' && custom.trim() !== ''
+    if (!selected.length && !hasCustom) throw new CordageError('INTERACTION_DECLINED', `the user left "${question.question}" unanswered; carry on with your best judgement and say what you assumed`)
+    return hasCustom ? { id: question.id, selected: question.multiSelect ? selected : [], custom } : { id: question.id, selected }
   })
 }
 

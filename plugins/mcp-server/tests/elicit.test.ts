@@ -82,6 +82,13 @@ describe('MCP elicitation as the human side', () => {
     expect(result.structuredContent).toEqual({ answers: [{ id: 'db', selected: ['Postgres'] }] })
   })
 
+  it('a question left blank in an accepted form fails with INTERACTION_DECLINED', async () => {
+    const { url } = await start()
+    const { client } = await connect(url, () => ({ action: 'accept', content: { q0: 'SQLite' } }))
+    const result = await client.callTool({ name: 'ask_user_question', arguments: questions })
+    expect(text(result)).toBe('Error: the user left "Which features?" unanswered; carry on with your best judgement and say what you assumed')
+  })
+
   it('a declined question fails with INTERACTION_DECLINED', async () => {
     const { url } = await start()
     const { client } = await connect(url, () => ({ action: 'decline' }))
