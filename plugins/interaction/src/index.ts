@@ -16,7 +16,7 @@ export interface Config {
 
 export const Config: Schema<Partial<Config>, Config> = Schema.object({
   planMode: Schema.boolean().default(false).description('Start in plan mode (the CLI\'s --plan sets it too).'),
-  writeTools: Schema.array(Schema.string().pattern(/^[a-zA-Z0-9_*-]+$/)).default(['bash', 'terminal_*'])
+  writeTools: Schema.array(Schema.string().pattern(/^[a-zA-Z0-9_*-]+$/)).default(['bash', 'terminal_*', 'cordis_mount'])
     .description('Tools plan mode always denies (`*` matches any characters), besides tools that declare a write path argument.'),
 })
 

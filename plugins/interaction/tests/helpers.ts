@@ -48,7 +48,7 @@ export function testTools(ran: string[]) {
     name: 'test-tools',
     inject: ['tools'],
     apply(ctx: Context) {
-      for (const definition of [tool('write_file', 'write'), tool('read_file', 'read'), tool('bash'), tool('terminal_open'), tool('lookup')]) ctx.tools.register(definition)
+      for (const definition of [tool('write_file', 'write'), tool('read_file', 'read'), tool('bash'), tool('terminal_open'), tool('cordis_mount'), tool('lookup')]) ctx.tools.register(definition)
     },
   }
 }

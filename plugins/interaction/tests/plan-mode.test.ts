@@ -30,7 +30,7 @@ async function setup(config: object = { planMode: true }, options: { policyFirst
 describe('plan mode', () => {
   it.each([false, true])('denies writing tools before policy asks anyone (policy loaded first: %s)', async (policyFirst) => {
     const { ran, approvals, call } = await setup({ planMode: true }, { policyFirst })
-    for (const name of ['write_file', 'bash', 'terminal_open']) {
+    for (const name of ['write_file', 'bash', 'terminal_open', 'cordis_mount']) {
       const result = await call(name)
       expect(result.isError && result.error.info?.code, name).toBe('DENIED')
     }
