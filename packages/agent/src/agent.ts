@@ -1,7 +1,7 @@
 import type { Context } from 'cordis'
 import { CordageError, type ToolExecutionResult } from '@cordage/core'
 import { unproxied, type ToolRegistry } from '@cordage/registry'
-import type { AgentNotice } from '@cordage/services'
+import { composeSystem, type AgentNotice, type SystemSection } from '@cordage/services'
 import type { AgentEvent, AgentOptions, AgentResult, RunOptions, StopReason } from './agent-types.js'
 import { runBatch } from './batch.js'
 import { codeDispatchObserver } from './code-dispatch.js'
@@ -79,7 +79,13 @@ export class Agent {
       const observer: RunObserver = this.session ? codeDispatchObserver(this.session, (callId, owner) => owner === agent && this.inFlight.has(callId)) : {}
       observer.onNotice = (notice) => notices.push(notice)
       stopObserving = observe(this.ctx, observer, this.session !== undefined)
-      if (this.options.system !== undefined && this.messages.length === 0) this.commit('system/message', { content: this.options.system })
+      if (this.messages.length === 0) {
+        // Plugins add their sections (a skill catalog, plan-mode rules) once, when the conversation starts.
+        const sections: SystemSection[] = []
+        this.ctx.emit('agent/system', sections)
+        const system = composeSystem(this.options.system, sections)
+        if (system !== undefined) this.commit('system/message', { content: system })
+      }
       if (input !== undefined) this.commit('user/message', { content: input })
       for (;;) {
         if (signal?.aborted) return finish('aborted')

@@ -1,6 +1,6 @@
-import { createInterface } from 'node:readline'
 import { agentOptions, modelOptions } from '../args.js'
 import { EXIT, errorMessage } from '../errors.js'
+import { chatInput } from './chat-input.js'
 import type { Command } from './command.js'
 
 /** `cordage chat`: a REPL on stdin; each line is a user message in one continuing conversation. */
@@ -22,12 +22,9 @@ export const chatCommand: Command = {
       throw error
     })
     const interactive = (stdin as { isTTY?: boolean }).isTTY === true
-    const lines = createInterface({ input: stdin, output: interactive ? process.stdout : undefined, terminal: interactive })
-    let closed = false
-    lines.once('close', () => (closed = true))
+    // Ctrl-C at the chat prompt ends the input (the prompt's readline sees it on a terminal).
+    const lines = chatInput(stdin, interactive, interactive ? output.style('cyan', '› ') : '')
     let controller: AbortController | undefined
-    // Ctrl-C stops the running turn; at the prompt it leaves (readline sees it on a terminal).
-    lines.on('SIGINT', () => (controller ? controller.abort() : lines.close()))
     // As signals: SIGINT during a turn stops the turn only; SIGINT at the prompt, SIGTERM and SIGHUP
     // stop the turn and leave. A second stopping signal exits at once.
     const signals = new StopSignals((signal, again) => {
@@ -43,8 +40,6 @@ export const chatCommand: Command = {
     let failed = false
     let last
     try {
-      if (interactive) lines.setPrompt(output.style('cyan', '› '))
-      lines.prompt()
       for await (const line of lines) {
         // Lines already read stay queued after a stopping signal closed the input.
         if (signals.first) break
@@ -62,7 +57,6 @@ export const chatCommand: Command = {
           }
           controller = undefined
         }
-        if (!closed) lines.prompt()
       }
     } finally {
       lines.close()
