@@ -8,13 +8,17 @@ export const chatCommand: Command = {
   name: 'chat',
   summary: 'talk to the agent: one line per message (/exit or Ctrl-D to leave)',
   usage: '',
-  options: { ...modelOptions, ...agentOptions },
+  options: { ...modelOptions, ...agentOptions, watch: { type: 'boolean', description: 'reload cordage.yml when it changes (between turns; the session goes on)' } },
   async run(input) {
     const { output, values, stdin } = input
     // Heavy modules load only when the command runs, so `--help` and usage errors stay fast.
     const [{ Progress }, { startAgent }] = await Promise.all([import('../progress.js'), import('./agent-setup.js')])
     const progress = new Progress(output, !!values.json)
     const setup = await startAgent(input, progress)
+    let turn: ReturnType<typeof setup.agent.run> | undefined
+    const watcher = values.watch
+      ? (await import('../reload.js')).watchConfig(setup.runtime, { cwd: input.cwd, configFile: values.config as string | undefined, output, busy: () => turn })
+      : undefined
     const interactive = (stdin as { isTTY?: boolean }).isTTY === true
     const lines = createInterface({ input: stdin, output: interactive ? process.stdout : undefined, terminal: interactive })
     let controller: AbortController | undefined
@@ -34,7 +38,10 @@ export const chatCommand: Command = {
         if (message) {
           controller = new AbortController()
           try {
-            last = await setup.agent.run(message, { signal: controller.signal })
+            // A reload in progress finishes before the turn starts; one that arrives during the turn waits for it.
+            await watcher?.idle()
+            turn = setup.agent.run(message, { signal: controller.signal })
+            last = await turn
             progress.finish(last)
           } catch (error) {
             failed = true
@@ -42,10 +49,13 @@ export const chatCommand: Command = {
             output.error(output.style('red', `turn failed: ${errorMessage(error)}`))
           }
           controller = undefined
+          turn = undefined
         }
         lines.prompt()
       }
     } finally {
+      watcher?.close()
+      await watcher?.idle()
       process.off('SIGINT', interrupt)
       lines.close()
       output.error(output.style('dim', `session ${setup.session.id} saved to ${setup.session.file}`))
