@@ -69,6 +69,7 @@ export async function reloadConfig(runtime: Runtime, options: ReloadOptions): Pr
   }
   const started = new Map(start.map(({ key, entry }, index) => [key, { ...entry, fiber: fibers[index] }]))
   runtime.loaded = next.map(({ key }) => keep.get(key) ?? started.get(key)!)
+  runtime.plugins = runtime.loaded.map((entry) => entry.spec)
   return report
 }
 

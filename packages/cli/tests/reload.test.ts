@@ -75,6 +75,7 @@ describe('reloadConfig', () => {
     writeFileSync(join(dir, 'cordage.yml'), 'plugins:\n  ./counted.mjs: { label: b }\n')
     expect(await reloadConfig(runtime, { cwd: dir })).toEqual({ loaded: [], reloaded: [], unloaded: ['./echo.mjs'] })
     expect(names(runtime)).toEqual(['counted'])
+    expect(runtime.plugins).toEqual(['./counted.mjs'])
     await runtime.dispose()
     expect(tools.list()).toEqual([])
     expect((globalThis as any).countedDisposes).toBe(disposes + 1)
