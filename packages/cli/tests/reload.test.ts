@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs'
+import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { PassThrough } from 'node:stream'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -100,6 +100,14 @@ describe('reloadConfig', () => {
     // The restored composition is fully owned by the runtime: disposing it removes everything.
     await runtime.dispose()
     expect(tools.list()).toEqual([])
+  })
+
+  it('rejects a removed config file and keeps the running composition', async () => {
+    const { dir, start } = setup('plugins:\n  ./echo.mjs: { prefix: old }\n')
+    const { runtime } = await start()
+    rmSync(join(dir, 'cordage.yml'))
+    await expect(reloadConfig(runtime, { cwd: dir })).rejects.toMatchObject({ code: 'INVALID_CONFIG', message: 'cordage.yml: the file was removed' })
+    expect(await call(runtime, 'echo', { text: 'hi' })).toBe('old: hi')
   })
 })
 
