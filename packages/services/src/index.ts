@@ -1,10 +1,12 @@
 import type { Context } from 'cordis'
 import type { AgentNotice } from './notice.js'
 import type { JobSnapshot, JobsService } from './jobs.js'
+import type { CodeModeService } from './code-mode.js'
 
 declare module 'cordis' {
   interface Context {
     jobs: JobsService
+    codeMode: CodeModeService
   }
 
   interface Events {
@@ -16,6 +18,7 @@ declare module 'cordis' {
 }
 
 export type { AgentNotice } from './notice.js'
+export type { CodeModeService, CodeRunOptions, CodeRunOutput, CodeHostFunction, CodeRunFailureKind } from './code-mode.js'
 export { JobSnapshotSchema } from './jobs.js'
 export type { JobsService, JobSnapshot, JobState, JobExit, JobStartOptions, JobHandle, JobRead } from './jobs.js'
 
