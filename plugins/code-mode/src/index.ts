@@ -1,6 +1,6 @@
 import { symbols, type Context } from 'cordis'
 import Schema from 'schemastery'
-import type {} from '@cordage/services'
+import type { CodeModeService } from '@cordage/services'
 import { createRunCode, RUN_CODE } from './run-code.js'
 import { Catalog } from './catalog.js'
 import type { SandboxLimits } from './budget.js'
@@ -55,7 +55,7 @@ export function apply(ctx: Context, config: Config): void {
     pool.warm()
     return () => pool.dispose()
   }, 'code-mode: sandbox workers')
-  const runner = new CodeModeRunner(pool, {
+  const runner: CodeModeService = new CodeModeRunner(pool, {
     execute: registry.execute,
     isParallel: (name, args) => catalog.isParallel(name, args),
     catalog: () => catalog.current(),

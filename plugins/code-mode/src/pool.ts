@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
-import { Worker } from 'node:worker_threads'
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads'
 import { METER_SLOTS, type SandboxLimits } from './budget.js'
 import { createLogBuffer } from './output.js'
 import type { HostMessage, WorkerData, WorkerMessage } from './protocol.js'
@@ -37,15 +37,20 @@ export class SandboxWorker {
   readonly gone: Promise<void>
   exited = false
   private readonly thread: Worker
+  private readonly inbox: MessagePort
+  private readonly doorbell = new Int32Array(new SharedArrayBuffer(4))
 
   constructor(wasmModule: CompiledModule, limits: SandboxLimits) {
     this.logs = createLogBuffer(limits)
     const meterBuffer = new SharedArrayBuffer(METER_SLOTS * 8)
     this.meter = new Float64Array(meterBuffer)
-    const data: WorkerData = { wasmModule, limits, logBuffer: this.logs, meterBuffer }
+    const channel = new MessageChannel()
+    this.inbox = channel.port1
+    const data: WorkerData = { wasmModule, limits, logBuffer: this.logs, meterBuffer, inbox: channel.port2, doorbellBuffer: this.doorbell.buffer as SharedArrayBuffer }
     const memoryMb = Math.ceil(limits.memoryBytes / (1 << 20))
     this.thread = new Worker(new URL('./worker.js', import.meta.url), {
       workerData: data,
+      transferList: [channel.port2],
       // The worker's own JS heap only holds strings crossing the VM boundary (bounded by the VM's heap).
       resourceLimits: { maxOldGenerationSizeMb: 32 + 2 * memoryMb, maxYoungGenerationSizeMb: 8, stackSizeMb: 4 },
       stdout: false,
@@ -59,6 +64,7 @@ export class SandboxWorker {
       this.thread.on('error', (error) => reject(error))
       this.thread.on('exit', (code) => {
         this.exited = true
+        this.inbox.close()
         reject(new Error(`the sandbox worker exited with code ${code} before it was ready`))
         this.onExit?.()
       })
@@ -67,8 +73,12 @@ export class SandboxWorker {
     this.gone = new Promise((resolve) => this.thread.once('exit', () => resolve()))
   }
 
+  /** Queues a message on the worker's inbox and rings the doorbell it sleeps on. */
   post(message: HostMessage): void {
-    this.thread.postMessage(message)
+    // oxlint-disable-next-line unicorn/require-post-message-target-origin -- a MessagePort, not a window
+    this.inbox.postMessage(message)
+    Atomics.add(this.doorbell, 0, 1)
+    Atomics.notify(this.doorbell, 0)
   }
 
   /** Stops the thread wherever it is (a microtask flood, a long built-in) and resolves once it ended. */

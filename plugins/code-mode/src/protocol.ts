@@ -1,3 +1,4 @@
+import type { MessagePort } from 'node:worker_threads'
 import type { CodeRunFailureKind } from '@cordage/services'
 import type { SandboxLimits } from './budget.js'
 
@@ -22,6 +23,10 @@ export interface WorkerData {
   logBuffer: SharedArrayBuffer
   /** CPU meter of the current run (layout in budget.ts). */
   meterBuffer: SharedArrayBuffer
+  /** Where the host's messages arrive (read synchronously by the worker). */
+  inbox: MessagePort
+  /** One `Int32` the host increments and notifies after each message: the worker sleeps on it. */
+  doorbellBuffer: SharedArrayBuffer
 }
 
 /** Host → worker. `tools` and `hostFunctions` are JSON arrays of names to bind. */

@@ -49,8 +49,6 @@ class ProgramRun {
   /** The worker is executing the program (it has not answered the last `run` or `settle` yet). */
   private busy = true
   private settled = false
-  /** The worker is being terminated; the run finishes once it has. */
-  private stopping = false
   private cancelled = false
   private failure: RunFailure | undefined
   private readonly completions: string[] = []
@@ -76,7 +74,7 @@ class ProgramRun {
     worker.meter.fill(0)
     worker.listener = (message) => this.onMessage(message)
     void worker.gone.then(() => {
-      if (this.settled || this.stopping) return
+      if (this.settled) return
       if (this.pool.disposed) this.cancelled = true
       this.failure ??= { kind: 'aborted', detail: 'the sandbox worker stopped unexpectedly' }
       this.finish()
@@ -90,13 +88,13 @@ class ProgramRun {
     if (message.type === 'ended') return this.pool.release(this.worker, message.heapBytes)
     if (message.type === 'wait') {
       this.busy = false
-      if (!this.settled && !this.stopping) this.submit(message.calls)
+      if (!this.settled) this.submit(message.calls)
       return
     }
     if (message.type !== 'done') return
     this.busy = false
     // When the host had already ended this run, its `end` is answered by `ended` after this.
-    if (this.settled || this.stopping) return
+    if (this.settled) return
     if (message.failure) this.failure ??= { kind: message.failure.kind, detail: message.failure.detail || limitDetail(message.failure.kind, this.options.limits) }
     const result = message.result === undefined ? undefined : (JSON.parse(message.result) as JsonValue)
     this.finish(result)
@@ -139,17 +137,18 @@ class ProgramRun {
     this.worker.post({ type: 'settle', completions: this.completions.splice(0) })
   }
 
-  /** The host ends the run: an idle worker is told to drop it and stays warm; a busy one is terminated. */
+  /**
+   * The host ends the run: an idle worker is told to drop it and stays warm; a busy one is terminated.
+   * The run does not wait for the thread to wind down (a bulk memory copy inside WASM can take a while
+   * to reach a termination check): the worker is already out of the pool, and nothing it does later
+   * reaches the host.
+   */
   private stop(kind: RunFailure['kind'], detail = limitDetail(kind, this.options.limits)): void {
-    if (this.settled || this.stopping) return
+    if (this.settled) return
     this.failure ??= { kind, detail }
-    if (!this.busy) {
-      this.worker.post({ type: 'end' })
-      return this.finish()
-    }
-    this.stopping = true
-    this.watchdog?.close()
-    void this.pool.discard(this.worker).then(() => this.finish())
+    if (this.busy) void this.pool.discard(this.worker)
+    else this.worker.post({ type: 'end' })
+    this.finish()
   }
 
   private finish(result?: JsonValue): void {

@@ -2,7 +2,7 @@
 // The worker thread that runs programs: it owns one QuickJS module whose WASM memory is capped, and
 // runs one program at a time, each in a fresh runtime and context. Plain JavaScript so Node runs it
 // from src/ and dist/ alike. Protocol and shared-memory layouts: protocol.ts, output.ts, budget.ts.
-import { parentPort, workerData } from 'node:worker_threads'
+import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads'
 import { newQuickJSWASMModule, newVariant, RELEASE_SYNC } from 'quickjs-emscripten'
 import prelude from './prelude.js'
 
@@ -19,7 +19,8 @@ import prelude from './prelude.js'
  */
 
 const port = /** @type {import('node:worker_threads').MessagePort} */ (parentPort)
-const { wasmModule, limits, logBuffer, meterBuffer } = /** @type {WorkerData} */ (workerData)
+const { wasmModule, limits, logBuffer, meterBuffer, inbox, doorbellBuffer } = /** @type {WorkerData} */ (workerData)
+const doorbell = new Int32Array(doorbellBuffer)
 const PAGE = 65536
 // Emscripten's initial memory (static data, stack, allocator start); the program's heap comes after.
 const BASE_BYTES = 16 << 20
@@ -216,11 +217,6 @@ function finish(run, result) {
   current = undefined
   disposeSandbox(run.sandbox)
   post({ type: 'done', ...(run.failure ? { failure: run.failure } : result !== undefined && { result }), heapBytes: memory.buffer.byteLength, reusable: true })
-  setImmediate(prepare)
-}
-
-function prepare() {
-  if (!current && !ready) ready = createSandbox()
 }
 
 /**
@@ -237,34 +233,53 @@ function crash(error) {
   process.exit(1)
 }
 
-port.on('message', (/** @type {HostMessage} */ message) => {
-  try {
-    if (message.type === 'run') start(message)
-    else if (message.type === 'settle' && current) {
-      const run = current
-      const { context, helpers } = run.sandbox
-      for (const completion of message.completions) {
-        const payload = context.newString(completion)
-        const settled = enter(run, () => context.callFunction(helpers[1], context.undefined, payload))
-        payload.dispose()
-        if (settled.error) fail(run, 'runtime', explain(run, settled.error))
-        else settled.value.dispose()
-        if (run.failure) return finish(run)
-      }
-      step(run)
-    } else if (message.type === 'end') {
-      if (current) {
-        const run = current
-        current = undefined
-        disposeSandbox(run.sandbox)
-      }
-      post({ type: 'ended', heapBytes: memory.buffer.byteLength, reusable: true })
-      setImmediate(prepare)
+/** @param {HostMessage} message */
+function handle(message) {
+  if (message.type === 'run') start(message)
+  else if (message.type === 'settle' && current) {
+    const run = current
+    const { context, helpers } = run.sandbox
+    for (const completion of message.completions) {
+      const payload = context.newString(completion)
+      const settled = enter(run, () => context.callFunction(helpers[1], context.undefined, payload))
+      payload.dispose()
+      if (settled.error) fail(run, 'runtime', explain(run, settled.error))
+      else settled.value.dispose()
+      if (run.failure) return finish(run)
     }
-  } catch (error) {
-    crash(error)
+    step(run)
+  } else if (message.type === 'end') {
+    if (current) {
+      const run = current
+      current = undefined
+      disposeSandbox(run.sandbox)
+    }
+    post({ type: 'ended', heapBytes: memory.buffer.byteLength, reusable: true })
   }
-})
+}
+
+/**
+ * The thread's life after start-up: take the host's messages synchronously, and block on the doorbell
+ * while there are none. Waking a blocked thread through a futex costs a fraction of a trip through
+ * its event loop, and a run makes one such trip per batch of tool calls. The host terminates the
+ * thread to stop it, which also ends a wait.
+ */
+function serve() {
+  for (;;) {
+    const seen = Atomics.load(doorbell, 0)
+    const entry = receiveMessageOnPort(inbox)
+    if (entry) {
+      handle(entry.message)
+      continue
+    }
+    // Idle: make the next run's sandbox now, outside any run's time.
+    if (!current && !ready) {
+      ready = createSandbox()
+      continue
+    }
+    Atomics.wait(doorbell, 0, seen)
+  }
+}
 
 // V8 compiles WASM lazily and tiers it up while it runs: one throwaway run makes the first real run fast.
 try {
@@ -274,8 +289,12 @@ try {
   else warm.value.dispose()
   sandbox.runtime.executePendingJobs()
   disposeSandbox(sandbox)
-  ready = createSandbox()
 } catch (error) {
   crash(error)
 }
 post({ type: 'ready' })
+try {
+  serve()
+} catch (error) {
+  crash(error)
+}

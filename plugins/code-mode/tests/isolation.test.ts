@@ -20,11 +20,11 @@ async function settledRss(): Promise<number> {
 
 /** Calls `lookup` directly and lists tools every 10 ms until `done` settles; returns the slowest answer. */
 async function probeWhile(ctx: Awaited<ReturnType<typeof setup>>['ctx'], done: Promise<unknown>): Promise<{ slowestMs: number; probes: number }> {
-  let finished = false
-  void done.finally(() => (finished = true))
+  const state = { finished: false }
+  void done.finally(() => (state.finished = true))
   let slowestMs = 0
   let probes = 0
-  while (!finished) {
+  while (!state.finished) {
     await new Promise((resolve) => setTimeout(resolve, 10))
     const start = performance.now()
     const result = await ctx.tools.execute({ name: 'lookup', arguments: { id: 1 } })
