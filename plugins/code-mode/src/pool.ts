@@ -28,13 +28,11 @@ const RECYCLE_ABOVE_BYTES = 24 << 20
 export class SandboxWorker {
   readonly logs: SharedArrayBuffer
   readonly meter: Float64Array
-  /** Receives the worker's messages while a run holds it. */
-  listener: ((message: WorkerMessage) => void) | undefined
-  /** Called once when the thread ends for any reason. */
+  /** The run holding this worker: it receives the messages and learns when the thread ends. */
+  holder: { message(message: WorkerMessage): void; exit(): void } | undefined
+  /** Called once when the thread ends for any reason (the pool's bookkeeping). */
   onExit: (() => void) | undefined
   readonly ready: Promise<void>
-  /** Resolves when the thread has ended. */
-  readonly gone: Promise<void>
   exited = false
   private readonly thread: Worker
   private readonly inbox: MessagePort
@@ -59,7 +57,7 @@ export class SandboxWorker {
     this.ready = new Promise((resolve, reject) => {
       this.thread.on('message', (message: WorkerMessage) => {
         if (message.type === 'ready') resolve()
-        else this.listener?.(message)
+        else this.holder?.message(message)
       })
       this.thread.on('error', (error) => reject(error))
       this.thread.on('exit', (code) => {
@@ -67,10 +65,10 @@ export class SandboxWorker {
         this.inbox.close()
         reject(new Error(`the sandbox worker exited with code ${code} before it was ready`))
         this.onExit?.()
+        this.holder?.exit()
       })
     })
     this.ready.catch(() => {})
-    this.gone = new Promise((resolve) => this.thread.once('exit', () => resolve()))
   }
 
   /** Queues a message on the worker's inbox and rings the doorbell it sleeps on. */
@@ -126,7 +124,7 @@ export class SandboxPool {
 
   /** Gives a worker back after a run that ended cleanly; `heapBytes` is its WASM memory now. */
   release(worker: SandboxWorker, heapBytes: number): void {
-    worker.listener = undefined
+    worker.holder = undefined
     if (this.shutDown || worker.exited || heapBytes > RECYCLE_ABOVE_BYTES) return void this.discard(worker)
     const waiter = this.waiters.shift()
     if (waiter) return waiter.resolve(worker)

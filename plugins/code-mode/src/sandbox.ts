@@ -72,13 +72,15 @@ class ProgramRun {
     const { worker, options } = this
     resetLogs(worker.logs)
     worker.meter.fill(0)
-    worker.listener = (message) => this.onMessage(message)
-    void worker.gone.then(() => {
-      if (this.settled) return
-      if (this.pool.disposed) this.cancelled = true
-      this.failure ??= { kind: 'aborted', detail: 'the sandbox worker stopped unexpectedly' }
-      this.finish()
-    })
+    worker.holder = {
+      message: (message) => this.onMessage(message),
+      exit: () => {
+        if (this.settled) return
+        if (this.pool.disposed) this.cancelled = true
+        this.failure ??= { kind: 'aborted', detail: 'the sandbox worker stopped unexpectedly' }
+        this.finish()
+      },
+    }
     worker.post({ type: 'run', code: options.code, tools: JSON.stringify(options.toolNames), hostFunctions: JSON.stringify(options.hostNames) })
     this.watchdog = new Watchdog(worker.meter, options.limits, (kind) => this.stop(kind))
     options.signal?.addEventListener('abort', this.onAbort, { once: true })
