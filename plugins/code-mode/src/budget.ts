@@ -1,4 +1,4 @@
-import type { CodeRunFailureKind } from '@cordage/services'
+import type { CodeRunFailureKind } from './errors.js'
 
 /** The per-run limits; each breach ends the run with a `CodeRunError` of the matching kind. */
 export interface SandboxLimits {

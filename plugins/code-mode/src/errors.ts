@@ -1,7 +1,7 @@
 import { CordageError } from '@cordage/core'
-import type { CodeRunFailureKind } from '@cordage/services'
 
-export type { CodeRunFailureKind }
+/** Why a program run failed: a limit it hit, a parse error, an interpreter failure, or an uncaught exception. */
+export type CodeRunFailureKind = 'memory' | 'cpu' | 'timeout' | 'output' | 'calls' | 'syntax' | 'aborted' | 'runtime'
 
 /**
  * A program did not complete (code `CODE_RUN_FAILED`). `kind` names the cause; the message carries

@@ -1,6 +1,6 @@
 import { symbols, type Context } from 'cordis'
 import Schema from 'schemastery'
-import type { CodeModeService } from '@cordage/services'
+import type { CodeRunner } from '@cordage/services'
 import { createRunCode, RUN_CODE } from './run-code.js'
 import { Catalog } from './catalog.js'
 import type { SandboxLimits } from './budget.js'
@@ -15,7 +15,7 @@ export type { SandboxLimits } from './budget.js'
 
 /** Plugin name. */
 export const name = 'code-mode'
-/** `run_code` dispatches through the registry. Provides `codeMode` (interface in `@cordage/services`). */
+/** `run_code` dispatches through the registry. Provides `codeMode` (`CodeRunner`, declared in `@cordage/services`). */
 export const inject = ['tools']
 
 /** Per-run sandbox limits, the warm worker count, and the tools hidden from programs (see the README table). */
@@ -55,7 +55,7 @@ export function apply(ctx: Context, config: Config): void {
     pool.warm()
     return () => pool.dispose()
   }, 'code-mode: sandbox workers')
-  const runner: CodeModeService = new CodeModeRunner(pool, {
+  const runner: CodeRunner = new CodeModeRunner(pool, {
     execute: registry.execute,
     isParallel: (name, args) => catalog.isParallel(name, args),
     catalog: () => catalog.current(),

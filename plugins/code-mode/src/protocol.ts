@@ -1,5 +1,5 @@
 import type { MessagePort } from 'node:worker_threads'
-import type { CodeRunFailureKind } from '@cordage/services'
+import type { CodeRunFailureKind } from './errors.js'
 import type { SandboxLimits } from './budget.js'
 
 /**

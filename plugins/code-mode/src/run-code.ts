@@ -1,6 +1,6 @@
 import Schema from 'schemastery'
 import { defineTool, type ContentBlock, type ToolDefinition } from '@cordage/core'
-import type { CodeModeService } from '@cordage/services'
+import type { CodeRunner } from '@cordage/services'
 import type { SandboxLimits } from './budget.js'
 import type { ProgramOutput } from './sandbox.js'
 
@@ -36,7 +36,7 @@ export function renderRunCode(value: ProgramOutput): ContentBlock[] {
  * The `run_code` definition. Its `description` is a getter (the fixed text plus the current SDK), so
  * `ctx.tools.list()` always shows the SDK for the tools registered at that moment.
  */
-export function createRunCode(runner: CodeModeService, sdk: () => string, limits: SandboxLimits): ToolDefinition {
+export function createRunCode(runner: CodeRunner, sdk: () => string, limits: SandboxLimits): ToolDefinition {
   const fixed = describeRunCode(limits)
   const definition = defineTool({
     name: RUN_CODE,

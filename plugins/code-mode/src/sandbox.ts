@@ -1,5 +1,5 @@
 import { ToolAbortedError, type JsonValue } from '@cordage/core'
-import type { CodeRunOutput } from '@cordage/services'
+import type { CodeRunResult } from '@cordage/services'
 import { limitDetail, Watchdog, type SandboxLimits } from './budget.js'
 import { CodeRunError } from './errors.js'
 import { readLogs, resetLogs } from './output.js'
@@ -8,7 +8,7 @@ import { encodeCompletion, parseCalls, type CallOutcome, type RunFailure, type W
 import type { CallScheduler } from './scheduler.js'
 
 /** What a completed program produced. */
-export type ProgramOutput = CodeRunOutput
+export type ProgramOutput = CodeRunResult
 
 export interface RunOptions {
   code: string

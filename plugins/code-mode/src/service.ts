@@ -1,6 +1,6 @@
 import { toJsonValue, type JsonValue, type ToolExecutionResult } from '@cordage/core'
 import type { ExecuteInput } from '@cordage/registry'
-import type { CodeHostFunction, CodeModeService, CodeRunOptions, CodeRunOutput } from '@cordage/services'
+import type { CodeHostFunction, CodeRunner, CodeRunOptions, CodeRunResult } from '@cordage/services'
 import type { SandboxLimits } from './budget.js'
 import type { CatalogSnapshot } from './catalog.js'
 import { HostFunctionError } from './errors.js'
@@ -37,7 +37,7 @@ const outcomeOf = (result: ToolExecutionResult): CallOutcome =>
 
 async function callHost(fn: CodeHostFunction, args: JsonValue, signal: AbortSignal): Promise<CallOutcome> {
   try {
-    return { ok: true, json: JSON.stringify(toJsonValue(await fn(args, { signal }))) }
+    return { ok: true, json: JSON.stringify(toJsonValue(await fn(args, signal))) }
   } catch (error) {
     return { ok: false, message: error instanceof Error ? error.message : String(error) }
   }
@@ -48,10 +48,10 @@ async function callHost(fn: CodeHostFunction, args: JsonValue, signal: AbortSign
  * (every call through the full registry pipeline) and the caller's host functions as extra globals.
  * `run_code` is one caller of it.
  */
-export class CodeModeRunner implements CodeModeService {
+export class CodeModeRunner implements CodeRunner {
   constructor(private readonly pool: SandboxPool, private readonly access: ToolAccess, private readonly limits: SandboxLimits) {}
 
-  run(options: CodeRunOptions): Promise<CodeRunOutput> {
+  run(options: CodeRunOptions): Promise<CodeRunResult> {
     const { parent, agent, signal } = options
     const host = options.host ?? {}
     let hostNames: string[]

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import type { JsonValue } from '@cordage/core'
-import type { CodeModeService } from '@cordage/services'
+import type { CodeRunner } from '@cordage/services'
 import { lookup, setup, sleeper } from './helpers.js'
 
-const service = (ctx: { get(name: 'codeMode'): CodeModeService | undefined }): CodeModeService => ctx.get('codeMode')!
+const service = (ctx: { get(name: 'codeMode'): CodeRunner | undefined }): CodeRunner => ctx.get('codeMode')!
 
 describe('ctx.codeMode.run', () => {
   it('runs a program with host functions as extra async globals, beside the tools', async () => {
@@ -18,7 +18,7 @@ describe('ctx.codeMode.run', () => {
       `,
       host: {
         'agents.run': async (args) => (seen.push(args), { output: ['done'] }),
-        echo: (args) => args,
+        echo: async (args) => args,
       },
     })
     expect(output).toEqual({ logs: ['object true false'], result: { reply: { output: ['done'] }, user: 'user-4', echoed: 'x' } })
@@ -44,7 +44,7 @@ describe('ctx.codeMode.run', () => {
         }
         return errors
       `,
-      host: { fail: () => { throw new Error('no agents left') }, badValue: () => ({ when: new Date(0) }) as any },
+      host: { fail: async () => { throw new Error('no agents left') }, badValue: async () => ({ when: new Date(0) }) as any },
     })
     expect(output.result).toEqual([
       ['ToolCallError', 'fail', 'no agents left'],
@@ -70,7 +70,7 @@ describe('ctx.codeMode.run', () => {
     const pending = service(ctx).run({
       code: 'await wait({})',
       signal: controller.signal,
-      host: { wait: (_args, { signal }) => new Promise((resolve) => { hostSignal = signal; signal.addEventListener('abort', () => resolve(null)) }) },
+      host: { wait: (_args, signal) => new Promise((resolve) => { hostSignal = signal; signal.addEventListener('abort', () => resolve(null)) }) },
     })
     await new Promise((resolve) => setTimeout(resolve, 100))
     controller.abort()
