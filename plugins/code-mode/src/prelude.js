@@ -7,12 +7,15 @@
  *
  * Protocol (see protocol.ts): `host('L' + text)` appends a log line. Calls are queued in an outbox the
  * worker drains after each pump (one crossing per batch instead of one callback per call).
- * `prelude(host)` returns `[bind, settle, finish, describe, drain]`:
+ * `prelude(host)` returns `[bind, settle, finish, describe, drain, watch]`:
  *   bind(toolNamesJson, hostNamesJson) defines `tools`, the host functions, `console` is defined earlier;
  *   settle(`<id>\n1<value JSON>` | `<id>\n0<message>`) resolves or rejects call `<id>`;
- *   finish(value) → the JSON text of the program's return value (undefined for undefined), or throws;
+ *   finish() → the JSON text of the program's return value (undefined for undefined), or throws
+ *     (what the program threw, or a TypeError naming the first non-JSON part of the value);
  *   describe(error) → a printable description of an uncaught exception;
- *   drain() → the queued `<id>\n<wire name>\n<arguments JSON>` submissions, joined by U+0001.
+ *   drain() → the program's state (`0` pending, `1` returned, `2` threw) followed, while pending, by
+ *     the queued `<id>\n<wire name>\n<arguments JSON>` submissions, joined by U+0001;
+ *   watch(promise) → records the state of the program's promise for `drain` and `finish`.
  *
  * @param {(payload: string) => void} host
  * @returns {Function[]}
@@ -23,6 +26,7 @@ export default function prelude(host) {
   const describeProp = O.getOwnPropertyDescriptor, define = O.defineProperty, create = O.create, isArray = Array.isArray;
   const stringify = JSON.stringify, parse = JSON.parse, ObjectProto = O.prototype, ArrayProto = Array.prototype;
   const isFiniteNumber = Number.isFinite, same = O.is, PromiseCtor = Promise, ErrorCtor = Error, StringCtor = String;
+  const then = PromiseCtor.prototype.then, apply = Reflect.apply;
 
   // The path of the value being encoded, as keys; turned into text only for an error message.
   const IDENT = /^[A-Za-z_$][\w$]*$/;
@@ -191,8 +195,18 @@ export default function prelude(host) {
     }
   }
 
-  function finish(value) {
-    return value === undefined ? undefined : encode(value, [], []);
+  // The program's own promise, watched through the intrinsic `then` (the program may have patched
+  // Promise.prototype.then by the time `watch` runs): 0 pending, 1 fulfilled, 2 rejected.
+  let state = 0;
+  let outcome;
+  function watch(main) {
+    apply(then, main, [function (value) { state = 1; outcome = value }, function (error) { state = 2; outcome = error }]);
+  }
+
+  // The JSON text of the program's return value (undefined for undefined); rethrows what it threw.
+  function finish() {
+    if (state === 2) throw outcome;
+    return outcome === undefined ? undefined : encode(outcome, [], []);
   }
 
   function describe(error) {
@@ -208,11 +222,12 @@ export default function prelude(host) {
   }
 
   // Calls submitted since the last drain, '\u0001'-separated (JSON text never contains U+0001 raw).
+  // Prefixed with the program's state: once it settled, queued calls are dropped, never handed over.
   function drain() {
     const out = outbox;
     outbox = '';
-    return out;
+    return state + (state === 0 ? out : '');
   }
 
-  return [bind, settle, finish, describe, drain];
+  return [bind, settle, finish, describe, drain, watch];
 }

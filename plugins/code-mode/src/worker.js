@@ -15,7 +15,7 @@ import prelude from './prelude.js'
 /** @typedef {import('quickjs-emscripten').QuickJSRuntime} QuickJSRuntime */
 /**
  * @typedef {{ runtime: QuickJSRuntime, context: QuickJSContext, owned: QuickJSHandle[], helpers: QuickJSHandle[], run?: Run }} Sandbox
- * @typedef {{ sandbox: Sandbox, failure?: RunFailure, outputBytes: number, metered: boolean, main?: QuickJSHandle }} Run
+ * @typedef {{ sandbox: Sandbox, failure?: RunFailure, outputBytes: number, metered: boolean }} Run
  */
 
 const port = /** @type {import('node:worker_threads').MessagePort} */ (parentPort)
@@ -68,7 +68,7 @@ function createSandbox() {
   })
   const setup = context.unwrapResult(context.evalCode(PRELUDE, 'prelude.js'))
   const helpers = context.unwrapResult(context.callFunction(setup, context.undefined, host))
-  sandbox.helpers = [0, 1, 2, 3, 4].map((index) => context.getProp(helpers, index))
+  sandbox.helpers = [0, 1, 2, 3, 4, 5].map((index) => context.getProp(helpers, index))
   sandbox.owned.push(host, setup, helpers, ...sandbox.helpers)
   return sandbox
 }
@@ -161,8 +161,7 @@ function start(message) {
     fail(run, text.startsWith('SyntaxError') ? 'syntax' : classify(text), text)
     return finish(run)
   }
-  run.main = evaluated.value
-  sandbox.owned.push(run.main)
+  evaluated.value.consume((main) => context.unwrapResult(context.callFunction(helpers[5], context.undefined, main)).dispose())
   step(run)
 }
 
@@ -175,41 +174,29 @@ function step(run) {
     fail(run, classify(text), text)
   }
   if (run.failure) return finish(run)
-  const state = context.getPromiseState(/** @type {QuickJSHandle} */ (run.main))
-  if (state.type === 'rejected') {
-    const text = explain(run, state.error)
-    fail(run, classify(text), text)
-    return finish(run)
-  }
-  if (state.type === 'fulfilled') {
-    if (state.notAPromise) return finish(run, encodeResult(run, /** @type {QuickJSHandle} */ (run.main)))
-    return finish(run, state.value.consume((value) => encodeResult(run, value)))
-  }
   const drained = enter(run, () => context.callFunction(helpers[4], context.undefined))
   if (drained.error) {
     const text = explain(run, drained.error)
     fail(run, classify(text), text)
     return finish(run)
   }
+  const batch = drained.value.consume((handle) => context.getString(handle))
   if (run.failure) return finish(run)
-  post({ type: 'wait', calls: drained.value.consume((handle) => context.getString(handle)) })
-}
-
-/** The JSON text of the program's return value (undefined for undefined), within the output cap. @param {Run} run @param {QuickJSHandle} value */
-function encodeResult(run, value) {
-  const { context, helpers } = run.sandbox
-  const encoded = enter(run, () => context.callFunction(helpers[2], context.undefined, value))
+  if (batch[0] === '0') return post({ type: 'wait', calls: batch.slice(1) })
+  const threw = batch[0] === '2'
+  const encoded = enter(run, () => context.callFunction(helpers[2], context.undefined))
   if (encoded.error) {
     const text = explain(run, encoded.error)
-    fail(run, classify(text) === 'memory' ? 'memory' : 'runtime', `the program's return value is not JSON: ${text.replace(/^TypeError: /, '').split('\n')[0]}`)
-    return undefined
+    if (threw) fail(run, classify(text), text)
+    else fail(run, classify(text) === 'memory' ? 'memory' : 'runtime', `the program's return value is not JSON: ${text.replace(/^TypeError: /, '').split('\n')[0]}`)
+    return finish(run)
   }
   const json = encoded.value.consume((handle) => (context.typeof(handle) === 'string' ? context.getString(handle) : undefined))
   if (json !== undefined && run.outputBytes + Buffer.byteLength(json) > limits.maxOutputBytes) {
     fail(run, 'output', `the program's result is ${Buffer.byteLength(json)} bytes of JSON, which with the logs exceeds maxOutputBytes (${limits.maxOutputBytes}); return less, or aggregate inside the program`)
-    return undefined
+    return finish(run)
   }
-  return json
+  finish(run, json)
 }
 
 /** Ends the current run, disposing its sandbox first so a broken interpreter is found before reuse. @param {Run} run @param {string} [result] */

@@ -80,6 +80,12 @@ describe('sandbox limits: each breach is a CODE_RUN_FAILED result and the host k
     expect(valueOf(await run('return ({}).polluted'))).toEqual({ logs: [] })
   })
 
+  it('still sees the program settle when it patched Promise.prototype.then before its first await', async () => {
+    const { run } = await setup([lookup])
+    const value = valueOf(await run('Promise.prototype.then = function () { throw new Error("patched") }; const user = await tools.lookup({ id: 5 }); return user.id'))
+    expect(value).toEqual({ logs: [], result: 5 })
+  })
+
   it('runs each program in a fresh context: globals do not leak between runs', async () => {
     const { run } = await setup([])
     await run('globalThis.leftover = 42')
