@@ -53,11 +53,16 @@ const attacks = {
   'microtask flood (worker terminated)': '(function loop(){ Promise.resolve().then(loop) })(); await new Promise(() => {})',
   'long built-in (worker terminated)': 'let n = 0; for (;;) n += "x".repeat(3e7).length',
 }
+// A stopped worker is replaced in the background (a worker start each): let the pool refill first, so
+// the figure is the stop, not the wait for a free worker.
+const refilled = () => new Promise((resolve) => setTimeout(resolve, 500))
+
 async function stopLatency(): Promise<string> {
   const lines: string[] = []
   for (const [label, code] of Object.entries(attacks)) {
     const samples: number[] = []
     for (let i = 0; i < 7; i++) {
+      await refilled()
       const start = performance.now()
       const result = await hostile.tools.execute({ name: 'run_code', arguments: { code } })
       samples.push(performance.now() - start - limits.cpuTimeMs)
@@ -67,6 +72,7 @@ async function stopLatency(): Promise<string> {
   }
   const cancel: number[] = []
   for (let i = 0; i < 7; i++) {
+    await refilled()
     const controller = new AbortController()
     const pending = hostile.tools.execute({ name: 'run_code', arguments: { code: attacks['microtask flood (worker terminated)'] }, signal: controller.signal })
     await new Promise((resolve) => setTimeout(resolve, 50))
