@@ -19,15 +19,22 @@ export interface ToolAccess {
 const HOST_PATH = /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/
 const RESERVED = new Set(['tools', 'console', 'ToolCallError', 'globalThis'])
 
-/** Checks `host` keys: dotted identifiers, no reserved root, no key that is a prefix of another. */
-function hostPaths(host: Record<string, CodeHostFunction>): string[] {
-  const paths = Object.keys(host).sort()
-  for (const [index, path] of paths.entries()) {
+/** Checks `host` keys: dotted identifiers, no reserved root, no key that is a property path of another. */
+function hostFunctions(host: Record<string, CodeHostFunction>): Map<string, CodeHostFunction> {
+  const paths = new Map<string, CodeHostFunction>()
+  for (const [path, fn] of Object.entries(host)) {
     if (!HOST_PATH.test(path)) throw new HostFunctionError(`host function "${path}" is not a dotted identifier path (e.g. "agents.run")`)
-    if (RESERVED.has(path.split('.')[0]!)) throw new HostFunctionError(`host function "${path}" would replace the program's "${path.split('.')[0]}"`)
-    if (typeof host[path] !== 'function') throw new HostFunctionError(`host function "${path}" is not a function`)
-    const next = paths[index + 1]
-    if (next?.startsWith(`${path}.`)) throw new HostFunctionError(`host functions "${path}" and "${next}" overlap: one is a property of the other`)
+    const parts = path.split('.')
+    if (RESERVED.has(parts[0]!)) throw new HostFunctionError(`host function "${path}" would replace the program's "${parts[0]}"`)
+    if (typeof fn !== 'function') throw new HostFunctionError(`host function "${path}" is not a function`)
+    paths.set(path, fn)
+  }
+  for (const path of paths.keys()) {
+    const parts = path.split('.')
+    for (let length = 1; length < parts.length; length++) {
+      const prefix = parts.slice(0, length).join('.')
+      if (paths.has(prefix)) throw new HostFunctionError(`host functions "${prefix}" and "${path}" overlap: one is a property of the other`)
+    }
   }
   return paths
 }
@@ -53,21 +60,21 @@ export class CodeModeRunner implements CodeRunner {
 
   run(options: CodeRunOptions): Promise<CodeRunResult> {
     const { parent, agent, signal } = options
-    const host = options.host ?? {}
-    let hostNames: string[]
+    let host: Map<string, CodeHostFunction>
     try {
-      hostNames = hostPaths(host)
+      host = hostFunctions(options.host ?? {})
     } catch (error) {
       return Promise.reject(error)
     }
     const { names } = this.access.catalog()
     const bound = new Set(names)
     const scheduler = new CallScheduler((wire, args, callSignal) => {
-      if (wire.startsWith(':')) return callHost(host[wire.slice(1)]!, args, callSignal)
+      const hostFunction = wire.startsWith(':') ? host.get(wire.slice(1)) : undefined
+      if (hostFunction) return callHost(hostFunction, args, callSignal)
       // The prelude only queues bound names; anything else is refused rather than dispatched.
-      if (!bound.has(wire)) return Promise.resolve({ ok: false, message: `${wire} is not available to programs` })
+      if (wire.startsWith(':') || !bound.has(wire)) return Promise.resolve({ ok: false, message: `${wire} is not available to programs` })
       return this.access.execute({ name: wire, arguments: args, signal: callSignal, ...(parent !== undefined && { parent }), ...(agent !== undefined && { agent }) }).then(outcomeOf)
     }, (wire, args) => wire.startsWith(':') || this.access.isParallel(wire, args))
-    return runProgram(this.pool, { code: options.code, limits: this.limits, toolNames: names, hostNames, scheduler, ...(signal && { signal }) })
+    return runProgram(this.pool, { code: options.code, limits: this.limits, toolNames: names, hostNames: [...host.keys()], scheduler, ...(signal && { signal }) })
   }
 }
