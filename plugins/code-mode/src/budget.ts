@@ -11,7 +11,7 @@ export interface SandboxLimits {
 }
 
 const LIMIT_DETAIL: Partial<Record<CodeRunFailureKind, (limits: SandboxLimits) => string>> = {
-  cpu: (l) => `the program used more than ${l.cpuTimeMs} ms of CPU time and was stopped (an endless loop or a flood of promise jobs?)`,
+  cpu: (l) => `the program used more than ${l.cpuTimeMs} ms of CPU time and was stopped (an endless loop?)`,
   timeout: (l) => `the program did not finish within ${l.timeoutMs} ms and was stopped`,
   memory: (l) => `the program exceeded the memory limit of ${l.memoryBytes} bytes`,
   calls: (l) => `the program made more than ${l.maxCalls} tool calls`,
