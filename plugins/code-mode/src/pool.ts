@@ -29,11 +29,13 @@ export class SandboxWorker {
   readonly logs: SharedArrayBuffer
   readonly meter: Float64Array
   /** The run holding this worker: it receives the messages and learns when the thread ends. */
-  holder: { message(message: WorkerMessage): void; exit(): void } | undefined
+  holder: { message(message: WorkerMessage): void; exit(error: Error | undefined): void } | undefined
   /** Called once when the thread ends for any reason (the pool's bookkeeping). */
   onExit: (() => void) | undefined
   readonly ready: Promise<void>
   exited = false
+  /** What the thread died of, when it threw (e.g. `ERR_WORKER_OUT_OF_MEMORY` past its `resourceLimits`). */
+  private error: Error | undefined
   private readonly thread: Worker
   private readonly inbox: MessagePort
   private readonly doorbell = new Int32Array(new SharedArrayBuffer(4))
@@ -59,13 +61,16 @@ export class SandboxWorker {
         if (message.type === 'ready') resolve()
         else this.holder?.message(message)
       })
-      this.thread.on('error', (error) => reject(error))
+      this.thread.on('error', (error) => {
+        this.error = error
+        reject(error)
+      })
       this.thread.on('exit', (code) => {
         this.exited = true
         this.inbox.close()
         reject(new Error(`the sandbox worker exited with code ${code} before it was ready`))
         this.onExit?.()
-        this.holder?.exit()
+        this.holder?.exit(this.error)
       })
     })
     this.ready.catch(() => {})

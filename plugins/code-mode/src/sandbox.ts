@@ -38,7 +38,7 @@ export async function runProgram(pool: SandboxPool, options: RunOptions): Promis
     worker = await (signal ? raceAbort(acquiring, signal, (late) => pool.release(late, 0)) : acquiring)
   } catch (error) {
     await options.scheduler.close()
-    if (error instanceof ToolAbortedError) throw error
+    if (error instanceof ToolAbortedError || pool.disposed) throw cancelled()
     throw new CodeRunError('aborted', `the sandbox could not start: ${error instanceof Error ? error.message : String(error)}`, [])
   }
   return new Promise((resolve, reject) => new ProgramRun(pool, worker, options, resolve, reject).start())
@@ -74,10 +74,13 @@ class ProgramRun {
     worker.meter.fill(0)
     worker.holder = {
       message: (message) => this.onMessage(message),
-      exit: () => {
+      exit: (error) => {
         if (this.settled) return
         if (this.pool.disposed) this.cancelled = true
-        this.failure ??= { kind: 'aborted', detail: 'the sandbox worker stopped unexpectedly' }
+        const outOfMemory = (error as { code?: string } | undefined)?.code === 'ERR_WORKER_OUT_OF_MEMORY'
+        this.failure ??= outOfMemory
+          ? { kind: 'memory', detail: 'the sandbox worker ran out of memory handling the program\'s data' }
+          : { kind: 'aborted', detail: `the sandbox worker stopped unexpectedly${error ? ` (${error.message})` : ''}` }
         this.finish()
       },
     }
