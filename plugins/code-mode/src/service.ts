@@ -17,7 +17,8 @@ export interface ToolAccess {
 }
 
 const HOST_PATH = /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/
-const RESERVED = new Set(['tools', 'console', 'ToolCallError', 'globalThis'])
+// The prelude's own globals, and the global properties that cannot be redefined.
+const RESERVED = new Set(['tools', 'console', 'ToolCallError', 'globalThis', 'undefined', 'NaN', 'Infinity'])
 
 /** Checks `host` keys: dotted identifiers, no reserved root, no key that is a property path of another. */
 function hostFunctions(host: Record<string, CodeHostFunction>): Map<string, CodeHostFunction> {

@@ -55,6 +55,7 @@ describe('ctx.codeMode.run', () => {
   it.each([
     ['bad path', { 'agents..run': async () => null }, /not a dotted identifier path/],
     ['reserved root', { 'tools.extra': async () => null }, /would replace the program's "tools"/],
+    ['non-configurable global', { 'undefined.x': async () => null }, /would replace the program's "undefined"/],
     ['overlap', { agents: async () => null, 'agents.run': async () => null }, /overlap/],
     ['overlap past a sibling that sorts between', { agents: async () => null, agents$x: async () => null, 'agents.run.deep': async () => null }, /"agents" and "agents.run.deep" overlap/],
     ['not a function', { agents: 1 as any }, /not a function/],
