@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { contentText, type ToolExecutionResult } from '@cordage/core'
 import { createTestContext, ScriptedModel, type ScriptStep, type TestContext } from '@cordage/testing'
-import Subagents from '@cordage/plugin-subagent'
+import { Subagents } from '@cordage/plugin-subagent'
 import * as Shell from '@cordage/plugin-shell'
 import * as Workflow from '../src/index.js'
 
