@@ -52,13 +52,14 @@ describe('ctx.codeMode.run', () => {
     ])
   })
 
-  it.each([
-    ['bad path', { 'agents..run': async () => null }, /not a dotted identifier path/],
-    ['reserved root', { 'tools.extra': async () => null }, /would replace the program's "tools"/],
-    ['non-configurable global', { 'undefined.x': async () => null }, /would replace the program's "undefined"/],
-    ['overlap', { agents: async () => null, 'agents.run': async () => null }, /overlap/],
-    ['overlap past a sibling that sorts between', { agents: async () => null, agents$x: async () => null, 'agents.run.deep': async () => null }, /"agents" and "agents.run.deep" overlap/],
-    ['not a function', { agents: 1 as any }, /not a function/],
+  const none = async (): Promise<null> => null
+  it.each<[string, Record<string, any>, RegExp]>([
+    ['bad path', { 'agents..run': none }, /not a dotted identifier path/],
+    ['reserved root', { 'tools.extra': none }, /would replace the program's "tools"/],
+    ['non-configurable global', { 'undefined.x': none }, /would replace the program's "undefined"/],
+    ['overlap', { agents: none, 'agents.run': none }, /overlap/],
+    ['overlap past a sibling that sorts between', { agents: none, agents$x: none, 'agents.run.deep': none }, /"agents" and "agents.run.deep" overlap/],
+    ['not a function', { agents: 1 }, /not a function/],
   ])('refuses host functions with a %s (INVALID_ARGS)', async (_label, host, message) => {
     const { ctx } = await setup([])
     await expect(service(ctx).run({ code: 'return 1', host })).rejects.toMatchObject({ code: 'INVALID_ARGS', message: expect.stringMatching(message) })
