@@ -127,6 +127,12 @@ class ProgramRun {
 
   private complete(id: string, outcome: CallOutcome): void {
     if (this.settled) return
+    // A value the VM cannot hold (its text, then the parsed copy) would exhaust the heap inside the
+    // interpreter's own string allocation and abort the run; refuse it as a call failure instead.
+    const { memoryBytes } = this.options.limits
+    if (outcome.ok && outcome.json.length * 2 > memoryBytes) {
+      outcome = { ok: false, message: `the value is ${outcome.json.length} characters of JSON, too large for the sandbox (memoryBytes ${memoryBytes}); ask for less, e.g. a narrower query or one page` }
+    }
     this.completions.push(encodeCompletion(id, outcome))
     if (this.busy || this.flushQueued) return
     // Completions of one tick (Promise.all of quick tools) travel together.

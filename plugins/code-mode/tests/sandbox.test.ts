@@ -106,6 +106,22 @@ describe('sandbox limits: each breach is a CODE_RUN_FAILED result and the host k
   })
 })
 
+describe('values too large for the sandbox', () => {
+  const big = defineTool({
+    name: 'big',
+    description: 'Returns 40 MB of text.',
+    parameters: Schema.object({}),
+    output: { schema: Schema.object({ text: Schema.string().required() }), render: () => [{ type: 'text', text: 'big' }] },
+    execute: () => ({ text: 'x'.repeat(40e6) }),
+  })
+
+  it('rejects the call with a catchable ToolCallError instead of exhausting the heap', async () => {
+    const { run } = await setup([big], { memoryBytes: 8 << 20 })
+    const value = valueOf(await run('try { await tools.big({}) } catch (error) { return [error.name, error.toolName, error.message] }'))
+    expect(value.result).toEqual(['ToolCallError', 'big', expect.stringMatching(/^the value is 40000011 characters of JSON, too large for the sandbox \(memoryBytes 8388608\)/)])
+  })
+})
+
 describe('returned values', () => {
   const weird = defineTool({
     name: 'weird',
