@@ -1,5 +1,6 @@
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
+import { strictConfig } from '@cordage/core'
 import { inspectTool } from './inspect-tool.js'
 import { mountTools } from './mount-tools.js'
 import { Mounts } from './mounts.js'
@@ -12,9 +13,9 @@ export interface Config {
   timeoutMs: number
 }
 
-export const Config: Schema<Partial<Config>, Config> = Schema.object({
+export const Config: Schema<Partial<Config>, Config> = strictConfig(name, Schema.object({
   timeoutMs: Schema.natural().min(1).default(5000).description('How long the synchronous part of mounted code may run (evaluation, apply, each listener or tool call) before it is stopped.'),
-})
+}))
 
 /**
  * Registers `cordis_inspect`, `cordis_mount` and `cordis_unmount`. Every mount is a child of one group
