@@ -1,11 +1,12 @@
 import type { Context } from 'cordis'
 import type { ToolExec, ToolExecutionResult } from '@cordage/core'
+import type { AgentNotice } from '@cordage/services'
 
 /** What one active run wants to observe. */
 export interface RunObserver {
   onExecute?(exec: ToolExec): void
   onResult?(exec: ToolExec, result: ToolExecutionResult): void
-  onJobCompleted?(payload: unknown): void
+  onNotice?(notice: AgentNotice): void
 }
 
 interface Hub {
@@ -16,7 +17,7 @@ interface Hub {
 const hubs = new WeakMap<Context, Hub>()
 
 /**
- * Routes `tools/execute`, `tools/result` and `jobs/completed` to the active runs of agents made with
+ * Routes `tools/execute`, `tools/result` and `agent/notice` to the active runs of agents made with
  * `ctx`. Listeners are installed once per context, as effects of its fiber (so unloading the owner
  * removes them), because installing them per run costs more than a whole turn of the loop. The tool
  * listeners are installed only once a run asks for them (a run with a session).
@@ -27,8 +28,8 @@ export function observe(ctx: Context, observer: RunObserver, tools: boolean): ()
     const created: Hub = { observers: new Set(), watchingTools: false }
     ctx.effect(() => {
       hubs.set(ctx, created)
-      const stop = (ctx as any).on('jobs/completed', (payload: unknown) => {
-        for (const each of created.observers) each.onJobCompleted?.(payload)
+      const stop = ctx.on('agent/notice', (notice) => {
+        for (const each of created.observers) each.onNotice?.(notice)
       })
       return () => {
         stop()

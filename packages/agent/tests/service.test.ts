@@ -27,13 +27,13 @@ describe('the agent plugin', () => {
 
     // The run observers live as long as the plugin: one per event, removed on unload.
     const hooks = (ctx as any).events._hooks as Record<string, unknown[] | undefined>
-    expect([hooks['tools/execute']?.length, hooks['tools/result']?.length, hooks['jobs/completed']?.length]).toEqual([1, 1, 1])
+    expect([hooks['tools/execute']?.length, hooks['tools/result']?.length, hooks['agent/notice']?.length]).toEqual([1, 1, 1])
     const memory = ctx.get('agent')!.create({ persist: false })
     expect(memory.session).toBeUndefined()
     expect(readdirSync(join(cwd, 'logs'))).toHaveLength(1)
     await fiber.dispose()
     expect(ctx.get('agent')).toBeUndefined()
-    expect([hooks['tools/execute']?.length ?? 0, hooks['tools/result']?.length ?? 0, hooks['jobs/completed']?.length ?? 0]).toEqual([0, 0, 0])
+    expect([hooks['tools/execute']?.length ?? 0, hooks['tools/result']?.length ?? 0, hooks['agent/notice']?.length ?? 0]).toEqual([0, 0, 0])
     expect(existsSync(join(cwd, '.cordage'))).toBe(false)
   })
 
@@ -66,7 +66,7 @@ describe('run progress and cancellation', () => {
     expect(agent.messages.at(-1)).toEqual({ role: 'assistant', content: 'partial' })
   })
 
-  it('adds a jobs/completed notice as context before the next model request', async () => {
+  it('adds an agent/notice as context before the next model request', async () => {
     const ctx = await createTestContext()
     ctx.tools.register(defineTool({
       name: 'finish_job',
@@ -74,7 +74,7 @@ describe('run progress and cancellation', () => {
       parameters: Schema.object({}),
       output: { schema: Schema.object({ ok: Schema.boolean().required() }), render: () => [{ type: 'text', text: 'ok' }] },
       execute() {
-        ;(ctx as any).emit('jobs/completed', { id: 'job_1', kind: 'bash', title: 'npm test', state: 'exited', exitCode: 0, signal: null, error: null, outputChars: 42 })
+        ctx.emit('agent/notice', { source: 'jobs', text: 'Background job job_1 exited with code 0.' })
         return { ok: true }
       },
     }))
@@ -85,17 +85,16 @@ describe('run progress and cancellation', () => {
     const model = ctx.get('model') as unknown as ScriptedModel
     expect(model.requests[1].messages.at(-1)).toEqual({
       role: 'user',
-      content: '<context source="jobs">\nBackground job job_1 (bash: npm test) exited with code 0 with 42 chars of output. Read it with job_output { "job_id": "job_1" }.\n</context>',
+      content: '<context source="jobs">\nBackground job job_1 exited with code 0.\n</context>',
     })
   })
 
-  it('keeps a job completion that arrives during the final turn for the next request', async () => {
+  it('keeps a notice that arrives during the final turn for the next request', async () => {
     const ctx = await createTestContext()
-    const finished = { id: 'job_2', kind: 'bash', title: 'sleep 1', state: 'killed', exitCode: null, signal: 'SIGTERM', error: null, outputChars: 0 }
     await ctx.plugin(ScriptedModel, {
       turns: [
         () => {
-          ;(ctx as any).emit('jobs/completed', finished)
+          ctx.emit('agent/notice', { source: 'jobs', text: 'Background job job_2 (bash: sleep 1) was killed (SIGTERM).' })
           return { text: 'bye' }
         },
         { text: 'noted' },

@@ -1,5 +1,5 @@
 import type { HookContext } from '@cordage/core'
-import type { JobSnapshot } from './types.js'
+import type { JobSnapshot } from '@cordage/services'
 
 function seconds(ms: number): string {
   return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`

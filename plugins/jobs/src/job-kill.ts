@@ -2,7 +2,7 @@ import Schema from 'schemastery'
 import { defineTool, type ToolDefinition } from '@cordage/core'
 import { describeJob } from './describe.js'
 import type { JobTable } from './table.js'
-import { JobSnapshotSchema } from './types.js'
+import { JobSnapshotSchema } from '@cordage/services'
 
 const Parameters = Schema.object({
   job_id: Schema.string().required().description('The job to stop, e.g. "job_1".'),

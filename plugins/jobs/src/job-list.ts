@@ -2,7 +2,7 @@ import Schema from 'schemastery'
 import { defineTool, type ToolDefinition } from '@cordage/core'
 import { describeJob } from './describe.js'
 import type { JobTable } from './table.js'
-import { JobSnapshotSchema } from './types.js'
+import { JobSnapshotSchema } from '@cordage/services'
 
 const Parameters = Schema.object({
   state: Schema.union(['running', 'exited', 'killed', 'failed'] as const).description('Only jobs in this state.'),

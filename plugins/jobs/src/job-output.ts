@@ -2,7 +2,7 @@ import Schema from 'schemastery'
 import { defineTool, type ToolDefinition } from '@cordage/core'
 import { describeJob } from './describe.js'
 import type { JobTable } from './table.js'
-import { JobSnapshotSchema } from './types.js'
+import { JobSnapshotSchema } from '@cordage/services'
 
 /** The largest `max_chars` a call may ask for (keeps one result well inside the content budget). */
 export const MAX_READ_CHARS = 30_000

@@ -4,8 +4,9 @@ import type { ToolRegistry } from '@cordage/registry'
 import { jobKillTool } from './job-kill.js'
 import { jobListTool } from './job-list.js'
 import { jobOutputTool } from './job-output.js'
-import { JobTable, type JobRead } from './table.js'
-import type { JobHandle, JobSnapshot, JobStartOptions } from './types.js'
+import type { JobHandle, JobRead, JobSnapshot, JobStartOptions, JobsService } from '@cordage/services'
+import { completionContext } from './describe.js'
+import { JobTable } from './table.js'
 
 export declare namespace Jobs {
   /** Limits of the jobs service. */
@@ -22,7 +23,7 @@ export declare namespace Jobs {
  * effect of the caller's fiber), feed it output and report its end; `job_output`, `job_list` and
  * `job_kill` expose public snapshots to the model. Unloading the service kills every running job.
  */
-export class Jobs extends Service {
+export class Jobs extends Service implements JobsService {
   static readonly inject = ['tools']
   static readonly Config: Schema<Partial<Jobs.Config>, Jobs.Config> = Schema.object({
     headChars: Schema.natural().default(20_000).description('Characters kept from the start of each job\'s output.'),
@@ -36,7 +37,11 @@ export class Jobs extends Service {
   constructor(ctx: Context, config: Jobs.Config) {
     super(ctx, 'jobs')
     const logger = ctx.logger('jobs')
-    this.table = new JobTable(config, (job) => ctx.emit('jobs/completed', job), (message) => logger.warn(message))
+    const completed = (job: JobSnapshot): void => {
+      ctx.emit('jobs/completed', job)
+      ctx.emit('agent/notice', completionContext(job))
+    }
+    this.table = new JobTable(config, completed, (message) => logger.warn(message))
     const table = this.table
     ctx.effect(() => () => table.killAll('the jobs service was unloaded'), 'jobs: kill running jobs on unload')
     const tools: ToolRegistry = ctx.tools

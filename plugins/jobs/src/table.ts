@@ -1,7 +1,7 @@
 import { TextDecoder } from 'node:util'
-import { OutputBuffer, type BufferRead } from './buffer.js'
+import { OutputBuffer } from './buffer.js'
 import { JobOffsetError, UnknownJobError } from './errors.js'
-import type { JobExit, JobHandle, JobSnapshot, JobStartOptions, JobState } from './types.js'
+import type { JobExit, JobHandle, JobRead, JobSnapshot, JobStartOptions, JobState } from '@cordage/services'
 
 /** Limits of a `JobTable`. */
 export interface JobTableOptions {
@@ -12,13 +12,6 @@ export interface JobTableOptions {
 }
 
 /** One read of a job's output: the span, where to continue, and the job's state at the time. */
-export interface JobRead extends BufferRead {
-  nextOffset: number
-  /** More output is already available after `nextOffset`. */
-  more: boolean
-  job: JobSnapshot
-}
-
 interface JobRecord {
   id: string
   kind: string

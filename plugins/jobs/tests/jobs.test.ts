@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest'
 import type { Context } from 'cordis'
 import { contentText } from '@cordage/core'
 import { createTestContext, testToolContract } from '@cordage/testing'
-import { Jobs, completionContext, type JobSnapshot } from '../src/index.js'
+import type { AgentNotice, JobSnapshot, JobsService } from '@cordage/services'
+import { completionContext } from '../src/describe.js'
+import { Jobs } from '../src/service.js'
 
 testToolContract(Jobs, {
   cases: [
@@ -20,13 +22,15 @@ async function setup(config: Partial<Jobs.Config> = {}) {
   const ctx = await createTestContext()
   const fiber = await ctx.plugin(Jobs, config)
   const completed: JobSnapshot[] = []
+  const notices: AgentNotice[] = []
   ctx.on('jobs/completed', (job) => void completed.push(job))
-  return { ctx, fiber, completed }
+  ctx.on('agent/notice', (notice) => void notices.push(notice))
+  return { ctx, fiber, completed, notices }
 }
 
 /** Loads a plugin that owns jobs, so its unloading can be observed. */
 async function owner(ctx: Context) {
-  let jobs!: Jobs
+  let jobs!: JobsService
   const fiber = await ctx.plugin({ name: 'owner', inject: ['jobs'], apply: (inner: Context) => void (jobs = inner.jobs) })
   return { fiber, jobs }
 }
@@ -38,7 +42,7 @@ function value(result: any): any {
 
 describe('jobs service', () => {
   it('reads output incrementally with absolute offsets until the job exits, then emits jobs/completed', async () => {
-    const { ctx, completed } = await setup()
+    const { ctx, completed, notices } = await setup()
     const job = ctx.jobs.start({ kind: 'test', title: 'counting' })
     job.write('one\n')
     job.write(Buffer.from('two\n'), 'stderr')
@@ -55,6 +59,8 @@ describe('jobs service', () => {
     expect(completed).toHaveLength(1)
     expect(Object.keys(completed[0]!).sort()).toEqual(SNAPSHOT_KEYS)
     expect(completionContext(completed[0]!).text).toContain('Background job job_1 (test: counting) exited with code 3')
+    // Agents learn of it through the generic notice event, worded by the jobs plugin.
+    expect(notices).toEqual([completionContext(completed[0]!)])
   })
 
   it('loads with no config and applies the defaults', async () => {

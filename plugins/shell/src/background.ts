@@ -1,4 +1,4 @@
-import type { Jobs } from '@cordage/plugin-jobs'
+import type { JobsService } from '@cordage/services'
 import { JobsUnavailableError, ShellSpawnError } from './errors.js'
 import { spawnCommand, type RunningCommand } from './run.js'
 
@@ -9,7 +9,7 @@ export interface BackgroundOptions {
   cwd: string
   env: Record<string, string>
   killGraceMs: number
-  jobs: Jobs | undefined
+  jobs: JobsService | undefined
 }
 
 /**
@@ -19,7 +19,7 @@ export interface BackgroundOptions {
 export async function startBackground(options: BackgroundOptions): Promise<{ kind: 'background'; jobId: string }> {
   const jobs = options.jobs
   if (!jobs) throw new JobsUnavailableError()
-  let handle: ReturnType<Jobs['start']> | undefined
+  let handle: ReturnType<JobsService['start']> | undefined
   const command: RunningCommand = spawnCommand({
     ...options,
     onStdout: (chunk) => handle?.write(chunk, 'stdout'),

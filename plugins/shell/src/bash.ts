@@ -1,6 +1,6 @@
 import Schema from 'schemastery'
 import { defineTool, type ContentBlock, type ToolDefinition } from '@cordage/core'
-import type { Jobs } from '@cordage/plugin-jobs'
+import type { JobsService } from '@cordage/services'
 import { startBackground } from './background.js'
 import { resolveCwd } from './cwd.js'
 import { runForeground, type ForegroundValue } from './foreground.js'
@@ -15,7 +15,7 @@ export interface BashToolOptions {
   maxOutputBytes: number
   killGraceMs: number
   env: () => Record<string, string>
-  jobs: () => Jobs | undefined
+  jobs: () => JobsService | undefined
   running: Set<RunningCommand>
 }
 

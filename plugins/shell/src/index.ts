@@ -1,7 +1,7 @@
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
 import type { ToolRegistry } from '@cordage/registry'
-import type { Jobs } from '@cordage/plugin-jobs'
+import type { JobsService } from '@cordage/services'
 import { bashTool } from './bash.js'
 import { resolveRoot } from './cwd.js'
 import { DEFAULT_ENV_DENY, envFilter } from './env.js'
@@ -56,7 +56,7 @@ export function apply(ctx: Context, config: Config): void {
     maxOutputBytes: config.maxOutputBytes,
     killGraceMs: config.killGraceMs,
     env: () => filter(process.env),
-    jobs: () => ctx.get('jobs') as Jobs | undefined,
+    jobs: () => ctx.get('jobs') as JobsService | undefined,
     running,
   }))
 }

@@ -1,7 +1,8 @@
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { contentText } from '@cordage/core'
-import { Jobs, type JobSnapshot } from '@cordage/plugin-jobs'
+import { Jobs } from '@cordage/plugin-jobs'
+import type { JobSnapshot } from '@cordage/services'
 import { alive, readPid, setup, value } from './helpers.js'
 
 describe('bash in the background', () => {

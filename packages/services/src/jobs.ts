@@ -54,3 +54,35 @@ export interface JobHandle {
   /** The work could not run or crashed: state `failed` (or `killed` when a stop was requested). */
   fail(error: unknown): void
 }
+
+/** A span of a job's output addressed by absolute character offsets. */
+export interface JobRead {
+  /** The absolute offset of `text` (later than asked when the characters before it were dropped). */
+  offset: number
+  text: string
+  /** Characters skipped because they were no longer kept. */
+  dropped: number
+  nextOffset: number
+  /** More output is already available after `nextOffset`. */
+  more: boolean
+  job: JobSnapshot
+}
+
+/**
+ * The `jobs` service (`ctx.jobs`): background work started by tools (bash, terminals, subagents).
+ * Owners `start` a job — it becomes an effect of the caller's fiber — feed it output and report its end.
+ */
+export interface JobsService {
+  /** Starts a job owned by the calling plugin: unloading the caller kills it. */
+  start(options: JobStartOptions): JobHandle
+  /** The public snapshot of a job, or undefined when unknown. */
+  get(id: string): JobSnapshot | undefined
+  /** Snapshots of every known job, oldest first. */
+  list(): JobSnapshot[]
+  /** Reads up to `max` characters from absolute `offset`; throws `UNKNOWN_JOB` / `INVALID_OFFSET`. */
+  read(id: string, offset?: number, max?: number): JobRead
+  /** Resolves once output exists past `offset`, the job ended, `ms` passed or `signal` aborted. */
+  wait(id: string, offset: number, ms: number, signal?: AbortSignal): Promise<void>
+  /** Stops a running job and resolves once its owner reported the end; false if it had already ended. */
+  kill(id: string, reason?: string): Promise<boolean>
+}
