@@ -4,12 +4,14 @@ import type { CodeRunner } from './code.js'
 import type { AgentNotice } from './notice.js'
 import type { SubagentService } from './subagents.js'
 import type { JobSnapshot, JobsService } from './jobs.js'
+import type { WebService } from './web.js'
 
 declare module 'cordis' {
   interface Context {
     jobs: JobsService
     codeMode: CodeRunner
     subagents: SubagentService
+    web: WebService
   }
 
   interface Events {
@@ -31,3 +33,4 @@ export type { JobsService, JobSnapshot, JobState, JobExit, JobStartOptions, JobH
 
 /** A Cordis context that has the `jobs` service (what `ctx.inject(['jobs'], (ctx) => …)` hands a callback). */
 export type JobsContext = Context & { jobs: JobsService }
+export type { WebService, WebSearchProvider, WebSearchHit } from './web.js'

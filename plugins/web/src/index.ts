@@ -3,20 +3,15 @@ import { Agent as HttpsAgent } from 'node:https'
 import { Context, Service } from 'cordis'
 import Schema from 'schemastery'
 import type { ToolRegistry } from '@cordage/registry'
+import type { WebSearchProvider, WebService } from '@cordage/services'
 import { AddressPolicy } from './address.js'
 import { WebConfigError, WebError } from './errors.js'
 import { fetchTool } from './fetch.js'
-import { braveProvider, searxngProvider, type WebSearchProvider } from './providers.js'
+import { braveProvider, searxngProvider } from './providers.js'
 import { searchTool } from './search.js'
 
-declare module 'cordis' {
-  interface Context {
-    web: Web
-  }
-}
-
 /** The `web` service: web_fetch, and web_search routed to the registered search providers. */
-export class Web extends Service {
+export class Web extends Service implements WebService {
   static readonly inject = ['tools']
   static readonly Config: Schema<Partial<Web.Config>, Web.Config> = Schema.object({
     maxBytes: Schema.natural().min(1024).default(5_000_000).description('Bytes of a response body web_fetch reads at most (also the ceiling of its maxBytes argument).'),
@@ -104,6 +99,5 @@ export declare namespace Web {
 }
 
 export default Web
-export type { WebSearchHit, WebSearchProvider } from './providers.js'
 export { braveProvider, searxngProvider } from './providers.js'
 export { WebError, WebConfigError, type WebErrorCode } from './errors.js'

@@ -1,20 +1,5 @@
+import type { WebSearchHit, WebSearchProvider } from '@cordage/services'
 import { WebError } from './errors.js'
-
-/** One search hit as every provider normalises it. */
-export interface WebSearchHit {
-  title: string
-  url: string
-  snippet: string
-}
-
-/** A search backend `ctx.web` can route `web_search` to. */
-export interface WebSearchProvider {
-  /** Short stable id (`searxng`, `brave`), named by config `searchProvider`. */
-  readonly id: string
-  /** Why the provider cannot search right now (e.g. a missing API key), or undefined when it can. */
-  unavailable?(): string | undefined
-  search(query: string, options: { maxResults: number; signal: AbortSignal }): Promise<WebSearchHit[]>
-}
 
 const MAX_RESPONSE_BYTES = 4_000_000
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', '#39': "'" }

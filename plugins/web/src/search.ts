@@ -1,7 +1,7 @@
 import Schema from 'schemastery'
 import { defineTool, type ToolDefinition } from '@cordage/core'
 import { WebError } from './errors.js'
-import type { WebSearchHit, WebSearchProvider } from './providers.js'
+import type { WebSearchHit, WebSearchProvider } from '@cordage/services'
 
 /** How `web_search` reaches a provider: the selection `ctx.web` makes per call. */
 export interface SearchRouter {

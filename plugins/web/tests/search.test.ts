@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { WebSearchProvider } from '../src/providers.js'
+import type { WebSearchProvider } from '@cordage/services'
 import { codeOf, loadWeb, serve, textOf, valueOf } from './helpers.js'
 
 // The shape of SearXNG's /search?format=json answer (fields beyond these are ignored).
