@@ -12,14 +12,14 @@ export const name = 'lsp'
 /** Needs the tool registry. */
 export const inject = ['tools']
 
-/** One language server entry of the config. */
+/** One language server entry of the config (`args` and `env` default to empty). */
 export interface ServerConfig {
   name: string
   command: string
-  args: string[]
+  args?: string[]
   globs: string[]
   languageId: string
-  env: Record<string, string>
+  env?: Record<string, string>
   initializationOptions?: unknown
 }
 
@@ -73,7 +73,7 @@ function specs(config: Config): ServerSpec[] {
     if (!server.globs.length) throw new LspConfigError(`${where}.globs is empty; list the files the server handles, e.g. ["**/*.ts"]`)
     if (names.has(server.name)) throw new LspConfigError(`${where}.name "${server.name}" is used twice`)
     names.add(server.name)
-    return { ...server }
+    return { ...server, args: server.args ?? [], env: server.env ?? {} }
   })
 }
 

@@ -45,6 +45,7 @@ export function toLocations(result: unknown): LocationValue[] {
   const seen = new Set<string>()
   const locations: LocationValue[] = []
   for (const item of items as Array<Location | LocationLink>) {
+    if (typeof item !== 'object' || item === null) continue
     const uri = 'targetUri' in item ? item.targetUri : item?.uri
     const target = 'targetUri' in item ? item.targetSelectionRange ?? item.targetRange : item?.range
     if (typeof uri !== 'string' || !isRange(target)) continue

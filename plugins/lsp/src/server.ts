@@ -140,6 +140,7 @@ export class LanguageServer {
   /** Sends a request, cancelled (`$/cancelRequest`) when `signal` aborts or `timeoutMs` passes. */
   async request(method: string, params: unknown, signal: AbortSignal | undefined, timeoutMs: number): Promise<unknown> {
     if (this.dead) throw this.crashed()
+    if (signal?.aborted) throw signal.reason
     const source = new CancellationTokenSource()
     let timedOut = false
     const timer = setTimeout(() => { timedOut = true; source.cancel() }, timeoutMs)
@@ -148,11 +149,20 @@ export class LanguageServer {
     try {
       const pending = this.connection.sendRequest(method, params, source.token)
       // A dead server leaves its requests unanswered; the exit settles them.
-      return await Promise.race([pending, this.exited.then(() => { throw this.crashed() })])
+      const result = await Promise.race([pending, this.exited.then(() => { throw this.crashed() })])
+      // A server may answer a cancelled request (often with null): that answer is not the result.
+      if (signal?.aborted) throw signal.reason
+      if (timedOut) throw this.timeout(method, timeoutMs)
+      return result
     } catch (error) {
       if (signal?.aborted) throw signal.reason
-      if (timedOut) throw new LspError('LSP_TIMEOUT', `the ${this.spec.name} language server did not answer ${method} within ${timeoutMs} ms; it may still be indexing, try again shortly`)
-      if (this.dead || error instanceof LspError) throw error instanceof LspError ? error : this.crashed()
+      if (timedOut) throw this.timeout(method, timeoutMs)
+      if (this.dead) {
+        // The pipes close a moment before the exit status is known; it makes the message useful.
+        await Promise.race([this.exited, new Promise((resolve) => setTimeout(resolve, 500))])
+        throw this.crashed()
+      }
+      if (error instanceof LspError) throw error
       throw new LspError('LSP_REQUEST_FAILED', `the ${this.spec.name} language server failed ${method}: ${(error as Error).message}`, { cause: error })
     } finally {
       clearTimeout(timer)
@@ -213,6 +223,10 @@ export class LanguageServer {
       entry = fresh()
     }
     return fresh()?.items
+  }
+
+  private timeout(method: string, timeoutMs: number): LspError {
+    return new LspError('LSP_TIMEOUT', `the ${this.spec.name} language server did not answer ${method} within ${timeoutMs} ms; it may still be indexing, try again shortly`)
   }
 
   private crashed(): LspError {

@@ -53,8 +53,8 @@ export function cursor(text: string, needle: string, occurrence = 1): { line: nu
 }
 
 /** Loads the lsp plugin (TypeScript server configured) rooted at `root`. */
-export async function loadLsp(root: string, config: Partial<lsp.Config> = {}) {
-  const ctx = await createTestContext()
+export async function loadLsp(root: string, config: Partial<lsp.Config> = {}, options: { print?: boolean } = {}) {
+  const ctx = await createTestContext(options)
   const fiber = await ctx.plugin(lsp, { root, servers: [typescriptServer], ...config })
   const call = (args: unknown, signal?: AbortSignal) => ctx.tools.execute({ name: 'lsp', arguments: args, signal })
   return { ctx, fiber, call }
@@ -77,8 +77,8 @@ export function groupMembers(group: number): number[] {
   return members
 }
 
-/** Children of this test process whose command line mentions typescript-language-server. */
-export function languageServers(): number[] {
+/** Children of this test process whose command line mentions `marker` (default: typescript-language-server). */
+export function languageServers(marker = 'typescript-language-server'): number[] {
   const found: number[] = []
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue
@@ -86,7 +86,7 @@ export function languageServers(): number[] {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
       const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
       if (Number(ppid) !== process.pid || state === 'Z') continue
-      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('typescript-language-server')) found.push(Number(entry))
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(marker)) found.push(Number(entry))
     } catch {
       // Exited while listing.
     }
