@@ -13,7 +13,7 @@ import { applyToolView } from './tool-view.js'
 import { streamTurn } from './turn.js'
 import type { SessionEventBody, SessionEventMap, SessionEventType } from './session-types.js'
 
-// `ctx.get` read once per context: reading it through the context costs several proxy hops (~5 µs) per
+// `ctx.get` read once per context: reading it through the context costs several proxy hops (microseconds) per
 // run, while the function it returns is bound to that context and stays valid for its lifetime.
 const getters = new WeakMap<Context, Context['get']>()
 

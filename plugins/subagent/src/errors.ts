@@ -1,11 +1,7 @@
 import { CordageError } from '@cordage/core'
 
 /** A child run could not start or did not finish; `code` says why (`SUBAGENT_DEPTH`, `SUBAGENT_FANOUT`, …). */
-export class SubagentError extends CordageError {
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
-    super(code, message, options)
-  }
-}
+export class SubagentError extends CordageError {}
 
 /** The plugin's config is invalid (code `INVALID_CONFIG`). */
 export class SubagentConfigError extends CordageError {

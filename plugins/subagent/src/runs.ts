@@ -1,4 +1,5 @@
-import type { Context } from 'cordis'
+import { symbols, type Context } from 'cordis'
+import type { ToolRegistry } from '@cordage/registry'
 import { Agent, SessionLog, type AgentResult, type ModelService } from '@cordage/agent'
 import { ToolAbortedError, ToolArgsError, type JsonValue } from '@cordage/core'
 import type { ChildRunCaller, ChildRunOptions, ChildRunResult, SubagentService } from '@cordage/services'
@@ -60,7 +61,18 @@ export class ChildRuns implements SubagentService {
   private readonly lifetime = new AbortController()
   private sequence = 0
 
-  constructor(private readonly ctx: Context, private readonly settings: RunSettings) {}
+  // Context property reads cost microseconds each (cordis builds an Error per read for its inject
+  // check), so the functions a run needs are read once here; each stays bound to the plugin's context.
+  private readonly get: Context['get']
+  private readonly emit: Context['emit']
+  private readonly tools: ToolRegistry
+
+  constructor(private readonly ctx: Context, private readonly settings: RunSettings) {
+    this.get = ctx.get
+    this.emit = ctx.emit
+    const service = ctx.get('tools')!
+    this.tools = (service as any)[symbols.original] ?? service
+  }
 
   async run(options: ChildRunOptions, caller: ChildRunCaller): Promise<ChildRunResult> {
     const started = this.start(options, caller)
@@ -75,7 +87,7 @@ export class ChildRuns implements SubagentService {
   /** Aborts every run and waits for them to settle (plugin unload). */
   async close(): Promise<void> {
     this.lifetime.abort(new SubagentError('ABORTED', 'the subagent plugin was unloaded'))
-    await Promise.allSettled([...this.running])
+    await Promise.allSettled(this.running)
   }
 
   private async start(options: ChildRunOptions, caller: ChildRunCaller): Promise<ChildRunResult> {
@@ -92,7 +104,7 @@ export class ChildRuns implements SubagentService {
     const profile = this.profile(options.agent)
     const allowed = this.subset(options, profile, parent)
     const structured = options.outputSchema === undefined ? undefined : prepareOutputSchema(options.outputSchema)
-    const model = this.ctx.get('model') as ModelService | undefined
+    const model = this.get('model') as ModelService | undefined
     if (!model) throw new SubagentError('NO_MODEL', 'a subagent needs the model service: load a model provider plugin')
     if (caller.signal.aborted) throw new ToolAbortedError('subagent run was cancelled before it started')
 
@@ -106,7 +118,7 @@ export class ChildRuns implements SubagentService {
     const label = options.label ?? labelOf(options.prompt)
     const begun = performance.now()
     const signal = AbortSignal.any([caller.signal, this.lifetime.signal])
-    this.ctx.emit('agent/child', { type: 'start', runId, tool: caller.tool, parentCallId: caller.callId, depth, label })
+    this.emit('agent/child', { type: 'start', runId, tool: caller.tool, parentCallId: caller.callId, depth, label })
     let stopReason = 'failed'
     try {
       const agent = new Agent(this.ctx, {
@@ -115,7 +127,7 @@ export class ChildRuns implements SubagentService {
         maxTurns: profile?.maxTurns ?? settings.maxTurns,
         agent: runId,
         ...(session && { session }),
-        tools: { allow: [...allowed], ...(structured && { extra: [structuredOutputSchema(this.ctx.tools.get(STRUCTURED_OUTPUT), structured.schema)] }) },
+        tools: { allow: [...allowed], ...(structured && { extra: [structuredOutputSchema(this.tools.get(STRUCTURED_OUTPUT), structured.schema)] }) },
       })
       const until = structured ? () => structured.value !== undefined : undefined
       let result = await agent.run(options.prompt, { signal, until })
@@ -131,7 +143,7 @@ export class ChildRuns implements SubagentService {
       this.records.delete(runId)
       this.adjust(parent, caller.agent, -1)
       await session?.close({ reason: stopReason }).catch(() => {})
-      this.ctx.emit('agent/child', { type: 'end', runId, tool: caller.tool, parentCallId: caller.callId, depth, label, stopReason, isError: stopReason !== 'completed', durationMs: Math.round(performance.now() - begun) })
+      this.emit('agent/child', { type: 'end', runId, tool: caller.tool, parentCallId: caller.callId, depth, label, stopReason, isError: stopReason !== 'completed', durationMs: Math.round(performance.now() - begun) })
     }
   }
 
@@ -165,7 +177,7 @@ export class ChildRuns implements SubagentService {
 
   /** The child's tools: what was asked (or the profile's, or the configured default), never more than its caller may use. */
   private subset(options: ChildRunOptions, profile: AgentProfile | undefined, parent: RunRecord | undefined): ReadonlySet<string> {
-    const callerMay = parent ? new Set([...parent.allowed].filter((name) => name !== STRUCTURED_OUTPUT)) : new Set(this.ctx.tools.list().map((tool) => tool.name))
+    const callerMay = parent ? new Set([...parent.allowed].filter((name) => name !== STRUCTURED_OUTPUT)) : new Set(this.tools.list().map((tool) => tool.name))
     if (options.tools) {
       const outside = options.tools.filter((name) => !callerMay.has(name))
       if (outside.length) {

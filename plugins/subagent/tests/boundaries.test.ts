@@ -55,7 +55,7 @@ describe('background subagents', () => {
       routes: { 'Sleep.': [{ toolCalls: [{ name: 'bash', arguments: { command: `sleep 1000 & echo $! > ${pidFile}; wait` } }] }, { text: 'never' }] },
     }, {}, async (ctx) => {
       await ctx.plugin(Jobs, {})
-      await ctx.plugin(Shell, { cwd: dir })
+      await ctx.plugin(Shell, { root: dir })
     })
     await parent.run('go')
     const jobId = textOf(toolMessages(parent, 'subagent')[0]).split(' ').at(-1)!
