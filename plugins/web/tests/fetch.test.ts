@@ -1,5 +1,9 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
+import Spill from '@cordage/plugin-spill'
 import { codeOf, loadWeb, serve, textOf, valueOf } from './helpers.js'
 
 const page = `<!doctype html><html><head><title>The  Title</title><style>body{}</style></head><body>
@@ -187,6 +191,25 @@ describe('web_fetch', () => {
     await expect.poll(() => server.aborted).toBe(1)
     expect(ctx.tools.get('web_fetch')).toBeUndefined()
     expect(ctx.get('web')).toBeUndefined()
+  })
+
+  it('leaves a long page to the spill policy: a bounded preview inline, the whole text in the spill file', async () => {
+    const words = Array.from({ length: 5000 }, (_, i) => `word${i}`).join(' ')
+    const server = await serve(html(words, 'text/plain'))
+    const dir = await mkdtemp(join(tmpdir(), 'cordage-web-spill-'))
+    try {
+      const { ctx, call } = await loadWeb()
+      await ctx.plugin(Spill, { dir, maxInlineBytes: 4000, headBytes: 1500, tailBytes: 1500 })
+      const result = await call('web_fetch', { url: server.url })
+      expect(valueOf(result).content).toBe(words)
+      const text = textOf(result)
+      expect(Buffer.byteLength(text)).toBeLessThanOrEqual(4000)
+      expect(text.startsWith(`Fetched ${server.url}/ (HTTP 200, text/plain)`)).toBe(true)
+      const file = /Full output: (.+?)\. Read it/.exec(text)?.[1]
+      expect(await readFile(file!, 'utf8')).toContain(words)
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
   })
 
   it('rejects a blank URL as invalid arguments', async () => {
