@@ -111,7 +111,7 @@ export function lspTool(workspace: Workspace, pool: ServerPool, settings: LspSet
           const report = await server.request('textDocument/diagnostic', { textDocument }, exec.signal, timeout) as { items?: unknown[] } | null
           raw = report?.items ?? []
         } else {
-          const fresh = await server.diagnostics(file.uri, document.sentSeq, document.version, { waitMs: settings.diagnosticsWaitMs, settleMs: settings.diagnosticsSettleMs, signal: exec.signal })
+          const fresh = await server.diagnostics(file.uri, server.lastSentSeq, document.version, { waitMs: settings.diagnosticsWaitMs, settleMs: settings.diagnosticsSettleMs, signal: exec.signal })
           if (exec.signal.aborted) throw exec.signal.reason
           upToDate = fresh !== undefined
           raw = fresh ?? server.lastDiagnostics(file.uri) ?? []

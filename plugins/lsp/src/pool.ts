@@ -81,12 +81,16 @@ export class ServerPool {
     for (const [uri, document] of server.documents) {
       if (uri === file.uri) continue
       const now = await stat(document.real).catch(() => undefined)
-      if (!now) {
+      if (now && now.mtimeMs === document.mtimeMs && now.size === document.size) continue
+      const changed = { real: document.real, display: document.real, uri, size: now?.size ?? 0, mtimeMs: now?.mtimeMs ?? 0 }
+      const text = now ? await readSource(changed, this.options.maxFileBytes).catch(() => undefined) : undefined
+      if (text !== undefined) {
+        await this.send(server, changed, text)
+      } else {
+        // Deleted, grown past the limit or unreadable: the server forgets it rather than keep a stale copy.
         server.documents.delete(uri)
+        server.lastSentSeq = server.publishSeq
         await server.notify('textDocument/didClose', { textDocument: { uri } })
-      } else if (now.mtimeMs !== document.mtimeMs || now.size !== document.size) {
-        const changed = { real: document.real, display: document.real, uri, size: now.size, mtimeMs: now.mtimeMs }
-        await this.send(server, changed, await readSource(changed, this.options.maxFileBytes))
       }
     }
     return this.send(server, file, text)
@@ -100,9 +104,10 @@ export class ServerPool {
       server.documents.set(uri, { ...open, size: file.size, mtimeMs: file.mtimeMs })
       return server.documents.get(uri)!
     }
-    const document: OpenDocument = { real: file.real, version: (open?.version ?? 0) + 1, text, size: file.size, mtimeMs: file.mtimeMs, sentSeq: server.publishSeq }
+    const document: OpenDocument = { real: file.real, version: (open?.version ?? 0) + 1, text, size: file.size, mtimeMs: file.mtimeMs }
     server.documents.delete(uri)
     server.documents.set(uri, document)
+    server.lastSentSeq = server.publishSeq
     if (open) await server.notify('textDocument/didChange', { textDocument: { uri, version: document.version }, contentChanges: [{ text }] })
     else await server.notify('textDocument/didOpen', { textDocument: { uri, languageId: server.spec.languageId, version: document.version, text } })
     if (server.documents.size > this.options.maxOpenDocuments) {

@@ -51,13 +51,13 @@ export interface OpenDocument {
   text: string
   size: number
   mtimeMs: number
-  /** The diagnostics publish counter when this version was sent. */
-  sentSeq: number
 }
 
 /** A running language server: one child process (its own process group) speaking JSON-RPC over stdio. */
 export class LanguageServer {
   capabilities: ServerCapabilities = {}
+  /** The diagnostics publish counter when a document change was last sent (a change to one file can affect any other). */
+  lastSentSeq = 0
   /** Documents opened on this process, least recently used first. */
   readonly documents = new Map<string, OpenDocument>()
   stderrTail = ''
@@ -147,9 +147,8 @@ export class LanguageServer {
     const onAbort = () => source.cancel()
     signal?.addEventListener('abort', onAbort, { once: true })
     try {
-      const pending = this.connection.sendRequest(method, params, source.token)
-      // A dead server leaves its requests unanswered; the exit settles them.
-      const result = await Promise.race([pending, this.exited.then(() => { throw this.crashed() })])
+      // A dead server's requests are rejected by the connection's disposal (markDead).
+      const result = await this.connection.sendRequest(method, params, source.token)
       // A server may answer a cancelled request (often with null): that answer is not the result.
       if (signal?.aborted) throw signal.reason
       if (timedOut) throw this.timeout(method, timeoutMs)

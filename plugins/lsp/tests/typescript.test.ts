@@ -69,6 +69,14 @@ describe('lsp against typescript-language-server', { timeout: 180_000 }, () => {
       expect(value.diagnostics).toHaveLength(1)
       expect(value.diagnostics[0]).toMatchObject({ severity: 'error', code: '2345', range: { start: { line: 4, character: 20 } } })
       expect(textOf(broken)).toMatch(/^src\/main\.ts:5:21: error \[typescript 2345\]: Argument of type 'string' is not assignable to parameter of type 'number'\.$/)
+
+      // math.ts is open on the server too; changing it on disk changes main.ts's diagnostics (main.ts itself is unchanged).
+      expect(valueOf(await call({ operation: 'symbols', path: 'src/math.ts' })).symbols.length).toBeGreaterThan(0)
+      await ctx.tools.execute({ name: 'read', arguments: { path: 'src/math.ts' } })
+      const widen = await ctx.tools.execute({ name: 'edit', arguments: { path: 'src/math.ts', old_string: 'b: number)', new_string: 'b: number, c: number)' } })
+      expect(widen.isError).toBe(false)
+      const cascaded = await call({ operation: 'diagnostics', path: 'src/main.ts' })
+      expect(textOf(cascaded)).toContain('Expected 3 arguments, but got 2.')
     } finally {
       await fiber.dispose()
     }
