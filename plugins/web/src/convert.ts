@@ -18,6 +18,7 @@ const TEXT_TYPES = /^(text\/|application\/(json|xml|javascript|ecmascript|x-java
 const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml'])
 // Elements whose content is never readable text (and may be huge: inline scripts, SVG paths, data URIs).
 const MAX_DEPTH = 256
+const MAX_READABILITY_ELEMENTS = 10_000
 const WINDOWS_1252 = '€\0‚ƒ„…†‡ˆ‰Š‹Œ\0Ž\0\0‘’“”•–—˜™š›œ\0žŸ'.split('').map((char) => (char === '\0' ? '' : char))
 const STRIP = 'script, style, noscript, template, iframe, svg, canvas, object, embed, link, meta'
 
@@ -94,14 +95,21 @@ function convertHtml(html: string, baseUrl: string, format: 'markdown' | 'text',
   const root = (document.body ?? document.documentElement) as unknown as DomNode
   // Readability and turndown recurse per level and slow down sharply on hostile nesting.
   if (!root || maxDepth(root) > MAX_DEPTH) return withTitle(root ? textOf(root) : '')
+  let source = root
+  if (readability) {
+    try {
+      // Readability costs seconds on huge documents; past the element cap it throws before touching the page.
+      const article = new Readability(document as any, { maxElemsToParse: MAX_READABILITY_ELEMENTS }).parse()
+      // Converting linkedom nodes directly is faster than handing turndown a string for its own parser.
+      if (article?.content && article.textContent?.trim()) source = parseHTML(`<!doctype html><html><body>${article.content}</body></html>`).document.body as unknown as DomNode
+    } catch {
+      // The whole body is converted instead.
+    }
+  }
   try {
-    const article = readability ? new Readability(document as any).parse() : null
-    const main = article?.content && (article.textContent ?? '').trim() ? article : undefined
-    // Converting linkedom nodes directly is faster than handing turndown a string for its own parser.
-    const source = main ? parseHTML(`<!doctype html><html><body>${main.content}</body></html>`).document.body as unknown as DomNode : root
     return withTitle(format === 'text' ? textOf(source) : turndown.turndown(source as any).trim())
   } catch {
-    return withTitle(textOf(root))
+    return withTitle(textOf(source))
   }
 }
 

@@ -1,5 +1,5 @@
 // web_fetch end to end on loopback against the raw HTTP GET it wraps, measured in the same run: what the
-// address checks, decoding and HTML → Markdown conversion (with and without Readability) cost on a 300 KB page.
+// address checks, decoding and HTML → Markdown conversion (with and without Readability) cost on a 145 KB page of 9 000 elements.
 import { createServer, get } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, bench, describe } from 'vitest'
@@ -7,7 +7,7 @@ import { compare, createTestContext } from '@cordage/testing'
 import { Web } from '../src/index.js'
 
 const section = (i: number) => `<section><h2>Part ${i}</h2><p>Some <b>text</b> with a <a href="/l${i}">link</a> and more words to read.</p><ul><li>a</li><li>b</li></ul></section>`
-const page = `<html><head><title>Big</title></head><body><nav>menu</nav><article>${Array.from({ length: 1500 }, (_, i) => section(i)).join('')}</article></body></html>`
+const page = `<html><head><title>Big</title></head><body><nav>menu</nav><article>${Array.from({ length: 1000 }, (_, i) => section(i)).join('')}</article></body></html>`
 const server = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end(page))
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.2', resolve))
 const url = `http://127.0.0.2:${(server.address() as AddressInfo).port}/`

@@ -42,6 +42,15 @@ describe('web_fetch', () => {
     expect(value.content).not.toContain('About')
   })
 
+  it('converts a page over the Readability element cap whole instead of spending seconds on it', async () => {
+    const big = `<html><body><nav>Site menu</nav><article>${'<p><span>cell</span></p>'.repeat(6000)}</article></body></html>`
+    const server = await serve(html(big))
+    const { call } = await loadWeb()
+    const content = valueOf(await call('web_fetch', { url: server.url })).content
+    expect(content.startsWith('Site menu')).toBe(true)
+    expect(content.match(/cell/g)).toHaveLength(6000)
+  })
+
   it('returns plain text or the HTML source on request', async () => {
     const server = await serve(html(page))
     const { call } = await loadWeb({ readability: false })
