@@ -80,13 +80,16 @@ describe('lsp failure handling', { timeout: 60_000 }, () => {
     await fiber.dispose()
   })
 
-  it('starts servers lazily and stops them on unload, even one still starting', async () => {
+  it('starts servers lazily and stops them on unload, even one still starting, leaving no exit hook', async () => {
+    const hooks = process.listenerCount('exit')
     const { call, fiber } = await loadLsp(await project(files), { servers: [fake('stuck')] })
     expect(fakeServers()).toEqual([])
+    expect(process.listenerCount('exit')).toBe(hooks + 1)
     const pending = call({ operation: 'symbols', path: 'a.txt' })
     await fiber.dispose()
     await pending
     await expect.poll(() => fakeServers(), { timeout: 5000 }).toEqual([])
+    expect(process.listenerCount('exit')).toBe(hooks)
   })
 
   it.each([
