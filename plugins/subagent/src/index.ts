@@ -1,6 +1,7 @@
 import { Context, Service, symbols } from 'cordis'
 import Schema from 'schemastery'
 import type { ChildRunCaller, ChildRunOptions, ChildRunResult, JobsService, SubagentService } from '@cordage/services'
+import { strictConfig } from '@cordage/core'
 import { SubagentConfigError } from './errors.js'
 import { ChildRuns, type AgentProfile } from './runs.js'
 import { STRUCTURED_OUTPUT, structuredOutputTool } from './structured.js'
@@ -40,7 +41,7 @@ const DEFAULT_SYSTEM = 'You are a subagent: another agent delegated the task bel
  */
 export class Subagents extends Service implements SubagentService {
   static readonly inject = ['tools']
-  static readonly Config: Schema<Partial<Subagents.Config>, Subagents.Config> = Schema.object({
+  static readonly Config: Schema<Partial<Subagents.Config>, Subagents.Config> = strictConfig('subagent', Schema.object({
     maxDepth: Schema.natural().default(3).description('Deepest nesting of subagents (1: children only; 0 forbids delegation).'),
     maxConcurrent: Schema.natural().min(1).default(4).description('Children one agent may run at once (fan-out).'),
     maxTurns: Schema.natural().min(1).default(20).description('Model requests per child run, unless its profile says otherwise.'),
@@ -50,7 +51,7 @@ export class Subagents extends Service implements SubagentService {
     persist: Schema.boolean().default(true).description('Write a session file per child run.'),
     sessionDir: Schema.string().description('Sessions directory, relative to cwd (default .cordage/sessions).'),
     cwd: Schema.string().description('Working directory recorded in child sessions (default: process.cwd()).'),
-  })
+  }))
 
   private readonly runs: ChildRuns
 

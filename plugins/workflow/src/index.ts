@@ -1,6 +1,7 @@
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
 import type { CodeRunner, SubagentService } from '@cordage/services'
+import { strictConfig } from '@cordage/core'
 import { ralphTool } from './ralph.js'
 import { workflowTool } from './workflow.js'
 
@@ -14,11 +15,11 @@ export interface Config {
   maxRounds: number
 }
 
-export const Config: Schema<Partial<Config>, Config> = Schema.object({
+export const Config: Schema<Partial<Config>, Config> = strictConfig(name, Schema.object({
   maxAgents: Schema.natural().min(1).default(100).description('Subagents one workflow run may start.'),
   maxConcurrentAgents: Schema.natural().min(1).default(4).description('Subagents of one workflow running at once (the rest wait their turn); keep it within the subagent plugin\'s maxConcurrent.'),
   maxRounds: Schema.natural().min(1).default(64).description('Ceiling on a ralph call\'s maxRounds.'),
-})
+}))
 
 /** Registers `workflow` and `ralph`; the services they use (`subagents`, `codeMode`) are looked up per call. */
 export function apply(ctx: Context, config: Config): void {
