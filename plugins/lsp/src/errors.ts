@@ -10,10 +10,3 @@ export type LspErrorCode =
 export class LspError extends CordageError {
   declare readonly code: LspErrorCode
 }
-
-/** A configuration fault found at load (code `INVALID_CONFIG`). */
-export class LspConfigError extends CordageError {
-  constructor(message: string) {
-    super('INVALID_CONFIG', message)
-  }
-}

@@ -1,7 +1,7 @@
 import type { Context } from 'cordis'
 import type { ToolRegistry } from '@cordage/registry'
 import Schema from 'schemastery'
-import { LspConfigError } from './errors.js'
+import { ConfigError, strictConfig } from '@cordage/core'
 import { lspTool } from './lsp.js'
 import { ServerPool } from './pool.js'
 import type { ServerSpec } from './server.js'
@@ -50,7 +50,7 @@ const Server = Schema.object({
 })
 
 /** The config schema, validated at load; every key but `servers` is optional on input. */
-export const Config: Schema<Partial<Config>, Config> = Schema.object({
+export const Config: Schema<Partial<Config>, Config> = strictConfig(name, Schema.object({
   root: Schema.string().description('Workspace root (default: the current working directory).'),
   allowOutsideRoot: Schema.boolean().default(false).description('Allow querying files outside the root.'),
   servers: Schema.array(Server).default([]).description('Language servers, first matching glob wins.'),
@@ -63,15 +63,15 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
   maxOpenDocuments: Schema.natural().min(1).default(64).description('Documents kept open per server (least recently used are closed).'),
   maxResults: Schema.natural().min(1).default(2000).description('Locations, symbols or diagnostics kept in a value.'),
   pageSize: Schema.natural().min(1).default(100).description('Entries rendered for the model.'),
-}) as Schema<Partial<Config>, Config>
+}) as Schema<Partial<Config>, Config>)
 
 function specs(config: Config): ServerSpec[] {
   const names = new Set<string>()
   return config.servers.map((server, index) => {
-    const where = `lsp: config.servers[${index}]`
-    if (!server.command.trim()) throw new LspConfigError(`${where}.command is empty`)
-    if (!server.globs.length) throw new LspConfigError(`${where}.globs is empty; list the files the server handles, e.g. ["**/*.ts"]`)
-    if (names.has(server.name)) throw new LspConfigError(`${where}.name "${server.name}" is used twice`)
+    const fail = (key: string, message: string) => new ConfigError(name, [{ path: `servers[${index}].${key}`, message }])
+    if (!server.command.trim()) throw fail('command', 'is empty')
+    if (!server.globs.length) throw fail('globs', 'is empty; list the files the server handles, e.g. ["**/*.ts"]')
+    if (names.has(server.name)) throw fail('name', `"${server.name}" is used twice`)
     names.add(server.name)
     return { ...server, args: server.args ?? [], env: server.env ?? {} }
   })
@@ -88,4 +88,4 @@ export function apply(ctx: Context, config: Config): void {
 
 /** The plugin as one object (the module itself is also a valid plugin). */
 export default { name, inject, Config, apply }
-export { LspError, LspConfigError, type LspErrorCode } from './errors.js'
+export { LspError, type LspErrorCode } from './errors.js'

@@ -2,7 +2,8 @@ import { realpathSync } from 'node:fs'
 import { readFile, realpath, stat } from 'node:fs/promises'
 import { relative, resolve, sep } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { LspConfigError, LspError } from './errors.js'
+import { ConfigError } from '@cordage/core'
+import { LspError } from './errors.js'
 
 /** A source file the tool may query: its real path, root-relative display form and file URI. */
 export interface SourceFile {
@@ -22,7 +23,7 @@ export class Workspace {
     try {
       this.root = realpathSync(resolve(root))
     } catch (error) {
-      throw new LspConfigError(`lsp: config.root ${JSON.stringify(root)} does not exist or is not accessible (${(error as Error).message})`)
+      throw new ConfigError('lsp', [{ path: 'root', message: `${JSON.stringify(root)} does not exist or is not accessible (${(error as Error).message})` }])
     }
     this.uri = pathToFileURL(this.root).href
   }

@@ -93,10 +93,10 @@ describe('lsp failure handling', { timeout: 60_000 }, () => {
   })
 
   it.each([
-    [{ servers: [{ name: 'x', command: 'x', globs: [], languageId: 'x' }] }, 'globs is empty'],
-    [{ servers: [{ name: 'x', command: ' ', globs: ['*'], languageId: 'x' }] }, 'command is empty'],
-    [{ servers: [{ name: 'x', command: 'a', globs: ['*'], languageId: 'x' }, { name: 'x', command: 'b', globs: ['*'], languageId: 'x' }] }, 'used twice'],
-    [{ root: '/no/such/dir' }, 'does not exist'],
+    [{ servers: [{ name: 'x', command: 'x', globs: [], languageId: 'x' }] }, 'lsp: servers[0].globs: is empty'],
+    [{ servers: [{ name: 'x', command: ' ', globs: ['*'], languageId: 'x' }] }, 'lsp: servers[0].command: is empty'],
+    [{ servers: [{ name: 'x', command: 'a', globs: ['*'], languageId: 'x' }, { name: 'x', command: 'b', globs: ['*'], languageId: 'x' }] }, 'lsp: servers[1].name: "x" is used twice'],
+    [{ root: '/no/such/dir' }, 'lsp: root: "/no/such/dir" does not exist'],
   ])('rejects a bad config at load (%#)', async (config, message) => {
     const root = await project(files)
     await expect(loadLsp(root, config as any, { print: false })).rejects.toMatchObject({ code: 'INVALID_CONFIG', message: expect.stringContaining(message) })

@@ -1,5 +1,5 @@
 import { BlockList, isIP } from 'node:net'
-import { WebConfigError } from './errors.js'
+import { ConfigError } from '@cordage/core'
 
 // Every range a public web page never lives in: loopback, private, link-local (cloud metadata at
 // 169.254.169.254 and fd00:ec2::254), carrier-grade NAT (Alibaba metadata at 100.100.100.200),
@@ -19,13 +19,13 @@ const BLOCKED: Array<[string, number, 'ipv4' | 'ipv6', string]> = [
 ]
 
 /** Parses `a.b.c.d`, `a.b.c.d/n`, `::1` or `fe80::/10` into a subnet; throws a config error naming the entry. */
-function parseCidr(entry: string): [string, number, 'ipv4' | 'ipv6'] {
+function parseCidr(entry: string, index: number): [string, number, 'ipv4' | 'ipv6'] {
   const [address = '', bits, ...rest] = entry.trim().split('/')
   const version = isIP(address)
   const max = version === 4 ? 32 : 128
   const prefix = bits === undefined ? max : Number(bits)
   if (!version || rest.length || !Number.isInteger(prefix) || prefix < 0 || prefix > max) {
-    throw new WebConfigError(`web: config.allowAddresses: ${JSON.stringify(entry)} is not an IP address or CIDR range (e.g. "127.0.0.1/32", "::1", "10.0.0.0/8")`)
+    throw new ConfigError('web', [{ path: `allowAddresses[${index}]`, message: `${JSON.stringify(entry)} is not an IP address or CIDR range (e.g. "127.0.0.1/32", "::1", "10.0.0.0/8")` }])
   }
   return [address, prefix, version === 4 ? 'ipv4' : 'ipv6']
 }
@@ -36,7 +36,7 @@ export class AddressPolicy {
   private readonly blocked: Array<[BlockList, string]> = []
 
   constructor(options: { blockPrivateAddresses: boolean; allowAddresses: readonly string[] }) {
-    for (const entry of options.allowAddresses) this.allowed.addSubnet(...parseCidr(entry))
+    options.allowAddresses.forEach((entry, index) => this.allowed.addSubnet(...parseCidr(entry, index)))
     if (!options.blockPrivateAddresses) return
     for (const [network, prefix, type, label] of BLOCKED) {
       const list = new BlockList()

@@ -10,10 +10,3 @@ export type WebErrorCode =
 export class WebError extends CordageError {
   declare readonly code: WebErrorCode
 }
-
-/** A configuration fault found at load (code `INVALID_CONFIG`). */
-export class WebConfigError extends CordageError {
-  constructor(message: string) {
-    super('INVALID_CONFIG', message)
-  }
-}

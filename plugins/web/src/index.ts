@@ -2,10 +2,11 @@ import { Agent as HttpAgent } from 'node:http'
 import { Agent as HttpsAgent } from 'node:https'
 import { Context, Service } from 'cordis'
 import Schema from 'schemastery'
+import { ConfigError, strictConfig } from '@cordage/core'
 import type { ToolRegistry } from '@cordage/registry'
 import type { WebSearchProvider, WebService } from '@cordage/services'
 import { AddressPolicy } from './address.js'
-import { WebConfigError, WebError } from './errors.js'
+import { WebError } from './errors.js'
 import { fetchTool } from './fetch.js'
 import { braveProvider, searxngProvider } from './providers.js'
 import { searchTool } from './search.js'
@@ -13,7 +14,7 @@ import { searchTool } from './search.js'
 /** The `web` service: web_fetch, and web_search routed to the registered search providers. */
 export class Web extends Service implements WebService {
   static readonly inject = ['tools']
-  static readonly Config: Schema<Partial<Web.Config>, Web.Config> = Schema.object({
+  static readonly Config: Schema<Partial<Web.Config>, Web.Config> = strictConfig('web', Schema.object({
     maxBytes: Schema.natural().min(1024).default(5_000_000).description('Bytes of a response body web_fetch reads at most (also the ceiling of its maxBytes argument).'),
     maxRedirects: Schema.natural().default(5).description('Redirects web_fetch follows, each checked like the first request.'),
     timeoutMs: Schema.natural().min(1).default(30_000).description('Deadline of one fetch (all hops and the body) or one search.'),
@@ -30,7 +31,7 @@ export class Web extends Service implements WebService {
     searchProvider: Schema.string().description('Provider id web_search uses when several are registered (default: the first available).'),
     search: Schema.boolean().description('Register web_search (default: only when searxng or brave is configured).'),
     maxResults: Schema.natural().min(1).max(20).default(8).description('Default number of web_search results.'),
-  }) as Schema<Partial<Web.Config>, Web.Config>
+  }) as Schema<Partial<Web.Config>, Web.Config>)
 
   private readonly providers: WebSearchProvider[] = []
 
@@ -38,7 +39,7 @@ export class Web extends Service implements WebService {
     super(ctx, 'web')
     const policy = new AddressPolicy(config)
     for (const [key, value] of [['searxng', config.searxng], ['brave.baseUrl', config.brave?.baseUrl]] as const) {
-      if (value !== undefined && !/^https?:\/\/[^/]/i.test(value)) throw new WebConfigError(`web: config.${key} must be an http(s) URL, got ${JSON.stringify(value)}`)
+      if (value !== undefined && !/^https?:\/\/[^/]/i.test(value)) throw new ConfigError('web', [{ path: key, message: `must be an http(s) URL, got ${JSON.stringify(value)}` }])
     }
     const agents = { http: new HttpAgent(), https: new HttpsAgent() }
     const lifetime = new AbortController()
@@ -100,4 +101,4 @@ export declare namespace Web {
 
 export default Web
 export { braveProvider, searxngProvider } from './providers.js'
-export { WebError, WebConfigError, type WebErrorCode } from './errors.js'
+export { WebError, type WebErrorCode } from './errors.js'

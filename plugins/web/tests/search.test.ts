@@ -128,7 +128,7 @@ describe('web_search', () => {
   })
 
   it('rejects a provider URL that is not http(s) at load', async () => {
-    await expect(loadWeb({ searxng: 'localhost:8888' }, { print: false })).rejects.toMatchObject({ code: 'INVALID_CONFIG', message: expect.stringContaining('config.searxng') })
+    await expect(loadWeb({ searxng: 'localhost:8888' }, { print: false })).rejects.toMatchObject({ code: 'INVALID_CONFIG', message: 'web: searxng: must be an http(s) URL, got "localhost:8888"' })
   })
 
   it('rejects a blank query and an out-of-range maxResults as invalid arguments', async () => {
