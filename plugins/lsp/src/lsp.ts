@@ -10,6 +10,7 @@ import { readSource, type Workspace } from './workspace.js'
 
 /** The limits the tool works within (from the plugin config). */
 export interface LspSettings {
+  startTimeoutMs: number
   requestTimeoutMs: number
   diagnosticsWaitMs: number
   diagnosticsSettleMs: number
@@ -72,6 +73,8 @@ export function lspTool(workspace: Workspace, pool: ServerPool, settings: LspSet
     output: { schema: Output, render: (_args, value) => [{ type: 'text', text: renderLsp(value as LspValue, settings.pageSize) }] },
     paths: [{ pointer: '/path', access: 'read' }],
     concurrency: 'parallel',
+    // A backstop over the steps' own limits: start, one request, the diagnostics wait.
+    timeoutMs: settings.startTimeoutMs + settings.requestTimeoutMs + settings.diagnosticsWaitMs + 5000,
     async execute(args, exec) {
       const file = await workspace.file(args.path)
       const spec = pool.specFor(file.display)

@@ -61,6 +61,8 @@ export function fetchTool(transport: Transport, settings: FetchSettings, lifetim
       render: (args, value) => [{ type: 'text', text: renderFetch(value, Math.min(args.maxBytes ?? settings.maxBytes, settings.maxBytes)) }],
     },
     concurrency: 'parallel',
+    // The body keeps its own deadline; the registry's is a backstop a little later.
+    timeoutMs: settings.timeoutMs + 5000,
     async execute(args, exec) {
       const deadline = AbortSignal.timeout(settings.timeoutMs)
       const signal = AbortSignal.any([exec.signal, deadline, lifetime])

@@ -51,6 +51,7 @@ export function searchTool(router: SearchRouter, settings: { maxResults: number;
     parameters: Parameters,
     output: { schema: WebSearchResult, render: (_args, value) => [{ type: 'text', text: renderSearch(value) }] },
     concurrency: 'parallel',
+    timeoutMs: settings.timeoutMs + 5000,
     async execute(args, exec) {
       const query = args.query.trim()
       const provider = router.select()
