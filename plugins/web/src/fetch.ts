@@ -1,6 +1,5 @@
 import Schema from 'schemastery'
 import { defineTool, type Infer, type ToolDefinition } from '@cordage/core'
-import { convertBody } from './convert.js'
 import { WebError } from './errors.js'
 import { fetchRaw, type Transport } from './http.js'
 
@@ -41,6 +40,10 @@ export function renderFetch(value: { url: string; finalUrl: string; status: numb
   return text
 }
 
+// The HTML libraries take a noticeable part of a second to import; every CLI command loads this plugin,
+// but only a fetch needs them.
+let converter: Promise<typeof import('./convert.js')> | undefined
+
 /** Maps a transport failure to a coded, model-readable error; the caller's own abort is passed through. */
 function failure(error: unknown, url: string, timedOut: boolean, timeoutMs: number): unknown {
   if (error instanceof WebError) return error
@@ -74,6 +77,7 @@ export function fetchTool(transport: Transport, settings: FetchSettings, lifetim
         if (exec.signal.aborted || lifetime.aborted) throw exec.signal.reason ?? lifetime.reason
         throw failure(error, args.url, deadline.aborted, settings.timeoutMs)
       }
+      const { convertBody } = await (converter ??= import('./convert.js'))
       const converted = convertBody(raw.body, raw.contentType, { format: args.format ?? 'markdown', baseUrl: raw.finalUrl, readability: settings.readability })
       // `title` is optional in the schema; schemastery's inferred type cannot say so.
       return { url: raw.url, finalUrl: raw.finalUrl, status: raw.status, contentType: raw.contentType, ...converted, truncated: raw.truncated } as Infer<typeof WebFetchResult>
