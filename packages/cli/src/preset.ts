@@ -14,4 +14,7 @@ export const defaultPreset: readonly PluginEntry[] = Object.freeze([
   // web_fetch with SSRF protection on; web_search only appears once a search provider is configured.
   { spec: '@cordage/plugin-web', config: undefined },
   { spec: '@cordage/plugin-code-mode', config: undefined },
+  { spec: '@cordage/plugin-skill', config: undefined },
+  { spec: '@cordage/plugin-todo', config: undefined },
+  { spec: '@cordage/plugin-interaction', config: undefined },
 ])

@@ -1,4 +1,5 @@
-import { symbols, type Context } from 'cordis'
+import type { Context } from 'cordis'
+import { unproxied } from '@cordage/registry'
 import Schema from 'schemastery'
 import { strictConfig } from '@cordage/core'
 import { createRunCode, RUN_CODE } from './run-code.js'
@@ -37,7 +38,7 @@ export function apply(ctx: Context, config: Config): void {
   // The raw service, not the Context-bound proxy: property reads through the proxy cost microseconds
   // each, and the catalog is consulted per nested call.
   const service = ctx.get('tools')!
-  const registry: typeof service = (service as any)[symbols.original] ?? service
+  const registry = unproxied(service)
   const catalog = new Catalog(registry, new Set([RUN_CODE, ...config.exclude]))
   ctx.on('tools/changed', () => catalog.invalidate())
 

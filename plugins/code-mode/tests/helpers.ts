@@ -30,7 +30,7 @@ export function sleeper(name: string, concurrency: 'parallel' | 'exclusive', log
     parameters: Schema.object({ id: Schema.natural().required(), ms: Schema.natural().default(30) }),
     output: { schema: Schema.object({ id: Schema.natural().required() }), render: (_a, v) => [{ type: 'text', text: `slept ${v.id}` }] },
     concurrency,
-    execute: (args, exec) => new Promise((resolve, reject) => {
+    execute: (args, exec) => new Promise<{ id: number }>((resolve, reject) => {
       const start = performance.now()
       const onAbort = () => {
         clearTimeout(timer)

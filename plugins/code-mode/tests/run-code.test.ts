@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import Schema from 'schemastery'
 import { defineTool } from '@cordage/core'
-import { symbols } from 'cordis'
+import { listenerCount } from '@cordage/registry'
 import { createTestContext, testToolContract } from '@cordage/testing'
 import * as codeMode from '../src/index.js'
 import { failureOf, lookup, setup, valueOf } from './helpers.js'
@@ -131,7 +131,7 @@ describe('run_code', () => {
 
   it('unloads cleanly: run_code and its tools/changed listener are gone', async () => {
     const ctx = await createTestContext()
-    const hooks = () => ((ctx.events as any)[symbols.original] ?? ctx.events)._hooks['tools/changed']?.length ?? 0
+    const hooks = () => listenerCount(ctx, 'tools/changed')
     const before = hooks()
     const fiber = await ctx.plugin(codeMode, {})
     expect(ctx.tools.get('run_code')).toBeDefined()

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { listenerCount as listeners } from '@cordage/registry'
 import { createTestContext } from '@cordage/testing'
 import * as Policy from '../src/index.js'
 import { setup } from './helpers.js'
@@ -45,7 +46,7 @@ describe('rules are checked at load', () => {
     const error = await ctx.plugin(Policy, config as never).then(() => undefined, (error) => error)
     expect(error).toMatchObject({ code: 'INVALID_CONFIG' })
     expect(error.message).toMatch(message)
-    expect(Reflect.get(Reflect.get(ctx, 'events'), '_hooks')['tools/pre-execute']).toBeUndefined()
+    expect(listeners(ctx, 'tools/pre-execute')).toBe(0)
   })
 
   it('rejects an unknown action through the config schema', async () => {
@@ -64,7 +65,6 @@ describe('rules are checked at load', () => {
 
 describe('policy lifecycle', () => {
   it('load → enforce → dispose: guard and listeners are gone', async () => {
-    const listeners = (ctx: object, name: string) => Reflect.get(Reflect.get(ctx, 'events'), '_hooks')[name]?.length ?? 0
     const { ctx, fiber } = await setup([
       { tool: 'run_command', action: 'deny' },
       { tool: 'account', action: 'ask' },
@@ -82,7 +82,6 @@ describe('policy lifecycle', () => {
   })
 
   it('path rules: load → enforce → dispose leaves no guard or listener behind', async () => {
-    const listeners = (ctx: object, name: string) => Reflect.get(Reflect.get(ctx, 'events'), '_hooks')[name]?.length ?? 0
     const { root } = workspace()
     const { ctx, fiber } = await setupPaths(root, [{ path: 'secret.txt', action: 'deny' }])
     expect((await ctx.tools.execute({ name: 'read', arguments: { path: './secret.txt' } })).isError).toBe(true)
@@ -95,6 +94,6 @@ describe('policy lifecycle', () => {
   it('with no rules registers nothing', async () => {
     const ctx = await createTestContext({ print: false })
     await ctx.plugin(Policy, {})
-    expect(Reflect.get(Reflect.get(ctx, 'events'), '_hooks')['tools/pre-execute']).toBeUndefined()
+    expect(listeners(ctx, 'tools/pre-execute')).toBe(0)
   })
 })
