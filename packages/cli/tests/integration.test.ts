@@ -198,7 +198,8 @@ describe('disposal in flight', () => {
     const [foreground, hooked, nested] = results as [ToolExecutionResult, ToolExecutionResult, ToolExecutionResult]
     expect(foreground).toMatchObject({ isError: false, value: { kind: 'foreground', exitCode: null, signal: 'SIGTERM' } })
     expect(textOf(foreground)).toBe('Terminated by signal SIGTERM')
-    expect(nested).toMatchObject({ isError: false, value: { result: { kind: 'foreground', signal: 'SIGTERM' } } })
+    // code-mode unloads first: that ends its program (ABORTED) and aborts the bash call it was awaiting.
+    expect(nested).toMatchObject({ isError: true, error: { info: { code: 'ABORTED' } } })
     // The hook was killed (PreToolUse fails open), and by then the fs plugin had gone: the registry
     // refuses to run a body whose tool was unregistered meanwhile.
     expect(hooked.isError && hooked.error.info?.code).toBe('UNKNOWN_TOOL')

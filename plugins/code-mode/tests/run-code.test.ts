@@ -71,6 +71,11 @@ describe('run_code', () => {
     expect(ctx.tools.get('run_code')!.output.presentationMeta).toBeUndefined()
   })
 
+  it('carries log lines through the shared log buffer intact: newlines, empty lines, multibyte text', async () => {
+    const { run } = await setup([])
+    expect(valueOf(await run('console.log("a\\nb"); console.log(""); console.warn("é🙂", 1); return "x"'))).toEqual({ logs: ['a\nb', '', 'é🙂 1'], result: 'x' })
+  })
+
   it('snapshots arguments when the call is made: later mutation does not reach the tool', async () => {
     const { run, results } = await setup([lookup])
     const value = valueOf(await run('const args = { id: 1 }; const pending = tools.lookup(args); args.id = 2; return (await pending).id')).result

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { listenerCount as listeners } from '@cordage/registry'
 import { createTestContext } from '@cordage/testing'
 import * as Policy from '../src/index.js'
+import { globToRegExp } from '../src/glob.js'
 import { setup } from './helpers.js'
 import { setupPaths, workspace } from './path-helpers.js'
 
@@ -55,11 +56,11 @@ describe('rules are checked at load', () => {
   })
 
   it('matches tool names with globs', () => {
-    expect(Policy.globToRegExp('mcp__*__read_*').test('mcp__fs__read_file')).toBe(true)
-    expect(Policy.globToRegExp('{read,write}').test('write')).toBe(true)
-    expect(Policy.globToRegExp('web_?etch').test('web_fetch')).toBe(true)
-    expect(Policy.globToRegExp('src/*.ts').test('src/a/b.ts')).toBe(false)
-    expect(Policy.globToRegExp('src/**.ts').test('src/a/b.ts')).toBe(true)
+    expect(globToRegExp('mcp__*__read_*').test('mcp__fs__read_file')).toBe(true)
+    expect(globToRegExp('{read,write}').test('write')).toBe(true)
+    expect(globToRegExp('web_?etch').test('web_fetch')).toBe(true)
+    expect(globToRegExp('src/*.ts').test('src/a/b.ts')).toBe(false)
+    expect(globToRegExp('src/**.ts').test('src/a/b.ts')).toBe(true)
   })
 })
 

@@ -78,10 +78,5 @@ export declare namespace Spill {
 }
 
 export default Spill
-export { SpillStore, sanitizeName } from './store.js'
 export type { SpillInput, SpillSaved } from './store.js'
-export { buildPreview, spillNotice, utf8Head, utf8Tail } from './preview.js'
-export type { PreviewOptions } from './preview.js'
-export { createBoundListener } from './bound.js'
-export type { BoundOptions } from './bound.js'
 export { SpillStoreError, SpillConfigError } from './errors.js'

@@ -4,7 +4,8 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { listenerCount } from '@cordage/registry'
 import { createTestContext } from '@cordage/testing'
-import { Spill, SpillStore } from '../src/index.js'
+import { Spill } from '../src/index.js'
+import { SpillStore } from '../src/store.js'
 import { listFiles, repeatTool, tempDir, toolsPlugin } from './helpers.js'
 
 const openFds = () => (existsSync('/proc/self/fd') ? readdirSync('/proc/self/fd').length : 0)

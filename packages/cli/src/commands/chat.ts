@@ -8,7 +8,7 @@ export const chatCommand: Command = {
   name: 'chat',
   summary: 'talk to the agent: one line per message (/exit or Ctrl-D to leave)',
   usage: '',
-  options: { ...modelOptions, ...agentOptions },
+  options: { ...modelOptions, ...agentOptions, watch: { type: 'boolean', description: 'reload cordage.yml when it changes (between turns; the session goes on)' } },
   async run(input) {
     const { output, values, stdin } = input
     // Heavy modules load only when the command runs, so `--help` and usage errors stay fast.
@@ -21,6 +21,10 @@ export const chatCommand: Command = {
       release()
       throw error
     })
+    let turn: ReturnType<typeof setup.agent.run> | undefined
+    const watcher = values.watch
+      ? (await import('../reload.js')).watchConfig(setup.runtime, { cwd: input.cwd, configFile: values.config as string | undefined, output, busy: () => turn })
+      : undefined
     const interactive = (stdin as { isTTY?: boolean }).isTTY === true
     // Ctrl-C at the chat prompt ends the input (the prompt's readline sees it on a terminal).
     const lines = chatInput(stdin, interactive, interactive ? output.style('cyan', '› ') : '')
@@ -48,7 +52,10 @@ export const chatCommand: Command = {
         if (message) {
           controller = new AbortController()
           try {
-            last = await setup.agent.run(message, { signal: controller.signal })
+            // A reload in progress finishes before the turn starts; one that arrives during the turn waits for it.
+            await watcher?.idle()
+            turn = setup.agent.run(message, { signal: controller.signal })
+            last = await turn
             progress.finish(last)
           } catch (error) {
             failed = true
@@ -56,9 +63,12 @@ export const chatCommand: Command = {
             output.error(output.style('red', `turn failed: ${errorMessage(error)}`))
           }
           controller = undefined
+          turn = undefined
         }
       }
     } finally {
+      watcher?.close()
+      await watcher?.idle()
       lines.close()
       output.error(output.style('dim', `session ${setup.session.id} saved to ${setup.session.file}`))
       await setup.close(signals.first ? stoppedBy(signals.first) : last && { reason: last.stopReason })
