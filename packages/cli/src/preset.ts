@@ -11,6 +11,8 @@ export const defaultPreset: readonly PluginEntry[] = Object.freeze([
   { spec: '@cordage/plugin-jobs', config: undefined },
   { spec: '@cordage/plugin-fs', config: undefined },
   { spec: '@cordage/plugin-shell', config: undefined },
+  // web_fetch with SSRF protection on; web_search only appears once a search provider is configured.
+  { spec: '@cordage/plugin-web', config: undefined },
   { spec: '@cordage/plugin-code-mode', config: undefined },
   { spec: '@cordage/plugin-skill', config: undefined },
   { spec: '@cordage/plugin-todo', config: undefined },

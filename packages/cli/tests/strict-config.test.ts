@@ -13,6 +13,8 @@ import * as Shell from '@cordage/plugin-shell'
 import { Spill } from '@cordage/plugin-spill'
 import { Subagents } from '@cordage/plugin-subagent'
 import * as Workflow from '@cordage/plugin-workflow'
+import { Web } from '@cordage/plugin-web'
+import * as Lsp from '@cordage/plugin-lsp'
 
 // Every first-party plugin, loaded through a real Context with a one-letter typo in its config.
 const table: Array<[string, object, Record<string, unknown>, string, string]> = [
@@ -29,6 +31,8 @@ const table: Array<[string, object, Record<string, unknown>, string, string]> = 
   ['subagent', Subagents, { agents: { reviewer: { description: 'Reviews.', tool: ['read'] } } }, 'tool', 'tools'],
   ['workflow', Workflow, { maxAgent: 3 }, 'maxAgent', 'maxAgents'],
   ['cordis-tools', CordisTools, { timeoutMS: 10 }, 'timeoutMS', 'timeoutMs'],
+  ['web', Web, { maxByte: 10_000 }, 'maxByte', 'maxBytes'],
+  ['lsp', Lsp, { servers: [{ name: 'ts', command: 'x', glob: ['*'], languageId: 'ts' }] }, 'glob', 'globs'],
 ]
 
 describe('strict config in every plugin', () => {

@@ -7,6 +7,7 @@ import type { JobSnapshot, JobsService } from './jobs.js'
 import type { InteractionService, PlanModeService } from './interaction.js'
 import type { SystemSection } from './system.js'
 import type { TodoList } from './todo.js'
+import type { WebService } from './web.js'
 
 declare module 'cordis' {
   interface Context {
@@ -15,6 +16,7 @@ declare module 'cordis' {
     planMode?: PlanModeService
     codeMode: CodeRunner
     subagents: SubagentService
+    web: WebService
   }
 
   interface Events {
@@ -46,3 +48,4 @@ export type { JobsService, JobSnapshot, JobState, JobExit, JobStartOptions, JobH
 
 /** A Cordis context that has the `jobs` service (what `ctx.inject(['jobs'], (ctx) => …)` hands a callback). */
 export type JobsContext = Context & { jobs: JobsService }
+export type { WebService, WebSearchProvider, WebSearchHit } from './web.js'

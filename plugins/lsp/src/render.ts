@@ -1,0 +1,68 @@
+import { fileURLToPath } from 'node:url'
+import type { DiagnosticValue, LocationValue, RangeValue, SymbolValue } from './results.js'
+
+/** The `lsp` tool's canonical value (one of four kinds). */
+export type LspValue =
+  | { kind: 'locations'; locations: LocationValue[]; resolvedWorkspaceUri: string; truncated: boolean }
+  | { kind: 'hover'; hover: { contents: string; range?: RangeValue } | null }
+  | { kind: 'symbols'; symbols: SymbolValue[]; resolvedWorkspaceUri: string; truncated: boolean }
+  | { kind: 'diagnostics'; uri: string; diagnostics: DiagnosticValue[]; upToDate: boolean; resolvedWorkspaceUri: string; truncated: boolean }
+
+/** A URI as the model reads it: workspace-relative, absolute outside the workspace, verbatim if not a file URI. */
+export function displayUri(uri: string, workspaceUri: string): string {
+  const base = workspaceUri.endsWith('/') ? workspaceUri : `${workspaceUri}/`
+  try {
+    if (uri.startsWith(base)) return decodeURIComponent(uri.slice(base.length))
+    if (uri.startsWith('file:')) return fileURLToPath(uri)
+  } catch {
+    // Malformed: shown as sent.
+  }
+  return uri
+}
+
+const at = (uri: string, range: RangeValue, root: string) => `${displayUri(uri, root)}:${range.start.line + 1}:${range.start.character + 1}`
+
+function capped(lines: string[], total: number, limit: number, noun: string, truncated: boolean): string {
+  let text = lines.join('\n')
+  if (total > limit) text += `\n… ${total - limit} more ${noun} omitted (limit ${limit}).`
+  if (truncated) text += `\n(The server returned more ${noun} than the plugin keeps; narrow the query.)`
+  return text
+}
+
+/** Renders one lsp value; at most `pageSize` entries are listed (positions 1-based). */
+export function renderLsp(value: LspValue, pageSize: number): string {
+  switch (value.kind) {
+    case 'hover':
+      return value.hover ? value.hover.contents : 'No hover information.'
+    case 'locations': {
+      if (!value.locations.length) return 'No results.'
+      // Grouped by file in first-seen order, so references in one file read together.
+      const byFile = new Map<string, LocationValue[]>()
+      for (const location of value.locations.slice(0, pageSize)) {
+        const list = byFile.get(location.uri) ?? []
+        list.push(location)
+        byFile.set(location.uri, list)
+      }
+      const lines = [...byFile.values()].flat().map((location) => at(location.uri, location.range, value.resolvedWorkspaceUri))
+      return capped(lines, value.locations.length, pageSize, 'locations', value.truncated)
+    }
+    case 'symbols': {
+      if (!value.symbols.length) return 'No symbols.'
+      const lines = value.symbols.slice(0, pageSize).map((symbol) => {
+        const name = symbol.containerName ? `${symbol.containerName}.${symbol.name}` : symbol.name
+        return `${name} (${symbol.kind}) ${at(symbol.uri, symbol.range, value.resolvedWorkspaceUri)}`
+      })
+      return capped(lines, value.symbols.length, pageSize, 'symbols', value.truncated)
+    }
+    case 'diagnostics': {
+      const path = displayUri(value.uri, value.resolvedWorkspaceUri)
+      const stale = value.upToDate ? '' : '\n(The server has not finished checking the current text; these may be out of date. Call again shortly.)'
+      if (!value.diagnostics.length) return `No diagnostics in ${path}.${stale}`
+      const lines = value.diagnostics.slice(0, pageSize).map((item) => {
+        const origin = [item.source, item.code].filter(Boolean).join(' ')
+        return `${at(value.uri, item.range, value.resolvedWorkspaceUri)}: ${item.severity}${origin ? ` [${origin}]` : ''}: ${item.message.replace(/\n/g, '\n    ')}`
+      })
+      return capped(lines, value.diagnostics.length, pageSize, 'diagnostics', value.truncated) + stale
+    }
+  }
+}

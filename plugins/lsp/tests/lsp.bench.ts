@@ -1,0 +1,35 @@
+// The lsp tool's overhead per call (registry pipeline, path resolution, re-reading the file, sync check)
+// against the same request sent straight over a JSON-RPC connection to an identical server process.
+import { spawn } from 'node:child_process'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { afterAll, bench, describe } from 'vitest'
+import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-languageserver-protocol/node'
+import { compare } from '@cordage/testing'
+import { loadLsp, project } from './helpers.js'
+
+const FAKE = join(import.meta.dirname, 'fixtures/fake-server.mjs')
+const root = await project({ 'a.txt': 'one\ntwo\n'.repeat(500) })
+const { call, fiber } = await loadLsp(root, { servers: [{ name: 'fake', command: process.execPath, args: [FAKE, 'symbols'], globs: ['**/*.txt'], languageId: 'plaintext' }] })
+
+const child = spawn(process.execPath, [FAKE, 'symbols'], { stdio: ['pipe', 'pipe', 'inherit'] })
+const connection = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin))
+connection.listen()
+await connection.sendRequest('initialize', { processId: process.pid, rootUri: pathToFileURL(root).href, capabilities: {} })
+const uri = pathToFileURL(join(root, 'a.txt')).href
+
+afterAll(async () => {
+  connection.dispose()
+  child.kill()
+  await fiber.dispose()
+})
+
+describe('lsp', () => {
+  bench('compare', async () => {
+    await compare('lsp symbols (150 symbols) vs the same request on a raw JSON-RPC connection', {
+      name: 'raw documentSymbol request', fn: () => connection.sendRequest('textDocument/documentSymbol', { textDocument: { uri } }),
+    }, [
+      { name: 'lsp tool, operation symbols', fn: () => call({ operation: 'symbols', path: 'a.txt' }) },
+    ], { iterations: 50, rounds: 9, warmup: 20, unit: 'ms' })
+  }, { iterations: 1, warmupIterations: 0 })
+})

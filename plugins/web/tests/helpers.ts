@@ -1,0 +1,68 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterEach } from 'vitest'
+import { contentText, type ToolExecutionResult } from '@cordage/core'
+import { createTestContext } from '@cordage/testing'
+import { Web } from '../src/index.js'
+
+/** A real HTTP server on a loopback address, recording the requests it saw. */
+export interface TestServer {
+  url: string
+  host: string
+  port: number
+  requests: IncomingMessage[]
+  /** Responses whose connection closed before the handler ended them. */
+  aborted: number
+  close(): Promise<void>
+}
+
+const servers: Server[] = []
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => {
+    server.closeAllConnections()
+    server.close(resolve)
+  })))
+})
+
+/** Starts a server on `host` (default 127.0.0.2, so 127.0.0.1 stays a "different, private" address). */
+export async function serve(handler: (request: IncomingMessage, response: ServerResponse) => void, host = '127.0.0.2'): Promise<TestServer> {
+  const requests: IncomingMessage[] = []
+  const state = { aborted: 0 }
+  const server = createServer((request, response) => {
+    requests.push(request)
+    response.on('close', () => { if (!response.writableEnded) state.aborted++ })
+    handler(request, response)
+  })
+  servers.push(server)
+  await new Promise<void>((resolve) => server.listen(0, host, resolve))
+  const { port } = server.address() as AddressInfo
+  const shown = host.includes(':') ? `[${host}]` : host
+  return {
+    url: `http://${shown}:${port}`, host, port, requests,
+    get aborted() { return state.aborted },
+    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()) }),
+  }
+}
+
+/** Loads the web plugin in a fresh test context (127.0.0.2 allowed unless the config says otherwise). */
+export async function loadWeb(config: Partial<Web.Config> = {}, options: { print?: boolean } = {}) {
+  const ctx = await createTestContext(options)
+  const fiber = await ctx.plugin(Web, { allowAddresses: ['127.0.0.2'], ...config })
+  const call = (name: string, args: unknown, signal?: AbortSignal) => ctx.tools.execute({ name, arguments: args, signal })
+  return { ctx, fiber, call }
+}
+
+/** The value of a successful result, or a thrown error naming the failure. */
+export function valueOf(result: ToolExecutionResult): any {
+  if (result.isError) throw new Error(`expected success, got ${result.error.info?.code}: ${result.error.message}`)
+  return result.value
+}
+
+/** The code of a failed result. */
+export function codeOf(result: ToolExecutionResult): string | undefined {
+  if (!result.isError) throw new Error(`expected a failure, got ${JSON.stringify(result.value).slice(0, 200)}`)
+  return result.error.info?.code
+}
+
+/** The text the model sees. */
+export const textOf = (result: ToolExecutionResult): string => contentText(result.content)
