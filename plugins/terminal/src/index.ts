@@ -11,6 +11,7 @@ import { terminalReadTool } from './read.js'
 import { terminalSendTool } from './send.js'
 import { SessionTable } from './sessions.js'
 import { terminalSignalTool } from './signal.js'
+import { assertShell } from './which.js'
 
 export const name = 'terminal'
 export const inject = ['tools']
@@ -69,6 +70,7 @@ export function apply(ctx: Context, config: Config): void {
     if (config[key] > config[max]) throw new Error(`terminal: config.${key} (${config[key]}) exceeds config.${max} (${config[max]})`)
   }
   const root = workspaceRoot(config.root)
+  assertShell(config.shell, root)
   const table = new SessionTable({
     maxSessions: config.maxSessions,
     idleTimeoutMs: config.idleTimeoutMs,

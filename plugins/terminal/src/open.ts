@@ -22,7 +22,7 @@ export function terminalOpenTool(options: TerminalToolOptions): ToolDefinition {
     name: 'terminal_open',
     description: `Start an interactive terminal session (a shell, a REPL, a full-screen program) that keeps its state between calls, and return its id and first screen. Use it for work that needs a persistent shell or interactive input; prefer bash for one-shot commands. Close sessions you no longer need with terminal_close.`,
     parameters: parameters(options),
-    output: { schema: ViewSchema, render: (args, value) => renderView(value, `opened in ${value.session.cwd}; type with terminal_send`) },
+    output: { schema: ViewSchema, render: (_args, value) => renderView(value, `opened in ${value.session.cwd}${value.session.state === 'running' ? '; type with terminal_send' : ''}`) },
     paths: [{ pointer: '/cwd', access: 'write', default: '.' }],
     timeoutMs: options.openWaitMs + 15_000,
     async execute(args, exec) {

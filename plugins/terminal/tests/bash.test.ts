@@ -174,6 +174,14 @@ describe('a bash session', () => {
     }
   })
 
+  it('shows a missing command on the screen, and refuses a missing shell at load', async () => {
+    const { open } = await setup()
+    const opened = await open({ command: 'no-such-command-xyz' })
+    expect(opened.session).toMatchObject({ state: 'exited', exitCode: 127 })
+    expect(opened.screen.lines[0]).toMatch(/no-such-command-xyz: command not found/)
+    await expect(setup({ shell: 'no-such-shell-xyz' })).rejects.toThrow('terminal: config.shell "no-such-shell-xyz" is not an executable file on PATH')
+  })
+
   it('declares cwd as a written path for path-aware policy', async () => {
     const { ctx } = await setup()
     expect(ctx.tools.get('terminal_open')!.paths).toEqual([{ pointer: '/cwd', access: 'write', default: '.' }])
