@@ -7,6 +7,13 @@ export class TerminalSpawnError extends CordageError {
   }
 }
 
+/** The foreground process group could not be signalled. */
+export class TerminalSignalError extends CordageError {
+  constructor(message: string) {
+    super('SIGNAL_FAILED', message)
+  }
+}
+
 /** The requested `cwd` does not exist, is not a directory, or resolves outside the workspace root. */
 export class TerminalCwdError extends CordageError {
   constructor(message: string) {

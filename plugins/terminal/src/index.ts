@@ -104,6 +104,6 @@ export function apply(ctx: Context, config: Config): void {
   for (const tool of [terminalOpenTool, terminalSendTool, terminalReadTool, terminalSignalTool, terminalCloseTool, terminalListTool]) tools.register(tool(options))
 }
 
-export { TerminalSpawnError, TerminalCwdError, UnknownSessionError, ForeignSessionError, TooManySessionsError, SendActiveError, SessionExitedError, InvalidPatternError, InvalidEnvError } from './errors.js'
+export { TerminalSpawnError, TerminalSignalError, TerminalCwdError, UnknownSessionError, ForeignSessionError, TooManySessionsError, SendActiveError, SessionExitedError, InvalidPatternError, InvalidEnvError } from './errors.js'
 export type { SessionSnapshot, ViewValue, SendValue } from './schemas.js'
 export { SessionSnapshotSchema, ViewSchema, SendSchema } from './schemas.js'

@@ -68,9 +68,12 @@ export class Screen {
   private pending = 0
   private paused = false
   private readonly parsedListeners = new Set<() => void>()
+  private readonly flushes = new Set<() => void>()
   title = ''
   /** `Date.now()` of the last parsed output. */
   lastOutputAt = 0
+  /** What the screen showed when it was disposed: calls still in flight then read this. */
+  private final: { view: ScreenView; end: number } | undefined
 
   constructor(cols: number, rows: number, scrollback: number, private readonly onPressure: (pause: boolean) => void) {
     this.term = new Terminal({ cols, rows, scrollback, allowProposedApi: true })
@@ -80,6 +83,7 @@ export class Screen {
 
   /** Feeds program output to the emulator. */
   write(data: string): void {
+    if (this.final) return
     this.pending += data.length
     if (!this.paused && this.pending > HIGH_WATER) {
       this.paused = true
@@ -105,7 +109,14 @@ export class Screen {
 
   /** Resolves once everything written so far has been parsed. */
   flush(): Promise<void> {
-    return new Promise((resolve) => this.term.write('', resolve))
+    if (this.final) return Promise.resolve()
+    return new Promise((resolve) => {
+      this.flushes.add(resolve)
+      this.term.write('', () => {
+        this.flushes.delete(resolve)
+        resolve()
+      })
+    })
   }
 
   /**
@@ -132,6 +143,7 @@ export class Screen {
 
   /** The visible screen, with blank rows below both the cursor and the last text left out. */
   view(): ScreenView {
+    if (this.final) return this.final.view
     const buffer = this.term.buffer.active
     const lines: string[] = []
     for (let row = 0; row < this.term.rows; row++) lines.push(clean(buffer.getLine(buffer.baseY + row)?.translateToString(true) ?? ''))
@@ -153,6 +165,7 @@ export class Screen {
    * (paging forward), `tail` the newest (what a send just produced).
    */
   delta(since: number, mode: 'head' | 'tail', limits: DeltaLimits): ScrollbackDelta {
+    if (this.final) return { from: this.final.end, next: this.final.end, end: this.final.end, lines: [], lost: 0, omitted: 0 }
     const normal = this.term.buffer.normal
     const end = this.trimmed + normal.baseY
     const start = Math.min(Math.max(since, this.trimmed), end)
@@ -178,21 +191,43 @@ export class Screen {
     return { from: end - lines.length, next: end, end, lines, lost, omitted: end - start - lines.length }
   }
 
+  /** The visible rows by key (absolute row, or `-row` on the alternate screen), to tell later which changed. */
+  rows(): Map<number, string> {
+    const buffer = this.term.buffer.active
+    const rows = new Map<number, string>()
+    for (let row = 0; row < this.term.rows; row++) rows.set(this.key(buffer, buffer.baseY + row), clean(buffer.getLine(buffer.baseY + row)?.translateToString(true) ?? ''))
+    return rows
+  }
+
+  private key(buffer: { type: string; baseY: number }, index: number): number {
+    return buffer.type === 'alternate' ? -(index - buffer.baseY + 1) : this.trimmed + index
+  }
+
   /**
-   * Whether `pattern` matches what the terminal shows: the screen, plus the rows that scrolled off it
-   * since absolute row `since` (only the screen for a full-screen program).
+   * Whether `pattern` matches the rows from absolute row `since` on (what scrolled by and the screen below
+   * it) plus the screen rows whose text differs from `before` (a program redrawing in place, a full-screen
+   * one); without `before`, the whole screen.
    */
-  matches(since: number, pattern: RegExp): boolean {
+  matches(since: number, pattern: RegExp, before?: Map<number, string>): boolean {
+    if (this.final) return false
     const buffer = this.term.buffer.active
     const bottom = buffer.baseY + this.term.rows
     const first = buffer.type === 'alternate' ? buffer.baseY : Math.max(Math.min(since - this.trimmed, buffer.baseY), bottom - MATCH_ROWS, 0)
     const rows: string[] = []
-    for (let index = first; index < bottom; index++) rows.push(clean(buffer.getLine(index)?.translateToString(true) ?? ''))
+    for (let index = first; index < bottom; index++) {
+      const text = clean(buffer.getLine(index)?.translateToString(true) ?? '')
+      const key = this.key(buffer, index)
+      if ((buffer.type === 'normal' && key >= since) || (before ? before.get(key) !== text : index >= buffer.baseY)) rows.push(text)
+    }
     pattern.lastIndex = 0
     return pattern.test(rows.join('\n'))
   }
 
   dispose(): void {
+    if (this.final) return
+    this.final = { view: this.view(), end: this.trimmed + this.term.buffer.normal.baseY }
+    for (const resolve of this.flushes) resolve()
+    this.flushes.clear()
     this.parsedListeners.clear()
     this.trimListener?.dispose()
     this.term.dispose()

@@ -11,7 +11,7 @@ function parameters(options: TerminalToolOptions) {
     id: Schema.string().min(1).required().description('Session id from terminal_open.'),
     input: Schema.string().max(65_536).default('').description('Keys to type, sent as is: end a command with "\\r" (Enter); "\\u0003" is Ctrl-C, "\\u001b" Escape, "\\u0004" Ctrl-D. "" only waits.'),
     waitForMs: Schema.natural().min(1).max(options.maxWaitMs).description(`Wait this long (with waitFor: at most this long; default ${options.defaultWaitMs}). Without either, return once the output has been quiet for ${options.settleMs} ms (at most ${options.defaultWaitMs} ms).`),
-    waitFor: Schema.string().min(1).max(1000).description('Return as soon as this regular expression (multiline: ^ and $ match at row ends; trailing blanks are trimmed) matches the screen or the rows that scrolled off it since the send. It is tested once your input shows an effect, so pick text only the new output has (e.g. "^42$" rather than a prompt already on screen).'),
+    waitFor: Schema.string().min(1).max(1000).description('Return as soon as this regular expression (multiline: ^ and $ match at row ends; trailing blanks are trimmed) matches what your input changed: rows added or scrolled by since the send, and screen rows that were redrawn. With input "" it is tested against the whole screen at once.'),
   })
 }
 

@@ -1,6 +1,6 @@
 import { constants } from 'node:os'
 import * as pty from 'node-pty'
-import { TerminalSpawnError } from './errors.js'
+import { TerminalSignalError, TerminalSpawnError } from './errors.js'
 import { Screen } from './screen.js'
 import type { SessionSnapshot } from './schemas.js'
 import { foregroundGroup, killSession, killSessionNow } from './tree.js'
@@ -90,13 +90,13 @@ export class TerminalSession {
 
   /** The public snapshot: no owner, no internals. */
   snapshot(): SessionSnapshot {
-    const view = { cols: this.options.cols, rows: this.options.rows }
     return {
       id: this.id,
       command: this.options.command,
       cwd: this.options.cwd,
       pid: this.pid,
-      ...view,
+      cols: this.options.cols,
+      rows: this.options.rows,
       state: this.state,
       exitCode: this.exitCode,
       signal: this.signal,
@@ -111,8 +111,7 @@ export class TerminalSession {
     // Parse what already arrived first, so the send's rows start at the cursor as the user last saw it.
     await this.screen.flush()
     const since = this.screen.cursorRow()
-    // Typed input is tested once its effect shows (the screen before it may match already); bare waiting at once.
-    const waiting = waitForOutput(this, since, request, signal, input === '')
+    const waiting = waitForOutput(this, since, request, signal, input === '' ? undefined : this.screen.rows())
     if (input) this.terminal.write(input)
     return { since, outcome: await waiting }
   }
@@ -120,7 +119,11 @@ export class TerminalSession {
   /** Delivers a signal to the terminal's foreground process group; returns that group's id. */
   deliver(name: NodeJS.Signals): number {
     const group = foregroundGroup(this.pid)
-    process.kill(-group, name)
+    try {
+      process.kill(-group, name)
+    } catch (error) {
+      throw new TerminalSignalError(`could not send ${name} to process group ${group} of ${this.id}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}; the program may have just exited (check with terminal_read)`)
+    }
     return group
   }
 

@@ -15,16 +15,24 @@ export interface WaitOutcome {
   waitedMs: number
 }
 
-/** Pattern tests run at most this often while output streams in (each scans up to 2000 rows). */
-const MATCH_INTERVAL_MS = 25
+/**
+ * A pattern test (up to 2000 rows) may take a few milliseconds: after each, the next waits this many
+ * times as long, so testing takes at most a fifth of the time while output floods, and is immediate otherwise.
+ */
+const MATCH_BACKOFF = 4
 
-/** Waits on a session's output as `request` says; `since` is the absolute row where the send began. */
-export function waitForOutput(session: TerminalSession, since: number, request: WaitRequest, signal: AbortSignal, testNow = false): Promise<WaitOutcome> {
+/**
+ * Waits on a session's output as `request` says. `since` is the absolute row where the send began; with
+ * `before` (the screen before typed input), a pattern is tested against new and changed rows once output
+ * arrives, so what was already on screen cannot end the wait; without it, against the screen at once.
+ */
+export function waitForOutput(session: TerminalSession, since: number, request: WaitRequest, signal: AbortSignal, before?: Map<number, string>): Promise<WaitOutcome> {
   const started = Date.now()
   return new Promise((resolve) => {
     const timers = new Set<NodeJS.Timeout>()
     let quietTimer: NodeJS.Timeout | undefined
     let matchTimer: NodeJS.Timeout | undefined
+    let nextTestAt = 0
     let settled = false
     const finish = (reason: WaitOutcome['reason']) => {
       if (settled) return
@@ -41,14 +49,17 @@ export function waitForOutput(session: TerminalSession, since: number, request: 
     const after = (ms: number, reason: WaitOutcome['reason']) => timers.add(setTimeout(() => finish(reason), ms))
     const test = () => {
       matchTimer = undefined
-      if (request.mode === 'pattern' && session.screen.matches(since, request.pattern)) finish('matched')
+      if (settled || request.mode !== 'pattern') return
+      const start = performance.now()
+      if (session.screen.matches(since, request.pattern, before)) return finish('matched')
+      nextTestAt = performance.now() + (performance.now() - start) * MATCH_BACKOFF
     }
     const stopParsed = session.screen.onParsed(() => {
       if (request.mode === 'quiet') {
         clearTimeout(quietTimer)
         quietTimer = setTimeout(() => finish('quiet'), request.quietMs)
       } else if (request.mode === 'pattern') {
-        matchTimer ??= setTimeout(test, MATCH_INTERVAL_MS)
+        matchTimer ??= setTimeout(test, Math.max(0, nextTestAt - performance.now()))
       }
     })
     signal.addEventListener('abort', onAbort, { once: true })
@@ -57,6 +68,6 @@ export function waitForOutput(session: TerminalSession, since: number, request: 
     // A starting program may be silent for a while (python loads its modules): then quiet begins at its first output.
     if (request.mode === 'quiet' && !request.afterOutput) quietTimer = setTimeout(() => finish('quiet'), request.quietMs)
     void session.ended.then(() => finish('exited'))
-    if (testNow) test()
+    if (!before) test()
   })
 }

@@ -33,7 +33,7 @@ describe('a bash session', () => {
     expect(opened.screen.lines.at(-1)).toBe('PROMPT>')
     const id = opened.session.id
     value(await call('send', { id, input: 'export X=42; cd /tmp\r' }))
-    const echoed = await call('send', { id, input: 'echo "x is $X in $(pwd)"\r', waitFor: '^x is' })
+    const echoed = await call('send', { id, input: 'echo "x is $X in $(pwd)"\r', waitFor: '^x is .*\\nPROMPT>$' })
     expect(value(echoed).wait.reason).toBe('matched')
     expect(value(echoed).screen.lines).toContain('x is 42 in /tmp')
     expect(text(echoed)).toMatch(/x is 42 in \/tmp\nPROMPT>\n\[term_\d+ running; cursor at row \d+, col 9; next read since 0; waitFor matched after \d+ ms\]$/)
@@ -55,7 +55,7 @@ describe('a bash session', () => {
   it('returns what scrolled off the screen during a send, and pages it with since', async () => {
     const { open, call } = await setup({ rows: 10 })
     const { session } = await open(PROMPT)
-    const sent = value(await call('send', { id: session.id, input: 'seq 1 50\r', waitFor: '^50$' }))
+    const sent = value(await call('send', { id: session.id, input: 'seq 1 50\r', waitFor: '^50\nPROMPT>$' }))
     // The command line, 1..50 and the prompt: 52 rows, 10 on screen, the rest scrolled by.
     expect([...sent.scrollback.lines, ...sent.screen.lines].join('\n')).toContain(['PROMPT> seq 1 50', ...Array.from({ length: 50 }, (_, i) => String(i + 1)), 'PROMPT>'].join('\n'))
     expect(sent.scrollback).toMatchObject({ lost: 0, omitted: 0, from: 0 })
@@ -71,7 +71,7 @@ describe('a bash session', () => {
   it('bounds a flood: the result keeps the newest rows and names the read for the rest', async () => {
     const { open, call } = await setup({ rows: 10, scrollback: 3000, maxReadLines: 100, maxReadBytes: 2000 })
     const { session } = await open(PROMPT)
-    const result = await call('send', { id: session.id, input: 'seq 1 100000\r', waitFor: '^100000$', waitForMs: 60_000 })
+    const result = await call('send', { id: session.id, input: 'seq 1 100000\r', waitFor: '^100000\\nPROMPT>$', waitForMs: 60_000 })
     const sent = value(result)
     expect(sent.wait.reason).toBe('matched')
     expect(Buffer.byteLength(sent.scrollback.lines.join('\n'))).toBeLessThanOrEqual(2000)
@@ -120,6 +120,17 @@ describe('a bash session', () => {
     expect(code(second)).toBe('SEND_ACTIVE')
     expect(value(await first).wait.reason).toBe('matched')
     expect(code(await call('send', { id: session.id, input: '', waitFor: '(' }))).toBe('INVALID_PATTERN')
+  })
+
+  it('waitFor looks at what the input changed: a pattern already on screen does not end the next wait', async () => {
+    const { open, call } = await setup()
+    const { session } = await open(PROMPT)
+    expect(value(await call('send', { id: session.id, input: 'echo done\r', waitFor: '^done$' })).wait.reason).toBe('matched')
+    const second = value(await call('send', { id: session.id, input: 'sleep 0.5; echo done\r', waitFor: '^done$' }))
+    expect(second.wait.reason).toBe('matched')
+    expect(second.wait.waitedMs).toBeGreaterThanOrEqual(450)
+    // A bare wait ("until the screen shows it") answers from the screen at once.
+    expect(value(await call('send', { id: session.id, input: '', waitFor: '^done$' })).wait.waitedMs).toBeLessThan(400)
   })
 
   it('waits a fixed time with waitForMs alone, and cancels with the caller', async () => {

@@ -45,6 +45,17 @@ describe('session lifetime', () => {
     expect(ctx.tools.list().filter((tool) => tool.name.startsWith('terminal_'))).toEqual([])
   })
 
+  it('unloading while a send waits settles the call and kills the session', async () => {
+    const { open, call, fiber } = await setup()
+    const { session } = await open(PROMPT)
+    const pending = call('send', { id: session.id, input: 'sleep 1000\r', waitFor: 'never-printed', waitForMs: 120_000 })
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    await fiber.dispose()
+    const settled = await Promise.race([pending.then(() => true), new Promise((resolve) => setTimeout(resolve, 15_000, false))])
+    expect(settled).toBe(true)
+    expect(sessionProcesses(session.pid)).toEqual([])
+  })
+
   it('a program that exits leaves nothing behind, even a nohup child', async () => {
     const { open, root } = await setup()
     const { session } = await open({ command: `nohup sleep 1000 >/dev/null 2>&1 & echo $! > ${root}/n.pid` })

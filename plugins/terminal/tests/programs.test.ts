@@ -9,7 +9,7 @@ describe('interactive programs', () => {
     const opened = await open({ command: 'python3 -i -q', env: { PYTHONSTARTUP: '' } })
     expect(opened.screen.lines.at(-1)).toBe('>>>')
     const id = opened.session.id
-    const sum = value(await call('send', { id, input: 'print(6 * 7)\r', waitFor: '^42$' }))
+    const sum = value(await call('send', { id, input: 'print(6 * 7)\r', waitFor: '^42\\n>>>$' }))
     expect(sum.screen.lines.slice(-3)).toEqual(['>>> print(6 * 7)', '42', '>>>'])
     const loop = value(await call('send', { id, input: 'while True: pass\r\r', waitForMs: 300 }))
     expect(loop.screen.lines.slice(-3)).toEqual(['>>> while True: pass', '...', ''])
