@@ -1,4 +1,5 @@
 import type { ContentBlock } from '@cordage/core'
+import type { ToolSchema } from '@cordage/registry'
 import type { Message, ModelService, Usage } from './model.js'
 import type { SessionLog } from './session-log.js'
 
@@ -43,12 +44,26 @@ export interface AgentOptions {
   session?: SessionLog
   /** Initial conversation when there is no session (ignored with one). */
   messages?: Message[]
-  /** Passed to every tool call as `exec.agent`. */
+  /** Passed to every tool call as `exec.agent`; default the session id (none without a session). */
   agent?: string
+  /** Which tools the model is offered; default every listed tool. */
+  tools?: ToolView
   /** Progress listener. */
   onEvent?: (event: AgentEvent) => void
   /** The agent's lifetime: aborting it stops every run as if the run's own signal aborted. */
   signal?: AbortSignal
+}
+
+/**
+ * The tools an agent is offered. A call the model makes to a name outside the view fails with
+ * `UNKNOWN_TOOL` without being dispatched. (The view is what the model sees; a boundary that must also
+ * hold for nested calls, e.g. from `run_code`, is a registry guard keyed on `exec.agent`.)
+ */
+export interface ToolView {
+  /** Names of listed tools to offer; default all of them. */
+  allow?: readonly string[]
+  /** Schemas offered to this agent only, e.g. a hidden tool with a per-run parameter schema. */
+  extra?: readonly ToolSchema[]
 }
 
 /** Options of one `Agent.run`. */
@@ -56,4 +71,6 @@ export interface RunOptions {
   signal?: AbortSignal
   /** Overrides the agent's `maxTurns` for this run. */
   maxTurns?: number
+  /** Checked after each turn's tool calls have committed: `true` ends the run as `completed` (e.g. a result was recorded). */
+  until?: () => boolean
 }

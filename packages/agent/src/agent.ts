@@ -9,10 +9,11 @@ import { NoModelError } from './errors.js'
 import { observe, type RunObserver } from './hub.js'
 import { messageOf, deriveMessages } from './messages.js'
 import type { Message, ModelService, ToolCall, Usage } from './model.js'
+import { applyToolView } from './tool-view.js'
 import { streamTurn } from './turn.js'
 import type { SessionEventBody, SessionEventMap, SessionEventType } from './session-types.js'
 
-// `ctx.get` read once per context: reading it through the context costs several proxy hops (~5 µs) per
+// `ctx.get` read once per context: reading it through the context costs several proxy hops (microseconds) per
 // run, while the function it returns is bound to that context and stays valid for its lifetime.
 const getters = new WeakMap<Context, Context['get']>()
 
@@ -37,12 +38,15 @@ export class Agent {
   /** The conversation, exactly as the model receives it. */
   readonly messages: Message[]
   readonly session: AgentOptions['session']
+  /** What tool calls carry as `exec.agent`: the `agent` option, else the session id. */
+  readonly name: string | undefined
   private readonly inFlight = new Set<string>()
   private running = false
   private idle: Promise<void> = Promise.resolve()
 
   constructor(private readonly ctx: Context, private readonly options: AgentOptions = {}) {
     this.session = options.session
+    this.name = options.agent ?? options.session?.id
     this.messages = this.session ? deriveMessages(this.session.events) : [...(options.messages ?? [])]
   }
 
@@ -61,7 +65,7 @@ export class Agent {
     const lifetime = this.options.signal
     const signal = runOptions.signal && lifetime ? AbortSignal.any([runOptions.signal, lifetime]) : runOptions.signal ?? lifetime
     const maxTurns = runOptions.maxTurns ?? this.options.maxTurns ?? 50
-    const agent = this.options.agent
+    const agent = this.name
     const notices: AgentNotice[] = []
     let stopObserving: (() => void) | undefined
     let turns = 0
@@ -83,7 +87,8 @@ export class Agent {
         this.appendNotices(notices)
         turns++
         this.emit({ type: 'turn/start', turn: turns })
-        const turn = await streamTurn(model, { messages: [...this.messages], tools: tools.list(), signal }, turns, (delta) => this.emit({ type: 'text/delta', delta }))
+        const offered = applyToolView(tools.list(), this.options.tools)
+        const turn = await streamTurn(model, { messages: [...this.messages], tools: offered.schemas, signal }, turns, (delta) => this.emit({ type: 'text/delta', delta }))
         if (turn.usage) {
           usage.inputTokens += turn.usage.inputTokens
           usage.outputTokens += turn.usage.outputTokens
@@ -98,8 +103,9 @@ export class Agent {
           this.emit({ type: 'turn/end', turn: turns })
           return finish(turn.aborted ? 'aborted' : turn.finishReason === 'length' ? 'length' : 'completed')
         }
-        await this.runCalls(tools, turn.calls, signal)
+        await this.runCalls(tools, turn.calls, signal, offered.names)
         this.emit({ type: 'turn/end', turn: turns })
+        if (runOptions.until?.()) return finish('completed')
         // Every line is already in the kernel (a process crash loses nothing); the fsync, for OS
         // crashes, runs alongside the next model request instead of stalling the loop (~ms per turn).
         this.session?.sync().catch((error: unknown) => this.ctx.logger('agent').warn(`session fsync failed: ${(error as Error)?.message ?? String(error)}`))
@@ -119,14 +125,15 @@ export class Agent {
     return this.idle
   }
 
-  private async runCalls(tools: ToolRegistry, calls: ToolCall[], signal: AbortSignal | undefined): Promise<void> {
+  private async runCalls(tools: ToolRegistry, calls: ToolCall[], signal: AbortSignal | undefined, offered: ReadonlySet<string> | undefined): Promise<void> {
     for (const call of calls) this.inFlight.add(call.id)
     let results: ToolExecutionResult[]
     try {
       results = await runBatch({
         tools,
         signal,
-        agent: this.options.agent,
+        agent: this.name,
+        offered,
         emit: (event) => this.emit(event),
         commit: (call, result) => this.commitResult(call, result),
       }, calls)

@@ -1,4 +1,4 @@
-import { CordageError, ToolAbortedBeforeDispatchError, ToolArgsError, type JsonValue, type ToolExecutionResult } from '@cordage/core'
+import { CordageError, ToolAbortedBeforeDispatchError, ToolArgsError, UnknownToolError, type JsonValue, type ToolExecutionResult } from '@cordage/core'
 import type { ToolRegistry } from '@cordage/registry'
 import type { AgentEvent } from './agent-types.js'
 import type { ToolCall } from './model.js'
@@ -8,6 +8,8 @@ export interface BatchHost {
   tools: ToolRegistry
   signal?: AbortSignal
   agent?: string
+  /** The tool names this agent was offered; a call outside them fails without dispatch. Default: no filter. */
+  offered?: ReadonlySet<string>
   emit(event: AgentEvent): void
   /** Called once per call, in model order. */
   commit(call: ToolCall, result: ToolExecutionResult): void
@@ -53,7 +55,12 @@ function isParallel(tools: ToolRegistry, call: ToolCall, parsed: Parsed): boolea
  */
 export async function runBatch(host: BatchHost, calls: readonly ToolCall[]): Promise<ToolExecutionResult[]> {
   const { tools, signal } = host
-  const parsed = calls.map(parseArguments)
+  const parsed = calls.map((call): Parsed => {
+    if (host.offered && !host.offered.has(call.name)) {
+      return { ok: false, result: failureResult(new UnknownToolError(call.name, [...host.offered], 'is not available to this agent')) }
+    }
+    return parseArguments(call)
+  })
   const results: Array<ToolExecutionResult | undefined> = Array.from({ length: calls.length })
   let committed = 0
   const settle = (index: number, result: ToolExecutionResult) => {

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto'
 import { isAbsolute, join, resolve } from 'node:path'
 import { SessionError } from './errors.js'
 import { loadSession } from './session-load.js'
-import { SESSION_VERSION, type SessionEvent, type SessionEventMap, type SessionEventType, type SessionHeader } from './session-types.js'
+import { SESSION_VERSION, type SessionEvent, type SessionEventMap, type SessionEventType, type SessionHeader, type SessionParent } from './session-types.js'
 
 /** Where sessions live and how they are named. */
 export interface SessionLocation {
@@ -18,6 +18,10 @@ export interface CreateSessionOptions extends SessionLocation {
   id?: string
   /** The model service id, recorded in the header. */
   model?: string
+  /** For a child run: the call that started it (recorded in the header). */
+  parent?: SessionParent
+  /** Run depth, recorded in the header when above 0. */
+  depth?: number
 }
 
 /** The sessions directory for `location`. */
@@ -54,6 +58,8 @@ export class SessionLog {
     const file = join(dir, `${id}.jsonl`)
     const header: SessionHeader = { type: 'session', version: SESSION_VERSION, id, createdAt: now.toISOString(), cwd: resolve(options.cwd ?? process.cwd()) }
     if (options.model !== undefined) header.model = options.model
+    if (options.parent !== undefined) header.parent = options.parent
+    if (options.depth) header.depth = options.depth
     let fd: number
     try {
       fd = openSync(file, 'wx', 0o600)

@@ -13,6 +13,18 @@ export interface SessionHeader {
   cwd: string
   /** The model service id at creation, when known. */
   model?: string
+  /** For a child run (a subagent, a workflow's agent): the call that started it, so replay nests it there. */
+  parent?: SessionParent
+  /** How many runs deep this one is: absent or 0 for a top-level run, 1 for its children, … */
+  depth?: number
+}
+
+/** Where a child session was started: the parent session (when it had one) and the tool call. */
+export interface SessionParent {
+  session?: string
+  callId: string
+  /** The tool that started it (`subagent`, `workflow`, `ralph`). */
+  tool: string
 }
 
 /** What a `tool/result` event stores: the rendered content and failure description, never the canonical value. */

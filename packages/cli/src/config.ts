@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { parse as parseYaml } from 'yaml'
-import { CliError, errorMessage } from './errors.js'
+import { unknownConfigKeys, type JsonSchemaNode } from '@cordage/core'
+import { CliConfigError, errorMessage } from './errors.js'
 
 /** One `plugins:` entry: a package name or a relative path, and the config it is given. */
 export interface PluginEntry {
@@ -41,18 +42,29 @@ export interface CordageConfig {
 
 const TOP_LEVEL = ['plugins', 'model', 'agent']
 
+// The key shape of cordage.yml for the shared unknown-key check; `model:` passes further keys to the provider
+// (whose own Config checks them) and each plugin's config is checked against that plugin's Config.
+const Document: JsonSchemaNode = {
+  type: 'object',
+  properties: {
+    plugins: {},
+    model: { type: 'object', additionalProperties: true },
+    agent: { type: 'object', properties: { maxTurns: { type: 'integer' }, system: { type: 'string' } } },
+  },
+}
+
 /** Reads `file` (default `<cwd>/cordage.yml`); returns undefined when the default file does not exist. */
 export function readConfig(cwd: string, file?: string): CordageConfig | undefined {
   const path = resolve(cwd, file ?? 'cordage.yml')
   if (!existsSync(path)) {
-    if (file) throw new CliError(`config file not found: ${path}`)
+    if (file) throw new CliConfigError(`config file not found: ${path}`)
     return undefined
   }
   let document: unknown
   try {
     document = parseYaml(readFileSync(path, 'utf8'))
   } catch (error) {
-    throw new CliError(`${label(path)}: not valid YAML: ${errorMessage(error)}`)
+    throw new CliConfigError(`${label(path)}: not valid YAML: ${errorMessage(error)}`)
   }
   return parseConfig(document ?? {}, path)
 }
@@ -60,20 +72,20 @@ export function readConfig(cwd: string, file?: string): CordageConfig | undefine
 /** Validates the shape of a parsed cordage.yml document. */
 export function parseConfig(document: unknown, path: string): CordageConfig {
   const where = label(path)
-  if (!isRecord(document)) throw new CliError(`${where}: expected a mapping with ${TOP_LEVEL.join(', ')}`)
-  const unknown = Object.keys(document).filter((key) => !TOP_LEVEL.includes(key))
-  if (unknown.length) throw new CliError(`${where}: unknown key "${unknown[0]}"; expected one of ${TOP_LEVEL.join(', ')}`)
+  if (!isRecord(document)) throw new CliConfigError(`${where}: expected a mapping with ${TOP_LEVEL.join(', ')}`)
+  const unknown = unknownConfigKeys(Document, document)
+  if (unknown.length) throw new CliConfigError(unknown.map((issue) => `${where}: ${issue.path ? `${issue.path}: ` : ''}${issue.message}`).join('\n'))
   const model = document.model ?? {}
-  if (!isRecord(model)) throw new CliError(`${where}: model: expected a mapping (model, baseURL, cassette, …)`)
+  if (!isRecord(model)) throw new CliConfigError(`${where}: model: expected a mapping (model, baseURL, cassette, …)`)
   for (const key of ['model', 'baseURL', 'apiKey', 'cassette']) {
-    if (model[key] !== undefined && typeof model[key] !== 'string') throw new CliError(`${where}: model: ${key}: expected string but got ${JSON.stringify(model[key])}`)
+    if (model[key] !== undefined && typeof model[key] !== 'string') throw new CliConfigError(`${where}: model: ${key}: expected string but got ${JSON.stringify(model[key])}`)
   }
   const agent = document.agent ?? {}
-  if (!isRecord(agent)) throw new CliError(`${where}: agent: expected a mapping (maxTurns, system)`)
+  if (!isRecord(agent)) throw new CliConfigError(`${where}: agent: expected a mapping (maxTurns, system)`)
   if (agent.maxTurns !== undefined && !(Number.isInteger(agent.maxTurns) && (agent.maxTurns as number) > 0)) {
-    throw new CliError(`${where}: agent: maxTurns: expected a positive integer but got ${JSON.stringify(agent.maxTurns)}`)
+    throw new CliConfigError(`${where}: agent: maxTurns: expected a positive integer but got ${JSON.stringify(agent.maxTurns)}`)
   }
-  if (agent.system !== undefined && typeof agent.system !== 'string') throw new CliError(`${where}: agent: system: expected string but got ${JSON.stringify(agent.system)}`)
+  if (agent.system !== undefined && typeof agent.system !== 'string') throw new CliConfigError(`${where}: agent: system: expected string but got ${JSON.stringify(agent.system)}`)
   return { file: path, baseDir: dirname(path), plugins: parsePlugins(document.plugins, where), model: model as ModelSettings, agent: agent as AgentSettings }
 }
 
@@ -81,7 +93,7 @@ export function parseConfig(document: unknown, path: string): CordageConfig {
 function parsePlugins(value: unknown, where: string): PluginEntry[] {
   if (value === undefined || value === null) return []
   if (isRecord(value)) return Object.entries(value).map(([spec, config]) => ({ spec, config: config ?? undefined }))
-  if (!Array.isArray(value)) throw new CliError(`${where}: plugins: expected a map or a list of plugin names`)
+  if (!Array.isArray(value)) throw new CliConfigError(`${where}: plugins: expected a map or a list of plugin names`)
   return value.map((item, index) => {
     if (typeof item === 'string') return { spec: item, config: undefined }
     if (isRecord(item) && typeof item.name === 'string' && Object.keys(item).every((key) => key === 'name' || key === 'config')) {
@@ -91,7 +103,7 @@ function parsePlugins(value: unknown, where: string): PluginEntry[] {
       const [spec, config] = Object.entries(item)[0]
       return { spec, config: config ?? undefined }
     }
-    throw new CliError(`${where}: plugins[${index}]: expected a plugin name, { <name>: <config> } or { name, config }`)
+    throw new CliConfigError(`${where}: plugins[${index}]: expected a plugin name, { <name>: <config> } or { name, config }`)
   })
 }
 

@@ -2,7 +2,7 @@ import { resolve } from 'node:path'
 import type { ModelService } from '@cordage/agent'
 import { cassettePlugin, RecordingModel } from './cassette.js'
 import type { ModelSettings } from './config.js'
-import { CliError, errorMessage } from './errors.js'
+import { CliConfigError, CliError, errorMessage } from './errors.js'
 import { configIssues, importPlugin } from './plugins.js'
 import type { Runtime } from './runtime.js'
 
@@ -64,7 +64,7 @@ export async function startModel(runtime: Runtime, choice: ModelChoice, record?:
 
 async function loadProvider(runtime: Runtime, provider: any, config: Record<string, unknown>, ctx: Runtime['ctx']): Promise<void> {
   const issues = configIssues(provider, config)
-  if (issues.length) throw new CliError(issues.map((issue) => `model: @cordage/plugin-model-openai: ${issue}`).join('\n'))
+  if (issues.length) throw new CliConfigError(issues.map((issue) => `model: @cordage/plugin-model-openai: ${issue}`).join('\n'))
   try {
     runtime.track(await ctx.plugin(provider, config))
   } catch (error) {

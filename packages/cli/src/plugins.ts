@@ -4,7 +4,8 @@ import { isAbsolute, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { Context, Fiber, Plugin } from 'cordis'
 import type { PluginEntry } from './config.js'
-import { CliError, errorMessage } from './errors.js'
+import { CordageError, isSchemastery, unknownConfigKeys, type ConfigIssue } from '@cordage/core'
+import { CliConfigError, CliError, errorMessage } from './errors.js'
 
 /** A plugin entry whose module was imported and whose config passed the plugin's `Config`. */
 export interface ResolvedPlugin {
@@ -66,7 +67,7 @@ export function pluginOf(module: Record<string, any>): Plugin | undefined {
 /** Imports the module a spec names; undefined plugin when the module exports none (a placeholder package). */
 export async function importPlugin(spec: string, baseDir: string, where: string): Promise<Plugin | undefined> {
   const { url, tried } = locate(spec, baseDir)
-  if (!url) throw new CliError(`${where}: cannot find plugin "${spec}"; tried ${tried.join(', ')} (from ${baseDir} and from the cordage command's own packages)`)
+  if (!url) throw new CliConfigError(`${where}: cannot find plugin "${spec}"; tried ${tried.join(', ')} (from ${baseDir} and from the cordage command's own packages)`)
   let module: Record<string, any>
   try {
     module = await import(url)
@@ -76,23 +77,35 @@ export async function importPlugin(spec: string, baseDir: string, where: string)
   return pluginOf(module)
 }
 
-/** The config problems `plugin.Config` reports, each as `field: message`. */
+/** The config problems `plugin.Config` reports, each as `field: message`; unknown keys included, for any plugin. */
 export function configIssues(plugin: Plugin, config: unknown): string[] {
   const schema = (plugin as { Config?: any }).Config
   if (!schema) return []
-  if (schema['~standard']) {
-    const result = schema['~standard'].validate(config)
-    if (result && typeof result.then === 'function') return ['the plugin\'s Config validates asynchronously, which is not supported']
-    return (result.issues ?? []).map(formatIssue)
-  }
-  if (typeof schema === 'function') {
-    try {
-      schema(config)
-    } catch (error) {
-      return [stripPath(errorMessage(error))]
+  const issues = validationIssues(schema, config)
+  // A Config made strict with `strictConfig` reported unknown keys already; a plain schemastery one drops them.
+  if (issues.length === 0 && isSchemastery(schema)) return unknownConfigKeys(schema, config).map(formatConfigIssue)
+  return issues
+}
+
+function validationIssues(schema: any, config: unknown): string[] {
+  try {
+    if (schema['~standard']) {
+      const result = schema['~standard'].validate(config)
+      if (result && typeof result.then === 'function') return ['the plugin\'s Config validates asynchronously, which is not supported']
+      return (result.issues ?? []).map(formatIssue)
     }
+    if (typeof schema === 'function') schema(config)
+  } catch (error) {
+    if (CordageError.is(error) && error.code === 'INVALID_CONFIG' && Array.isArray((error as { issues?: unknown }).issues)) {
+      return (error as unknown as { issues: ConfigIssue[] }).issues.map(formatConfigIssue)
+    }
+    return [stripPath(errorMessage(error))]
   }
   return []
+}
+
+function formatConfigIssue(issue: ConfigIssue): string {
+  return issue.path ? `${issue.path}: ${issue.message}` : issue.message
 }
 
 function formatIssue(issue: { message: string; path?: ReadonlyArray<PropertyKey | { key: PropertyKey }> }): string {
@@ -120,7 +133,7 @@ export async function resolvePlugins(entries: PluginEntry[], baseDir: string, wh
     for (const issue of configIssues(plugin, entry.config)) problems.push(`${where}: plugin ${entry.spec}: ${issue}`)
     resolved.push({ spec: entry.spec, plugin, config: entry.config })
   }
-  if (problems.length) throw new CliError(problems.join('\n'))
+  if (problems.length) throw new CliConfigError(problems.join('\n'))
   return resolved
 }
 
@@ -131,7 +144,8 @@ export async function loadPlugins(ctx: Context, plugins: ResolvedPlugin[], where
     try {
       fibers.push({ spec, fiber: await ctx.plugin(plugin, config as any) })
     } catch (error) {
-      throw new CliError(`${where}: plugin ${spec}: failed to start: ${errorMessage(error)}`)
+      const message = `${where}: plugin ${spec}: failed to start: ${errorMessage(error)}`
+      throw CordageError.is(error) && error.code === 'INVALID_CONFIG' ? new CliConfigError(message) : new CliError(message)
     }
   }
   // A fiber still pending after every plugin loaded waits for a service that nothing provides.

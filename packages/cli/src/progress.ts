@@ -1,5 +1,6 @@
 import type { AgentEvent, AgentResult } from '@cordage/agent'
 import { contentText } from '@cordage/core'
+import type { ChildRunEvent } from '@cordage/services'
 import { formatDuration, oneLine, type Output } from './output.js'
 
 /** Streams an agent run: text as it arrives and one line per tool call with its status and duration. */
@@ -58,6 +59,20 @@ export class Progress {
     if (this.json) return this.output.json({ type: 'tool/nested', name, isError, ...(code && { code }) })
     const mark = isError ? this.output.style('red', '✗') : this.output.style('green', '✓')
     this.print(this.output.style('dim', `    ↳ ${mark} ${name}${code ? ` ${code}` : ''}`))
+  }
+
+  /** A child run (subagent, workflow agent, ralph round) started or ended: one line each, indented by depth. */
+  child(event: ChildRunEvent): void {
+    if (this.json) return this.output.json({ ...event, type: `child/${event.type}` })
+    const indent = '  '.repeat(event.depth)
+    const label = oneLine(event.label, 70)
+    if (event.type === 'start') {
+      this.print(this.output.style('dim', `${indent}┌ ${event.tool} ${label} (run ${event.runId})`))
+      return
+    }
+    const mark = event.isError ? this.output.style('red', '✗') : this.output.style('green', '✓')
+    const duration = event.durationMs === undefined ? '' : ` (${formatDuration(event.durationMs)})`
+    this.print(`${indent}${this.output.style('dim', '└')} ${mark} ${event.tool} ${label} ${this.output.style('dim', `${event.stopReason ?? ''}${duration}`)}`)
   }
 
   /** Prints the run's closing summary (to stderr, so stdout stays the model's text and tool lines). */

@@ -2,6 +2,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import Schema from 'schemastery'
+import { CordageError } from '@cordage/core'
+import * as McpClient from '@cordage/plugin-mcp-client'
+import * as Policy from '@cordage/plugin-policy'
+import { Spill } from '@cordage/plugin-spill'
 import { chooseModel, configIssues, findCommand, commands, parseConfig, resolvePlugins } from '../src/index.js'
 
 describe('parseConfig', () => {
@@ -18,8 +23,21 @@ describe('parseConfig', () => {
     [{ plugins: [{ a: 1, b: 2 }] }, 'cordage.yml: plugins[0]: expected a plugin name, { <name>: <config> } or { name, config }'],
     [{ model: { model: 4 } }, 'cordage.yml: model: model: expected string but got 4'],
     [{ agent: { maxTurns: 0 } }, 'cordage.yml: agent: maxTurns: expected a positive integer but got 0'],
+    [{ plugin: { fs: {} } }, 'cordage.yml: unknown key "plugin"; did you mean "plugins"? (valid keys: plugins, model, agent)'],
+    [{ agent: { maxturns: 3 } }, 'cordage.yml: agent: unknown key "maxturns"; did you mean "maxTurns"? (valid keys: maxTurns, system)'],
   ])('rejects %j', (document, message) => {
     expect(() => parseConfig(document, '/p/cordage.yml')).toThrow(message)
+  })
+
+  it('throws INVALID_CONFIG errors (CordageError) for cordage.yml problems', () => {
+    const error = (() => {
+      try {
+        parseConfig({ plugins: 3 }, '/p/cordage.yml')
+      } catch (error) {
+        return error as { code?: string }
+      }
+    })()
+    expect(CordageError.is(error) && error.code).toBe('INVALID_CONFIG')
   })
 })
 
@@ -27,6 +45,21 @@ describe('configIssues', () => {
   it('prints each standard-schema issue as `field: message`', () => {
     const plugin = { apply() {}, Config: { '~standard': { version: 1, vendor: 't', validate: () => ({ issues: [{ message: '$.a.b expected string but got 1', path: ['a', 'b'] }, { message: 'bad', path: ['list', 2] }] }) } } }
     expect(configIssues(plugin as any, {})).toEqual(['a.b: expected string but got 1', 'list[2]: bad'])
+  })
+
+  it.each([
+    ['policy', Policy, { rulez: [] }, 'unknown key "rulez"; did you mean "rules"? (valid keys: rules, root)'],
+    ['policy', Policy, { rules: [{ tool: 'read', whne: [], action: 'deny' }] }, /^rules\[0\]: unknown key "whne"; did you mean "when"\?/],
+    ['spill', Spill, { maxInlineByte: 1 }, /^unknown key "maxInlineByte"; did you mean "maxInlineBytes"\?/],
+    ['mcp-client', McpClient, { name: 'x', transport: 'stdio', command: 'y', argz: [] }, /^unknown key "argz"; did you mean "args"\?/],
+  ])('names the key and the nearest valid key for a typo in %s', (_name, plugin, config, message) => {
+    expect(configIssues(plugin as any, config)).toEqual([typeof message === 'string' ? message : expect.stringMatching(message)])
+  })
+
+  it('checks unknown keys of a third-party schemastery Config that is not strict', () => {
+    const plugin = { apply() {}, Config: Schema.object({ prefix: Schema.string() }) }
+    expect(configIssues(plugin as any, { prefx: 'x' })).toEqual(['unknown key "prefx"; did you mean "prefix"? (valid keys: prefix)'])
+    expect(configIssues(plugin as any, { prefix: 'x' })).toEqual([])
   })
 })
 

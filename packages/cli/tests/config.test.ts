@@ -28,6 +28,14 @@ describe.concurrent('cordage.yml', { timeout: 90_000 }, () => {
     ])
   })
 
+  it('a typo in a plugin\'s config stops the start, naming the plugin, the key and the nearest valid key', async () => {
+    const dir = project({ 'cordage.yml': 'plugins:\n  policy:\n    rules:\n      - tool: read\n        whne: [{ pointer: /path, glob: secret.txt }]\n        action: deny\n' })
+    const result = await cordage(['tools'], { cwd: dir })
+    expect(result.code).toBe(2)
+    expect(result.stdout).toBe('')
+    expect(result.stderr.trim()).toBe('cordage.yml: plugin policy: rules[0]: unknown key "whne"; did you mean "when"? (valid keys: tool, path, access, when, action, reason, feedback, pointers, replacement, content, direct)')
+  })
+
   it('resolves `fs` as shorthand for @cordage/plugin-fs and accepts a list of { name, config }', async () => {
     const dir = project({ 'cordage.yml': 'plugins:\n  - name: fs\n    config: { root: . }\n', 'a.txt': 'x' })
     const result = await cordage(['tools', '--json'], { cwd: dir })
@@ -38,7 +46,7 @@ describe.concurrent('cordage.yml', { timeout: 90_000 }, () => {
   it('rejects unknown top-level keys and broken YAML with the file named', async () => {
     const unknown = await cordage(['tools'], { cwd: project({ 'cordage.yml': 'plugin:\n  fs: {}\n' }) })
     expect(unknown.code).toBe(2)
-    expect(unknown.stderr).toContain('cordage.yml: unknown key "plugin"; expected one of plugins, model, agent')
+    expect(unknown.stderr).toContain('cordage.yml: unknown key "plugin"; did you mean "plugins"? (valid keys: plugins, model, agent)')
     const broken = await cordage(['tools'], { cwd: project({ 'cordage.yml': 'plugins: [fs\n' }) })
     expect(broken.code).toBe(2)
     expect(broken.stderr).toContain('cordage.yml: not valid YAML')

@@ -10,6 +10,8 @@ export type { ValueSchemaSpec, Infer } from './schemastery.js'
 export { toJsonSchema, isSchemastery } from './schemastery.js'
 export type { ToolDefinition, ToolOutput, ToolSpec, ToolExec, ToolRunContext, ToolExecutionToken, ToolConcurrency, ToolPathArgument } from './tool.js'
 export { defineTool, TOOL_NAME_PATTERN } from './tool.js'
+export type { ConfigIssue, KeyShape, StandardConfig } from './config.js'
+export { ConfigError, strictConfig, unknownConfigKeys, formatPath } from './config.js'
 export type { Violation } from './errors.js'
 export {
   CordageError, ToolArgsError, ToolOutputError, UnknownToolError, ToolDeniedError, ToolAbortedError,

@@ -63,6 +63,11 @@ export interface ToolDefinition<Args = any, Value = any> {
   concurrency?: ToolConcurrency
   /** The arguments that are filesystem paths, for path-aware policy (relative paths resolve against the workspace root). */
   paths?: readonly ToolPathArgument[]
+  /**
+   * Registered and callable through the whole pipeline, but left out of `list()`: a runtime tool offered
+   * only to particular agents through their tool view (a child run's `structured_output`).
+   */
+  hidden?: boolean
 }
 
 /** The authoring form accepted by `defineTool`: schemastery schemas, with types inferred from them. */
@@ -79,6 +84,7 @@ export interface ToolSpec<P extends ValueSchemaSpec, O extends ValueSchemaSpec> 
   timeoutMs?: number
   concurrency?: ToolConcurrency
   paths?: readonly ToolPathArgument[]
+  hidden?: boolean
 }
 
 /** Tool names follow provider function-name rules. */
@@ -130,5 +136,6 @@ export function defineTool<P extends ValueSchemaSpec, O extends ValueSchemaSpec>
   if (spec.timeoutMs !== undefined) definition.timeoutMs = spec.timeoutMs
   if (spec.concurrency !== undefined) definition.concurrency = spec.concurrency
   if (spec.paths !== undefined) definition.paths = spec.paths
+  if (spec.hidden !== undefined) definition.hidden = spec.hidden
   return definition
 }

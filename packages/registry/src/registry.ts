@@ -73,6 +73,7 @@ export class ToolRegistry extends Service {
   /** Every tool's model-facing schema, sorted by name. */
   list(): ToolSchema[] {
     return [...this.raw().definitions.values()]
+      .filter((d) => !d.hidden)
       .map((d) => ({ name: d.name, description: d.description, parameters: d.parameters, outputSchema: d.output.schema }))
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   }

@@ -26,6 +26,19 @@ describe('ctx.tools.register', () => {
     expect(ctx.tools.get('echo')).toBe(echo)
   })
 
+  it('leaves hidden tools out of list() but still runs them through the pipeline', async () => {
+    const ctx = await createTestContext()
+    ctx.tools.register({ ...rawTool('secret_step', () => 7), hidden: true })
+    ctx.tools.register(echo)
+    const seen: string[] = []
+    ctx.on('tools/result', (exec) => void seen.push(exec.name))
+    expect(ctx.tools.list().map((tool) => tool.name)).toEqual(['echo'])
+    expect(ctx.tools.get('secret_step')?.hidden).toBe(true)
+    const result = await ctx.tools.execute({ name: 'secret_step', arguments: {} })
+    expect(result).toMatchObject({ isError: false, value: 7 })
+    expect(seen).toEqual(['secret_step'])
+  })
+
   it.each([
     ['a missing output', { ...rawTool('x', () => 1), output: undefined }, /output is required/],
     ['a malformed output', { ...rawTool('x', () => 1), output: { schema: {} } }, /render must be a function/],

@@ -1,4 +1,4 @@
-import { readdirSync, readlinkSync } from 'node:fs'
+import { readFileSync, readdirSync, readlinkSync } from 'node:fs'
 
 /** Paths under `dir` this process holds open (Linux: read from /proc/self/fd), for disposal tests. */
 export function openFilesUnder(dir: string): string[] {
@@ -12,4 +12,16 @@ export function openFilesUnder(dir: string): string[] {
     }
   }
   return open
+}
+
+/** Whether `pid` is a live process (Linux: a zombie awaiting its reaper counts as gone), for disposal tests. */
+export function processAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    // The state follows the parenthesised command name, which may itself contain spaces or parentheses.
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3)
+    return state !== '' && state !== 'Z' && state !== 'X'
+  } catch {
+    return false
+  }
 }

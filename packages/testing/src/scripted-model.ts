@@ -34,7 +34,13 @@ export interface RecordedRequest {
 }
 
 export interface ScriptedModelConfig {
+  /** Played in order to requests that match no route. */
   turns: ScriptStep[]
+  /**
+   * Scripts for conversations that run side by side (subagents, workflows): a request whose first user
+   * message starts with a key plays that key's steps in order, whatever other conversations do meanwhile.
+   */
+  routes?: Record<string, ScriptStep[]>
   /** Default `scripted`. */
   id?: string
 }
@@ -74,26 +80,34 @@ export class ScriptedModel extends Service implements ModelService {
   /** Every request received, in order, deep-copied when it arrived. */
   readonly requests: RecordedRequest[] = []
   private readonly turns: ScriptStep[]
+  private readonly routes: Array<{ key: string; steps: ScriptStep[]; played: number }>
+  private played = 0
 
   constructor(ctx: Context, config: ScriptedModelConfig) {
     super(ctx, 'model')
     if (!config || !Array.isArray(config.turns)) throw new TypeError('ScriptedModel needs { turns: [...] }')
     this.id = config.id ?? 'scripted'
     this.turns = [...config.turns]
+    // Longest key first, so a more specific prompt wins over its prefix.
+    this.routes = Object.entries(config.routes ?? {}).map(([key, steps]) => ({ key, steps: [...steps], played: 0 })).sort((a, b) => b.key.length - a.key.length)
     this.stream = this.stream.bind(this)
   }
 
-  /** The number of turns not yet played. */
+  /** The number of unrouted turns not yet played. */
   get remaining(): number {
-    return this.turns.length - this.requests.length
+    return this.turns.length - this.played
   }
 
   async *stream(request: CompletionRequest): AsyncIterable<ModelEvent> {
     const recorded: RecordedRequest = structuredClone({ messages: request.messages, tools: request.tools })
     const index = this.requests.length
     this.requests.push(recorded)
-    const step = this.turns[index]
-    if (step === undefined) throw new ScriptExhaustedError(index, recorded)
+    const first = recorded.messages.find((message) => message.role === 'user')?.content ?? ''
+    const route = this.routes.find((candidate) => first.startsWith(candidate.key))
+    const script = route ? route.steps : this.turns
+    const at = route ? route.played++ : this.played++
+    const step = script[at]
+    if (step === undefined) throw new ScriptExhaustedError(at, recorded)
     const turn = typeof step === 'function' ? step(recorded) : step
     const signal = request.signal
     const pause = async () => {

@@ -1,5 +1,6 @@
 import { symbols, type Context } from 'cordis'
 import Schema from 'schemastery'
+import { strictConfig } from '@cordage/core'
 import { createRunCode, RUN_CODE } from './run-code.js'
 import { loadModule } from './module.js'
 import { Catalog } from './catalog.js'
@@ -21,7 +22,7 @@ export interface Config extends SandboxLimits {
 }
 
 /** Validated at load; defaults as in the README. */
-export const Config: Schema<Partial<Config>, Config> = Schema.object({
+export const Config: Schema<Partial<Config>, Config> = strictConfig(name, Schema.object({
   memoryBytes: Schema.natural().min(1 << 20).default(32 << 20).description('Heap limit of one run (bytes).'),
   stackBytes: Schema.natural().min(64 << 10).max(384 << 10).default(256 << 10).description('Stack limit of one run (bytes); deeper recursion throws a catchable error. WASM frames share the host thread stack, hence the low ceiling.'),
   cpuTimeMs: Schema.natural().min(1).default(5000).description('CPU time one run may spend executing JavaScript (time waiting for tools is not counted).'),
@@ -29,7 +30,7 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
   maxOutputBytes: Schema.natural().min(1).default(65_536).description('UTF-8 bytes of logs plus the JSON of the result one run may produce.'),
   maxCalls: Schema.natural().min(1).default(5000).description('Tool calls one run may make.'),
   exclude: Schema.array(Schema.string()).default([]).description('Tools hidden from programs (run_code itself always is).'),
-}) as any
+})) as any
 
 /** Registers `run_code`; its SDK follows the registered tools (rebuilt lazily after `tools/changed`). */
 export function apply(ctx: Context, config: Config): void {

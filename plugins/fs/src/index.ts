@@ -1,6 +1,7 @@
 import type { Context } from 'cordis'
 import type { ToolRegistry } from '@cordage/registry'
 import Schema from 'schemastery'
+import { ConfigError, strictConfig } from '@cordage/core'
 import { editTool } from './edit.js'
 import { globTool } from './glob.js'
 import { grepTool } from './grep.js'
@@ -33,7 +34,7 @@ export interface Config {
 }
 
 /** The config schema, validated at load; every key is optional on input. */
-export const Config: Schema<Partial<Config>, Config> = Schema.object({
+export const Config: Schema<Partial<Config>, Config> = strictConfig(name, Schema.object({
   root: Schema.string().description('Workspace root the tools are confined to (default: the current working directory).'),
   allowOutsideRoot: Schema.boolean().default(false).description('Allow paths outside the root.'),
   requireReadBeforeWrite: Schema.boolean().default(true).description('Refuse to write or edit an existing file the agent has not read.'),
@@ -45,12 +46,12 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
   pageSize: Schema.natural().min(1).default(100).description('Paths or matches rendered inline; the rest go to spill.'),
   pageBytes: Schema.natural().min(1000).default(30_000).description('Bytes of the rendered page at most.'),
   search: Schema.union(['auto', 'ripgrep', 'node']).default('auto').description('Search engine: ripgrep when available (auto), ripgrep only, or the pure-JS fallback.'),
-}) as Schema<Partial<Config>, Config>
+})) as Schema<Partial<Config>, Config>
 
 /** Registers read, write, edit, glob and grep rooted at `config.root`, plus the glob/grep spill listener. */
 export async function apply(ctx: Context, config: Config): Promise<void> {
   const rgPath = config.search === 'node' ? undefined : await findRipgrep()
-  if (config.search === 'ripgrep' && !rgPath) throw new Error('fs: config.search is "ripgrep" but the @vscode/ripgrep binary is not installed for this platform')
+  if (config.search === 'ripgrep' && !rgPath) throw new ConfigError(name, [{ path: 'search', message: '"ripgrep" but the @vscode/ripgrep binary is not installed for this platform' }])
   const lifetime = new AbortController()
   const runtime: FsRuntime = {
     settings: config,

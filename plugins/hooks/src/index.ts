@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { resolve } from 'node:path'
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
+import { strictConfig } from '@cordage/core'
 import { createPostListener, createPreListener } from './listeners.js'
 import { HookRunner } from './run.js'
 import { compileHooks, readSettingsHooks, type HooksSection } from './settings.js'
@@ -27,7 +28,7 @@ export const CLAUDE_TOOL_NAMES: Record<string, string> = {
   web_search: 'WebSearch', todo_write: 'TodoWrite', subagent: 'Task', skill: 'Skill', ask_user_question: 'AskUserQuestion', exit_plan_mode: 'ExitPlanMode',
 }
 
-export const Config: Schema<Partial<Config>, Config> = Schema.object({
+export const Config: Schema<Partial<Config>, Config> = strictConfig(name, Schema.object({
   settingsFile: Schema.string().description('A Claude Code settings.json whose "hooks" section is used (resolved against cwd).'),
   hooks: Schema.dict(Schema.any()).default({}).description('Inline hooks in the settings.json "hooks" shape; run after the settings file ones.'),
   cwd: Schema.string().description('Working directory of hooks, their "cwd" field and CLAUDE_PROJECT_DIR (default: the process cwd).'),
@@ -36,7 +37,7 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
   defaultTimeout: Schema.number().min(0.001).default(60).description('Seconds a hook may run when it sets no "timeout".'),
   preToolUseFailure: Schema.union(['allow', 'deny']).default('allow').description('What a PreToolUse hook that crashes, times out or exits non-zero (not 2) means.'),
   toolNames: Schema.dict(Schema.string()).default(CLAUDE_TOOL_NAMES).description('Cordage tool name → name shown to hooks as tool_name (matchers test both).'),
-})
+}))
 
 /** Reads and checks every hook at load, then runs matching hooks around each tool call. */
 export function apply(ctx: Context, config: Config): void {

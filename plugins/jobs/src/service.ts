@@ -1,6 +1,7 @@
 import { Context, Service } from 'cordis'
 import Schema from 'schemastery'
 import type { ToolRegistry } from '@cordage/registry'
+import { strictConfig } from '@cordage/core'
 import { jobKillTool } from './job-kill.js'
 import { jobListTool } from './job-list.js'
 import { jobOutputTool } from './job-output.js'
@@ -25,12 +26,12 @@ export declare namespace Jobs {
  */
 export class Jobs extends Service implements JobsService {
   static readonly inject = ['tools']
-  static readonly Config: Schema<Partial<Jobs.Config>, Jobs.Config> = Schema.object({
+  static readonly Config: Schema<Partial<Jobs.Config>, Jobs.Config> = strictConfig('jobs', Schema.object({
     headChars: Schema.natural().default(20_000).description('Characters kept from the start of each job\'s output.'),
     tailChars: Schema.natural().min(1).default(1_000_000).description('Characters kept from the end of each job\'s output (a rolling window).'),
     maxFinishedJobs: Schema.natural().min(1).default(50).description('Finished jobs kept readable; older ones are forgotten.'),
     killTimeoutMs: Schema.natural().min(1).default(5_000).description('How long a killed job\'s owner may take to report its end.'),
-  })
+  }))
 
   private readonly table: JobTable
 

@@ -47,6 +47,8 @@ export class McpBridge {
         const { definition, warnings } = bridgeTool(name, tool, {
           server: this.config.name,
           modelSees: this.config.modelSees,
+          // An own-property lookup: a server tool may be called `constructor` or `__proto__`.
+          paths: this.config.paths && Object.hasOwn(this.config.paths, tool.name) ? this.config.paths[tool.name] : undefined,
           call: (original, args, signal) => this.connection.call(original, args, signal),
         })
         const dispose = this.tools.register(definition)

@@ -1,3 +1,4 @@
+import { strictConfig, type JsonSchemaNode } from '@cordage/core'
 import { z } from 'zod'
 
 const common = {
@@ -10,6 +11,11 @@ const common = {
     initialDelayMs: z.number().int().positive().default(500),
     maxDelayMs: z.number().int().positive().default(30_000),
   }).prefault({}).describe('Backoff between reconnection attempts (doubling from initialDelayMs up to maxDelayMs).'),
+  paths: z.record(z.string(), z.array(z.strictObject({
+    pointer: z.string().regex(/^(\/.*)?$/, 'a JSON pointer ("" or starting with "/")'),
+    access: z.enum(['read', 'write']),
+    default: z.string().optional(),
+  }))).optional().describe('Server tool name → its arguments that are filesystem paths, for path-aware policy (e.g. { read_file: [{ pointer: "/path", access: "read" }] }).'),
 }
 
 const stdio = z.object({
@@ -28,8 +34,10 @@ const http = z.object({
   headers: z.record(z.string(), z.string()).optional(),
 })
 
-/** The plugin config: one MCP server per plugin instance (a Standard Schema, validated by Cordis at load). */
-export const Config = z.discriminatedUnion('transport', [stdio, http])
+const schema = z.discriminatedUnion('transport', [stdio, http])
+
+/** The plugin config: one MCP server per plugin instance (a Standard Schema, validated by Cordis at load; unknown keys fail). */
+export const Config = strictConfig('mcp-client', schema, z.toJSONSchema(schema, { io: 'input' }) as JsonSchemaNode)
 
 /** A validated config (defaults applied). */
 export type McpClientConfig = z.output<typeof Config>

@@ -31,6 +31,6 @@ export class McpProtocolError extends CordageError {
 /** The plugin config is invalid (a developer-facing error thrown at load). */
 export class McpConfigError extends CordageError {
   constructor(message: string) {
-    super('MCP_CONFIG', message)
+    super('INVALID_CONFIG', message)
   }
 }

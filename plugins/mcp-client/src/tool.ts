@@ -1,4 +1,4 @@
-import { ToolArgsError, compileValidator, formatViolations, type JsonValue, type ToolDefinition } from '@cordage/core'
+import { ToolArgsError, compileValidator, formatViolations, type JsonValue, type ToolDefinition, type ToolPathArgument } from '@cordage/core'
 import type { Tool } from '@modelcontextprotocol/sdk/types.js'
 import { renderMcpResult, type McpResult, type ModelSees } from './content.js'
 import { bridgeSchemas } from './schema.js'
@@ -10,6 +10,8 @@ const MAX_SCHEMA_IN_DESCRIPTION = 4_000
 export interface BridgeOptions {
   server: string
   modelSees: ModelSees
+  /** The tool's arguments that are filesystem paths (from config `paths`), for path-aware policy. */
+  paths?: readonly ToolPathArgument[]
   call(tool: string, args: JsonValue, signal: AbortSignal): Promise<McpResult>
 }
 
@@ -51,5 +53,6 @@ export function bridgeTool(name: string, tool: Tool, options: BridgeOptions): Br
     // Read-only tools may run alongside others; anything else keeps the registry's exclusive default.
     concurrency: tool.annotations?.readOnlyHint === true ? 'parallel' : 'exclusive',
   }
+  if (options.paths?.length) definition.paths = options.paths
   return { definition, warnings }
 }

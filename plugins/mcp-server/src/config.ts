@@ -1,7 +1,7 @@
+import { strictConfig, type JsonSchemaNode } from '@cordage/core'
 import { z } from 'zod'
 
-/** The plugin config (a Standard Schema, validated by Cordis at load). */
-export const Config = z.object({
+const schema = z.object({
   transport: z.enum(['stdio', 'http']).default('stdio').describe('stdio (this process\'s stdin/stdout) or Streamable HTTP.'),
   host: z.string().min(1).default('127.0.0.1').describe('HTTP bind address (loopback by default).'),
   port: z.number().int().min(0).max(65_535).default(0).describe('HTTP port; 0 picks a free one (logged).'),
@@ -10,6 +10,9 @@ export const Config = z.object({
   serverName: z.string().min(1).default('cordage').describe('Server name announced to clients.'),
   serverVersion: z.string().min(1).default('0.1.0'),
 })
+
+/** The plugin config (a Standard Schema, validated by Cordis at load; unknown keys fail). */
+export const Config = strictConfig('mcp-server', schema, z.toJSONSchema(schema, { io: 'input' }) as JsonSchemaNode)
 
 /** A validated config (defaults applied). */
 export type McpServerConfig = z.output<typeof Config>

@@ -1,6 +1,7 @@
 import { Context, Service, symbols } from 'cordis'
 import type Schema from 'schemastery'
 import type { CompletionRequest, ModelEvent, ModelService } from '@cordage/agent'
+import { strictConfig } from '@cordage/core'
 import { OpenAIClient } from './client.js'
 import { Config as ConfigSchema, resolveOptions, type Config as ModelOpenAIConfig } from './config.js'
 
@@ -13,7 +14,7 @@ export declare namespace OpenAIModel {
 
 /** The `model` service over an OpenAI-compatible Chat Completions endpoint (OpenAI, DeepSeek, Ollama, vLLM, llama.cpp). */
 export class OpenAIModel extends Service implements ModelService {
-  static readonly Config: Schema<Partial<OpenAIModel.Config>, OpenAIModel.Config> = ConfigSchema
+  static readonly Config: Schema<Partial<OpenAIModel.Config>, OpenAIModel.Config> = strictConfig(name, ConfigSchema)
 
   readonly id: string
   /** The underlying Cordis-free client (usable on its own, e.g. to record a cassette). */

@@ -6,7 +6,10 @@ import { POST_ACTIONS, PRE_ACTIONS, type Rule } from './rules.js'
 /** The first matching pre-execution rule, or the failure that denies the call (policy fails closed). */
 export type PreVerdict = { rule: Rule } | { error: string } | undefined
 
-const label = (rule: Rule) => `policy rule ${rule.index} (${rule.config.action} ${rule.config.tool})`
+const label = (rule: Rule) => {
+  const { action, tool, path } = rule.config
+  return `policy rule ${rule.index} (${[action, tool, path !== undefined && `path ${path}`].filter(Boolean).join(' ')})`
+}
 const failedMessage = (rule: Rule, error: unknown) => `${label(rule)} failed, so the call was denied: ${(error as Error)?.message ?? error}`
 
 /** Evaluates pre rules in order; the first match wins. A rule that throws yields an error verdict. */

@@ -1,6 +1,11 @@
+import { realpathSync } from 'node:fs'
+import { resolve } from 'node:path'
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
+import { strictConfig, type ToolDefinition } from '@cordage/core'
 import { createGuard, createPostListener, createPreListener } from './enforce.js'
+import { PolicyConfigError } from './errors.js'
+import { createPathResolver } from './paths.js'
 import { compileRules, POST_ACTIONS, PRE_ACTIONS, type RuleConfig } from './rules.js'
 
 export const name = 'policy'
@@ -9,6 +14,7 @@ export const inject = ['tools']
 /** Declarative rules; see the README for their meaning and evaluation order. */
 export interface Config {
   rules: RuleConfig[]
+  root?: string
 }
 
 const Predicate = Schema.object({
@@ -19,7 +25,9 @@ const Predicate = Schema.object({
 })
 
 const Rule = Schema.object({
-  tool: Schema.string().required().description('Tool-name glob.'),
+  tool: Schema.string().description('Tool-name glob (default `*` when `path` is given).'),
+  path: Schema.string().description('Resource rule: a glob over the canonical real path of every path argument a tool declares, relative to `root` (or absolute).'),
+  access: Schema.union(['read', 'write'] as const).description('With `path`: only paths the tool reads (`read`, writes included) or writes (`write`).'),
   when: Schema.array(Predicate).description('Argument predicates; all must match.'),
   action: Schema.union([...PRE_ACTIONS, ...POST_ACTIONS]).required(),
   reason: Schema.string().description('deny / ask: the reason given.'),
@@ -30,16 +38,25 @@ const Rule = Schema.object({
   direct: Schema.boolean().description('Apply to direct calls only (nested Code Mode calls are exempt).'),
 })
 
-export const Config: Schema<Partial<Config>, Config> = Schema.object({
+export const Config: Schema<Partial<Config>, Config> = strictConfig(name, Schema.object({
   rules: Schema.array(Rule).default([]).description('Evaluated in order; see the README.'),
-})
+  root: Schema.string().description('Directory relative `path` globs and relative path arguments resolve against (default: the working directory at load).'),
+}))
 
 /** Checks every rule at load, then enforces them: deny as a guard, ask before execution, post actions after. */
 export function apply(ctx: Context, config: Config): void {
-  const rules = compileRules(config.rules)
+  const tools = ctx.tools
+  // `tools.get` through the Context proxy costs tens of µs per call; definitions change only with `tools/changed`.
+  const definitions = new Map<string, ToolDefinition | undefined>()
+  const lookup = (name: string) => {
+    if (!definitions.has(name)) definitions.set(name, tools.get(name))
+    return definitions.get(name)
+  }
+  const rules = compileRules(config.rules, createPathResolver(realRoot(config.root), lookup))
   if (rules.length === 0) return
+  if (rules.some((rule) => rule.config.path !== undefined)) ctx.on('tools/changed', () => definitions.clear())
   if (rules.some((rule) => (PRE_ACTIONS as readonly string[]).includes(rule.action))) {
-    ctx.tools.guard(createGuard(rules))
+    tools.guard(createGuard(rules))
     ctx.on('tools/pre-execute', createPreListener(rules), true)
   }
   if (rules.some((rule) => (POST_ACTIONS as readonly string[]).includes(rule.action))) {
@@ -47,8 +64,16 @@ export function apply(ctx: Context, config: Config): void {
   }
 }
 
+function realRoot(root: string | undefined): string {
+  try {
+    return realpathSync(resolve(root ?? process.cwd()))
+  } catch (error) {
+    throw new PolicyConfigError(`policy: root: ${JSON.stringify(root ?? process.cwd())} cannot be resolved: ${(error as Error).message}`)
+  }
+}
+
 export { compileRules, PRE_ACTIONS, POST_ACTIONS } from './rules.js'
-export type { Rule, RuleConfig, PredicateConfig, PreAction, PostAction } from './rules.js'
+export type { Rule, RuleConfig, PredicateConfig, PreAction, PostAction, PathResolver } from './rules.js'
 export { createGuard, createPreListener, createPostListener, firstPreMatch } from './enforce.js'
 export { globToRegExp } from './glob.js'
 export { parsePointer, resolveAll, redactAt } from './pointer.js'

@@ -1,6 +1,8 @@
 import type { JsonValue, ToolExec } from '@cordage/core'
 import { PolicyConfigError } from './errors.js'
 import { globToRegExp } from './glob.js'
+import { compilePathGlob, pathCallMatcher, type PathGlob } from './path-match.js'
+import type { Access, CallPath } from './paths.js'
 import { parsePointer, resolveAll, type Pointer } from './pointer.js'
 
 export const PRE_ACTIONS = ['allow', 'deny', 'ask'] as const
@@ -16,9 +18,11 @@ export interface PredicateConfig {
   regex?: string
 }
 
-/** One rule as written in config. */
+/** One rule as written in config: `tool` and/or `path` (a resource rule) select the calls. */
 export interface RuleConfig {
-  tool: string
+  tool?: string
+  path?: string
+  access?: Access
   when?: PredicateConfig[]
   action: PreAction | PostAction
   reason?: string
@@ -44,23 +48,29 @@ const FIELDS_BY_ACTION: Record<string, string[]> = {
 const REQUIRED_BY_ACTION: Record<string, string | undefined> = { block: 'feedback', 'redact-value': 'pointers', 'replace-content': 'content' }
 const OPTIONAL_FIELDS = ['reason', 'feedback', 'pointers', 'replacement', 'content'] as const
 
+/** The real paths a call declares; needed by rules with `path`. Throws when a path cannot be resolved. */
+export type PathResolver = (exec: ToolExec) => CallPath[]
+
 /** Checks and compiles every rule; the first problem throws `PolicyConfigError` naming `rules[i].field`. */
-export function compileRules(rules: readonly RuleConfig[]): Rule[] {
-  return rules.map((rule, index) => compileRule(rule, index))
+export function compileRules(rules: readonly RuleConfig[], resolvePaths?: PathResolver): Rule[] {
+  return rules.map((rule, index) => compileRule(rule, index, resolvePaths))
 }
 
-function compileRule(rule: RuleConfig, index: number): Rule {
+function compileRule(rule: RuleConfig, index: number, resolvePaths: PathResolver | undefined): Rule {
   const fail = (field: string, message: string): never => {
     throw new PolicyConfigError(`policy: rules[${index}].${field}: ${message}`)
   }
   if (!rule || typeof rule !== 'object') fail('', 'a rule must be an object')
-  if (typeof rule.tool !== 'string' || rule.tool === '') fail('tool', 'a tool-name glob is required (use "*" for every tool)')
+  if (rule.tool === undefined && rule.path === undefined) fail('tool', 'a tool-name glob or a path glob is required (use tool: "*" for every tool)')
+  if (rule.tool !== undefined && (typeof rule.tool !== 'string' || rule.tool === '')) fail('tool', 'must be a non-empty tool-name glob (use "*" for every tool)')
+  const tool = rule.tool ?? '*'
   let toolPattern: RegExp | undefined
   try {
-    toolPattern = globToRegExp(rule.tool)
+    toolPattern = globToRegExp(tool)
   } catch (error) {
-    fail('tool', `bad glob "${rule.tool}": ${(error as Error).message}`)
+    fail('tool', `bad glob "${tool}": ${(error as Error).message}`)
   }
+  const matchesPaths = compilePathRule(rule, resolvePaths, fail)
   if (![...PRE_ACTIONS, ...POST_ACTIONS].includes(rule.action as PreAction)) {
     fail('action', `"${rule.action}" is not one of ${[...PRE_ACTIONS, ...POST_ACTIONS].join(', ')}`)
   }
@@ -93,8 +103,25 @@ function compileRule(rule: RuleConfig, index: number): Rule {
     action: rule.action,
     config: rule,
     pointers,
-    matches: (exec) => (!direct || exec.parent === undefined) && toolPattern!.test(exec.name) && predicates.every((test) => test(exec.arguments)),
+    matches: (exec) => (!direct || exec.parent === undefined) && toolPattern!.test(exec.name) && predicates.every((test) => test(exec.arguments)) && (!matchesPaths || matchesPaths(exec)),
   }
+}
+
+function compilePathRule(rule: RuleConfig, resolvePaths: PathResolver | undefined, fail: (field: string, message: string) => never) {
+  if (rule.path === undefined) {
+    if (rule.access !== undefined) fail('access', 'only applies to a rule with a path')
+    return undefined
+  }
+  if (typeof rule.path !== 'string' || rule.path === '') fail('path', 'must be a non-empty glob (relative to the policy root, or absolute)')
+  if (rule.access !== undefined && rule.access !== 'read' && rule.access !== 'write') fail('access', `"${rule.access}" is not one of read, write`)
+  if (!resolvePaths) fail('path', 'path rules need the policy root (load the plugin, or pass a path resolver)')
+  let glob: PathGlob | undefined
+  try {
+    glob = compilePathGlob(rule.path!)
+  } catch (error) {
+    fail('path', `bad glob "${rule.path}": ${(error as Error).message}`)
+  }
+  return pathCallMatcher(glob!, rule.access, rule.action === 'allow', resolvePaths!)
 }
 
 function compilePredicate(predicate: PredicateConfig, fail: (field: string, message: string) => never): (args: JsonValue) => boolean {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { createTestContext } from '@cordage/testing'
 import * as Policy from '../src/index.js'
 import { setup } from './helpers.js'
+import { setupPaths, workspace } from './path-helpers.js'
 
 describe('rules are checked at load', () => {
   it.each([
@@ -17,6 +18,34 @@ describe('rules are checked at load', () => {
   ])('rejects %j naming the rule and field', async (bad, message) => {
     const ctx = await createTestContext({ print: false })
     await expect(ctx.plugin(Policy, { rules: [{ tool: 'ok', action: 'allow' }, bad] as never })).rejects.toThrow(message)
+  })
+
+  it.each([
+    [{ tool: '*', path: '', action: 'deny' }, /rules\[1\]\.path: must be a non-empty glob/],
+    [{ tool: '*', path: 'src/[', action: 'deny' }, /rules\[1\]\.path: bad glob "src\/\[": unclosed "\["/],
+    [{ tool: '*', access: 'read', action: 'deny' }, /rules\[1\]\.access: only applies to a rule with a path/],
+    [{ action: 'deny' }, /rules\[1\]\.tool: a tool-name glob or a path glob is required/],
+  ])('rejects the path rule %j naming the rule and field', async (bad, message) => {
+    const ctx = await createTestContext({ print: false })
+    const error = await ctx.plugin(Policy, { rules: [{ tool: 'ok', action: 'allow' }, bad] as never }).then(() => undefined, (error) => error)
+    expect(error).toMatchObject({ code: 'INVALID_CONFIG' })
+    expect(error.message).toMatch(message)
+  })
+
+  it.each([
+    [{ rulez: [{ tool: '*', action: 'deny' }] }, 'policy: unknown key "rulez"; did you mean "rules"? (valid keys: rules, root)'],
+    [{ rule: [{ tool: '*', action: 'deny' }] }, 'policy: unknown key "rule"; did you mean "rules"? (valid keys: rules, root)'],
+    [{ rules: [{ tool: 'read', whne: [{ pointer: '/path', glob: 'x' }], action: 'deny' }] }, 'policy: rules[0]: unknown key "whne"; did you mean "when"? (valid keys: tool, path, access, when, action, reason, feedback, pointers, replacement, content, direct)'],
+    [{ rules: [{ tool: 'read', when: [{ pointer: '/path', glb: 'x' }], action: 'deny' }] }, 'policy: rules[0].when[0]: unknown key "glb"; did you mean "glob"? (valid keys: pointer, equals, glob, regex)'],
+    [{ rules: [{ path: 'x', acess: 'read', action: 'deny' }] }, /^policy: rules\[0\]: unknown key "acess"; did you mean "access"\?/],
+    [{ rules: [{ path: 'x', access: 'exec', action: 'deny' }] }, /^policy: rules\[0\]\.access: expected/],
+    [{ root: '/nonexistent/policy-root' }, /^policy: root: "\/nonexistent\/policy-root" cannot be resolved/],
+  ])('a typo never silently disables the policy: %j fails the load', async (config, message) => {
+    const ctx = await createTestContext({ print: false })
+    const error = await ctx.plugin(Policy, config as never).then(() => undefined, (error) => error)
+    expect(error).toMatchObject({ code: 'INVALID_CONFIG' })
+    expect(error.message).toMatch(message)
+    expect(Reflect.get(Reflect.get(ctx, 'events'), '_hooks')['tools/pre-execute']).toBeUndefined()
   })
 
   it('rejects an unknown action through the config schema', async () => {
@@ -50,6 +79,17 @@ describe('policy lifecycle', () => {
     expect((await ctx.tools.execute({ name: 'run_command', arguments: { command: 'ls' } })).isError).toBe(false)
     const account = await ctx.tools.execute({ name: 'account', arguments: {} })
     expect(account.isError === false && account.value).toHaveProperty('token')
+  })
+
+  it('path rules: load → enforce → dispose leaves no guard or listener behind', async () => {
+    const listeners = (ctx: object, name: string) => Reflect.get(Reflect.get(ctx, 'events'), '_hooks')[name]?.length ?? 0
+    const { root } = workspace()
+    const { ctx, fiber } = await setupPaths(root, [{ path: 'secret.txt', action: 'deny' }])
+    expect((await ctx.tools.execute({ name: 'read', arguments: { path: './secret.txt' } })).isError).toBe(true)
+    await fiber.dispose()
+    expect(listeners(ctx, 'tools/pre-execute')).toBe(0)
+    const after = await ctx.tools.execute({ name: 'read', arguments: { path: './secret.txt' } })
+    expect(after.isError === false && after.value).toEqual({ text: 'TOP-SECRET\n' })
   })
 
   it('with no rules registers nothing', async () => {

@@ -1,6 +1,7 @@
 import { realpathSync, statSync } from 'node:fs'
 import { realpath, stat } from 'node:fs/promises'
 import { isAbsolute, relative, resolve, sep } from 'node:path'
+import { ConfigError } from '@cordage/core'
 import { ShellCwdError } from './errors.js'
 
 /** True when `target` is `root` or inside it (both already real paths). */
@@ -36,8 +37,8 @@ export function resolveRoot(configured: string | undefined): string {
   try {
     real = realpathSync(root)
   } catch {
-    throw new Error(`shell: config.root ${root} does not exist`)
+    throw new ConfigError('shell', [{ path: '', message: `config.root ${root} does not exist` }])
   }
-  if (!statSync(real).isDirectory()) throw new Error(`shell: config.root ${real} is not a directory`)
+  if (!statSync(real).isDirectory()) throw new ConfigError('shell', [{ path: '', message: `config.root ${real} is not a directory` }])
   return real
 }

@@ -2,6 +2,7 @@ import type { Context } from 'cordis'
 import Schema from 'schemastery'
 import type { ToolRegistry } from '@cordage/registry'
 import type { JobsService } from '@cordage/services'
+import { ConfigError, strictConfig } from '@cordage/core'
 import { bashTool } from './bash.js'
 import { resolveRoot } from './cwd.js'
 import { DEFAULT_ENV_DENY, envFilter } from './env.js'
@@ -24,7 +25,7 @@ export interface Config {
 /** What a caller may pass: every key optional (defaults fill the rest, `env` keys included). */
 export type ConfigInput = Partial<Omit<Config, 'env'>> & { env?: Partial<Config['env']> }
 
-export const Config: Schema<ConfigInput, Config> = Schema.object({
+export const Config: Schema<ConfigInput, Config> = strictConfig(name, Schema.object({
   root: Schema.string().description('Workspace root; `cwd` must stay inside it. Default: process.cwd() at load.'),
   shell: Schema.string().default('bash').description('Shell binary, run as `<shell> -c <command>`.'),
   defaultTimeoutMs: Schema.natural().min(1).default(120_000).description('Foreground timeout when the call gives none.'),
@@ -36,11 +37,11 @@ export const Config: Schema<ConfigInput, Config> = Schema.object({
     deny: Schema.array(Schema.string()).default([...DEFAULT_ENV_DENY]).description('Variables withheld (patterns, case-insensitive).'),
     set: Schema.dict(Schema.string()).default({}).description('Variables added or overridden.'),
   }).default({ allow: ['*'], deny: [...DEFAULT_ENV_DENY], set: {} }),
-}) as Schema<ConfigInput, Config>
+})) as Schema<ConfigInput, Config>
 
 export function apply(ctx: Context, config: Config): void {
   if (config.defaultTimeoutMs > config.maxTimeoutMs) {
-    throw new Error(`shell: config.defaultTimeoutMs (${config.defaultTimeoutMs}) exceeds config.maxTimeoutMs (${config.maxTimeoutMs})`)
+    throw new ConfigError(name, [{ path: '', message: `config.defaultTimeoutMs (${config.defaultTimeoutMs}) exceeds config.maxTimeoutMs (${config.maxTimeoutMs})` }])
   }
   const root = resolveRoot(config.root)
   const running = new Set<RunningCommand>()

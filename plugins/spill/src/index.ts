@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises'
 import { resolve } from 'node:path'
 import { Context, Service } from 'cordis'
 import Schema from 'schemastery'
+import { strictConfig } from '@cordage/core'
 import { createBoundListener } from './bound.js'
 import { SpillConfigError } from './errors.js'
 import { SpillStore, type SpillInput, type SpillSaved } from './store.js'
@@ -15,14 +16,14 @@ declare module 'cordis' {
 /** The `spill` service: a private file store plus the generic bounding policy on `tools/post-execute`. */
 export class Spill extends Service {
   static readonly inject = ['tools']
-  static readonly Config: Schema<Partial<Spill.Config>, Spill.Config> = Schema.object({
+  static readonly Config: Schema<Partial<Spill.Config>, Spill.Config> = strictConfig('spill', Schema.object({
     maxInlineBytes: Schema.natural().min(1024).default(50_000).description('Largest text (UTF-8 bytes) a direct result may show inline; preview and notice together stay within it.'),
     headBytes: Schema.natural().default(25_000).description('Bytes of the start of a spilled output kept in the preview.'),
     tailBytes: Schema.natural().default(20_000).description('Bytes of the end of a spilled output kept in the preview.'),
     dir: Schema.string().default('.cordage/spill').description('Spill directory, resolved against the working directory at load.'),
     skipTools: Schema.array(Schema.string()).default(['read']).description('Tools whose results are never bounded.'),
     deleteOnDispose: Schema.boolean().default(false).description('Delete the files this instance wrote when the plugin unloads.'),
-  })
+  }))
 
   /** The absolute spill directory. */
   readonly dir: string

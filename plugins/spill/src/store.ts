@@ -21,7 +21,7 @@ export interface SpillSaved {
 
 // The text is encoded 256 Ki UTF-16 units (at most 768 KiB of UTF-8) at a time into one reused 4 MiB
 // buffer, written once it is nearly full: peak memory stays a few MB above the text, no fresh pages are
-// faulted in per chunk, and a 100 MB text takes ~30 writes rather than hundreds of thread-pool hops.
+// faulted in per chunk, and a large text takes a few large writes rather than hundreds of thread-pool hops.
 // (Double-buffering, encoding the next buffer during the previous write, measured slower here.)
 const CHUNK_UNITS = 1 << 18
 const BUFFER_BYTES = 4 << 20

@@ -1,6 +1,7 @@
 import { realpathSync, statSync } from 'node:fs'
 import { realpath, stat } from 'node:fs/promises'
 import { isAbsolute, relative, resolve, sep } from 'node:path'
+import { ConfigError } from '@cordage/core'
 import { TerminalCwdError } from './errors.js'
 
 /** Resolves the configured workspace root to a real directory; throws at load when it is not one. */
@@ -10,7 +11,7 @@ export function workspaceRoot(configured: string | undefined): string {
     const real = realpathSync(root)
     if (statSync(real).isDirectory()) return real
   } catch {}
-  throw new Error(`terminal: config.root ${root} is not an existing directory`)
+  throw new ConfigError('terminal', [{ path: 'root', message: `${root} is not an existing directory` }])
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
+import { ConfigError, strictConfig } from '@cordage/core'
 import type { ToolRegistry } from '@cordage/registry'
 import type { AgentNotice } from '@cordage/services'
 import { terminalCloseTool } from './close.js'
@@ -41,7 +42,7 @@ export interface Config {
 /** What a caller may pass: every key optional. */
 export type ConfigInput = Partial<Omit<Config, 'env'>> & { env?: Partial<Config['env']> }
 
-export const Config: Schema<ConfigInput, Config> = Schema.object({
+export const Config: Schema<ConfigInput, Config> = strictConfig(name, Schema.object({
   root: Schema.string().description('Workspace root; `cwd` must stay inside it. Default: process.cwd() at load.'),
   shell: Schema.string().default('bash').description('Shell for sessions without a command, and for `<shell> -c <command>`.'),
   shellArgs: Schema.array(Schema.string()).default(['--noprofile', '--norc', '-i']).description('Arguments of the default interactive shell.'),
@@ -63,11 +64,11 @@ export const Config: Schema<ConfigInput, Config> = Schema.object({
     deny: Schema.array(Schema.string()).default([...DEFAULT_ENV_DENY]).description('Inherited variables withheld (patterns, case-insensitive).'),
     set: Schema.dict(Schema.string()).default({}).description('Variables added or overridden.'),
   }).default({ deny: [...DEFAULT_ENV_DENY], set: {} }),
-}) as Schema<ConfigInput, Config>
+})) as Schema<ConfigInput, Config>
 
 export function apply(ctx: Context, config: Config): void {
   for (const [key, max] of [['cols', 'maxCols'], ['rows', 'maxRows'], ['defaultWaitMs', 'maxWaitMs']] as const) {
-    if (config[key] > config[max]) throw new Error(`terminal: config.${key} (${config[key]}) exceeds config.${max} (${config[max]})`)
+    if (config[key] > config[max]) throw new ConfigError(name, [{ path: key, message: `${config[key]} exceeds ${max} (${config[max]})` }])
   }
   const root = workspaceRoot(config.root)
   assertShell(config.shell, root)
@@ -103,6 +104,8 @@ export function apply(ctx: Context, config: Config): void {
   const tools: ToolRegistry = ctx.tools
   for (const tool of [terminalOpenTool, terminalSendTool, terminalReadTool, terminalSignalTool, terminalCloseTool, terminalListTool]) tools.register(tool(options))
 }
+
+export default { name, inject, Config, apply }
 
 export { TerminalSpawnError, TerminalSignalError, TerminalCwdError, UnknownSessionError, ForeignSessionError, TooManySessionsError, SendActiveError, SessionExitedError, InvalidPatternError, InvalidEnvError } from './errors.js'
 export type { SessionSnapshot, ViewValue, SendValue } from './schemas.js'

@@ -1,5 +1,6 @@
 import { accessSync, constants, statSync } from 'node:fs'
 import { delimiter, isAbsolute, join, resolve } from 'node:path'
+import { ConfigError } from '@cordage/core'
 
 function executable(path: string): boolean {
   try {
@@ -19,5 +20,5 @@ export function assertShell(shell: string, root: string): void {
   const found = shell.includes('/')
     ? executable(isAbsolute(shell) ? shell : resolve(root, shell))
     : (process.env.PATH ?? '').split(delimiter).some((dir) => dir && executable(join(dir, shell)))
-  if (!found) throw new Error(`terminal: config.shell "${shell}" is not an executable file${shell.includes('/') ? '' : ' on PATH'}`)
+  if (!found) throw new ConfigError('terminal', [{ path: 'shell', message: `"${shell}" is not an executable file${shell.includes('/') ? '' : ' on PATH'}` }])
 }

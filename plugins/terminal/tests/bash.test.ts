@@ -185,12 +185,14 @@ describe('a bash session', () => {
     }
   })
 
-  it('shows a missing command on the screen, and refuses a missing shell at load', async () => {
+  it('shows a missing command on the screen, and refuses a missing shell or a bad config at load', async () => {
     const { open } = await setup()
     const opened = await open({ command: 'no-such-command-xyz' })
     expect(opened.session).toMatchObject({ state: 'exited', exitCode: 127 })
     expect(opened.screen.lines[0]).toMatch(/no-such-command-xyz: command not found/)
-    await expect(setup({ shell: 'no-such-shell-xyz' })).rejects.toThrow('terminal: config.shell "no-such-shell-xyz" is not an executable file on PATH')
+    await expect(setup({ shell: 'no-such-shell-xyz' })).rejects.toMatchObject({ code: 'INVALID_CONFIG', message: 'terminal: shell: "no-such-shell-xyz" is not an executable file on PATH' })
+    await expect(setup({ cols: 900 })).rejects.toMatchObject({ code: 'INVALID_CONFIG', message: 'terminal: cols: 900 exceeds maxCols (400)' })
+    await expect(setup({ colls: 90 } as never)).rejects.toMatchObject({ code: 'INVALID_CONFIG' })
   })
 
   it('declares cwd as a written path for path-aware policy', async () => {

@@ -1,4 +1,4 @@
-import type { messageOf } from '@cordage/agent'
+import type { LoadedSession, Message } from '@cordage/agent'
 import { CliError, EXIT } from '../errors.js'
 import type { Output } from '../output.js'
 import type { Command } from './command.js'
@@ -13,7 +13,8 @@ export const replayCommand: Command = {
   async run({ positionals, output, cwd, values }) {
     const [target] = positionals
     if (!target) throw new CliError('usage: cordage replay <session id or .jsonl file>')
-    const { deriveMessages, loadSession, messageOf: toMessage, resolveSessionFile } = await import('@cordage/agent')
+    const agent = await import('@cordage/agent')
+    const { deriveMessages, loadSession, resolveSessionFile } = agent
     const session = loadSession(resolveSessionFile(target, { cwd }))
     for (const warning of session.warnings) output.error(output.style('yellow', `session: ${warning}`))
     if (values.json) {
@@ -21,36 +22,56 @@ export const replayCommand: Command = {
       return EXIT.ok
     }
     output.error(output.style('dim', `session ${session.header.id} · ${session.header.createdAt} · ${session.header.cwd}${session.header.model ? ` · ${session.header.model}` : ''}`))
-    for (const event of session.events) {
-      if (event.type === 'tool/code-dispatch') {
-        const { name, isError, index } = event.data
-        output.line(output.style('dim', `    ↳ ${isError ? '✗' : '✓'} ${name} (nested call ${index + 1})`))
-        continue
-      }
-      if (event.type === 'session/end') {
-        output.line(output.style('dim', `── end: ${event.data.reason}${event.data.message ? ` (${event.data.message})` : ''} ──`))
-        continue
-      }
-      const message = toMessage(event)
-      if (message) printMessage(output, message)
-    }
+    printSession(agent, output, session, '', new Set([session.file]))
     return EXIT.ok
   },
 }
 
-function printMessage(output: Output, message: NonNullable<ReturnType<typeof messageOf>>): void {
+/**
+ * Prints a session's events; after the result of a call that started child runs (subagent, workflow,
+ * ralph), prints each child session indented under it, recursively. `seen` guards against a cycle of
+ * headers naming each other.
+ */
+function printSession(agent: typeof import('@cordage/agent'), output: Output, session: LoadedSession, indent: string, seen: Set<string>): void {
+  const children = agent.childSessionFiles(session.file, session.header.id)
+  const line = (text: string) => output.line(indent ? text.split('\n').map((part) => indent + part).join('\n') : text)
+  for (const event of session.events) {
+    if (event.type === 'tool/code-dispatch') {
+      const { name, isError, index } = event.data
+      line(output.style('dim', `    ↳ ${isError ? '✗' : '✓'} ${name} (nested call ${index + 1})`))
+      continue
+    }
+    if (event.type === 'session/end') {
+      line(output.style('dim', `── end: ${event.data.reason}${event.data.message ? ` (${event.data.message})` : ''} ──`))
+      continue
+    }
+    const message = agent.messageOf(event)
+    if (!message) continue
+    printMessage(line, output, message)
+    if (message.role !== 'tool') continue
+    for (const file of children.get(message.callId) ?? []) {
+      if (seen.has(file)) continue
+      seen.add(file)
+      const child = agent.loadSession(file)
+      line(output.style('dim', `  ┌ child run ${child.header.id} (depth ${child.header.depth ?? 1})`))
+      printSession(agent, output, child, `${indent}  │ `, seen)
+    }
+  }
+}
+
+function printMessage(line: (text: string) => void, output: Output, message: Message): void {
   switch (message.role) {
     case 'tool':
-      output.line(output.style(message.isError ? 'red' : 'cyan', `── tool ${message.name} [${message.callId}]${message.isError ? ' (error)' : ''} ──`))
-      output.line(contentToText(message.content))
+      line(output.style(message.isError ? 'red' : 'cyan', `── tool ${message.name} [${message.callId}]${message.isError ? ' (error)' : ''} ──`))
+      line(contentToText(message.content))
       return
     case 'assistant':
-      output.line(output.style('green', '── assistant ──'))
-      if (message.content) output.line(message.content)
-      for (const call of message.toolCalls ?? []) output.line(output.style('dim', `  → ${call.name} ${call.arguments} [${call.id}]`))
+      line(output.style('green', '── assistant ──'))
+      if (message.content) line(message.content)
+      for (const call of message.toolCalls ?? []) line(output.style('dim', `  → ${call.name} ${call.arguments} [${call.id}]`))
       return
     default:
-      output.line(output.style('bold', `── ${message.role} ──`))
-      output.line(message.content)
+      line(output.style('bold', `── ${message.role} ──`))
+      line(message.content)
   }
 }

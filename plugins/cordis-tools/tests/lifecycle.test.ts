@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest'
+import { contentText } from '@cordage/core'
+import { createTestContext } from '@cordage/testing'
+import * as cordisTools from '../src/index.js'
+
+const listenerCount = (ctx: object, name: string): number => Reflect.get(Reflect.get(ctx, 'events'), '_hooks')[name]?.length ?? 0
+
+const PROVIDER = `return { name: 'clock-provider', apply(ctx) { ctx.provide('clock', { now: () => 42 }) } }`
+const CONSUMER = `return {
+  name: 'clock-consumer',
+  inject: ['clock'],
+  apply(ctx) {
+    ctx.tools.register(defineTool({
+      name: 'what_time',
+      description: 'Reads the clock.',
+      output: { schema: { type: 'number' }, render: (args, value) => [{ type: 'text', text: String(value) }] },
+      execute: () => ctx.clock.now(),
+    }))
+  },
+}`
+
+async function setup() {
+  const ctx = await createTestContext({ print: false })
+  const fiber = await ctx.plugin(cordisTools, {})
+  const call = (name: string, args: Record<string, unknown>) => ctx.tools.execute({ name, arguments: args })
+  const value = async (name: string, args: Record<string, unknown>) => {
+    const result = await call(name, args)
+    if (result.isError) throw new Error(contentText(result.content))
+    return result.value as any
+  }
+  return { ctx, fiber, call, value }
+}
+
+describe('mount lifecycles', () => {
+  it('goes pending → active → pending → active as a provider mount comes and goes', async () => {
+    const { ctx, value } = await setup()
+    expect(await value('cordis_mount', { code: CONSUMER })).toEqual({ id: 'dyn-1', pluginName: 'clock-consumer', state: 'pending', provides: [], waitingFor: ['clock'] })
+    expect(ctx.tools.get('what_time')).toBeUndefined()
+    expect(await value('cordis_mount', { code: PROVIDER })).toMatchObject({ id: 'dyn-2', state: 'active', provides: ['clock'] })
+    expect(await value('what_time', {})).toBe(42)
+    expect((await value('cordis_inspect', { what: 'temporary' })).temporary.map((mount: any) => [mount.id, mount.state])).toEqual([['dyn-1', 'active'], ['dyn-2', 'active']])
+    await value('cordis_unmount', { id: 'dyn-2' })
+    expect(ctx.tools.get('what_time')).toBeUndefined()
+    expect((await value('cordis_inspect', { what: 'temporary', name: 'dyn-1' })).temporary).toEqual([{ id: 'dyn-1', pluginName: 'clock-consumer', state: 'pending', provides: [], waitingFor: ['clock'] }])
+    await value('cordis_mount', { code: PROVIDER })
+    expect(await value('what_time', {})).toBe(42)
+  })
+
+  it('a second provider of the same service fails and is rolled back', async () => {
+    const { call, value } = await setup()
+    await value('cordis_mount', { code: PROVIDER })
+    const second = await call('cordis_mount', { code: PROVIDER })
+    expect(second.isError).toBe(true)
+    expect(contentText(second.content)).toMatch(/service "clock" has been registered/)
+    expect((await value('cordis_inspect', { what: 'temporary' })).temporary.map((mount: any) => mount.id)).toEqual(['dyn-1'])
+  })
+
+  it('unmounting returns once listeners and timers are gone', async () => {
+    const { ctx, value } = await setup()
+    let ticks = 0
+    ctx.on('tick' as never, (() => void ticks++) as never)
+    const baseline = listenerCount(ctx, 'tools/result')
+    const code = `return { name: 'ticker', apply(ctx) {
+      ctx.on('tools/result', () => {})
+      ctx.setInterval(() => ctx.emit('tick'), 5)
+    } }`
+    await value('cordis_mount', { code })
+    expect(listenerCount(ctx, 'tools/result')).toBe(baseline + 1)
+    await new Promise((resolve) => setTimeout(resolve, 60))
+    expect(ticks).toBeGreaterThan(0)
+    await value('cordis_unmount', { id: 'dyn-1' })
+    expect(listenerCount(ctx, 'tools/result')).toBe(baseline)
+    const after = ticks
+    await new Promise((resolve) => setTimeout(resolve, 60))
+    expect(ticks).toBe(after)
+  })
+
+  it('console output of mounted code reaches the host log, tagged with the mount id', async () => {
+    const { ctx, value } = await setup()
+    await value('cordis_mount', { code: 'console.log("hello", { a: 1 }); return () => {}' })
+    expect(ctx.logs.map((log) => log.text)).toContain('[cordis:dyn-1] hello {"a":1}')
+  })
+
+  it('inspect lists services, the plugin tree, tools and events', async () => {
+    const { value } = await setup()
+    await value('cordis_mount', { code: PROVIDER })
+    const report = await value('cordis_inspect', {})
+    expect(report.services).toContainEqual({ name: 'clock', owner: 'clock-provider', state: 'active' })
+    expect(report.services.map((service: any) => service.name)).toContain('tools')
+    const names = report.plugins.map((plugin: any) => plugin.name)
+    expect(names).toEqual(expect.arrayContaining(['cordis-tools', 'cordis-dynamic', 'clock-provider']))
+    const dynamic = report.plugins.find((plugin: any) => plugin.name === 'cordis-dynamic')
+    expect(report.plugins.find((plugin: any) => plugin.name === 'clock-provider').parent).toBe(dynamic.uid)
+    expect(report.tools.map((tool: any) => tool.name)).toEqual(['cordis_inspect', 'cordis_mount', 'cordis_unmount'])
+    expect(report.events.find((event: any) => event.name === 'tools/post-execute')).toMatchObject({ mode: 'waterfall' })
+  })
+
+  it('unloading the plugin removes every mount and what it registered', async () => {
+    const { ctx, fiber, value } = await setup()
+    await value('cordis_mount', { code: PROVIDER })
+    await value('cordis_mount', { code: CONSUMER })
+    expect(ctx.get('clock' as never)).toBeDefined()
+    await fiber.dispose()
+    expect(ctx.tools.list()).toEqual([])
+    expect(ctx.get('clock' as never)).toBeUndefined()
+  })
+})

@@ -1,0 +1,75 @@
+import type { ToolExec } from '@cordage/core'
+import { globToRegExp } from './glob.js'
+import type { Access, CallPath, PathForm } from './paths.js'
+
+const MAGIC = /[*?[{\\]/
+
+/** A compiled `path` glob: relative globs match root-relative forms, absolute ones (`/etc/**`) real paths. */
+export interface PathGlob {
+  /** The form is the glob's match or lies under one (a rule on a directory covers what it holds). */
+  covers(form: PathForm): boolean
+  /** Something under the form may match (a search rooted at a directory holding a matching path). */
+  mayHoldMatch(form: PathForm): boolean
+}
+
+/** Compiles a `path` glob; throws on a malformed glob. */
+export function compilePathGlob(glob: string): PathGlob {
+  let normalized = glob.replace(/^(\.\/)+/, '')
+  if (normalized.length > 1) normalized = normalized.replace(/\/+$/, '')
+  const absolute = normalized.startsWith('/')
+  const pattern = globToRegExp(normalized)
+  const segments = split(normalized, absolute)
+  const literal: string[] = []
+  for (const segment of segments) {
+    if (MAGIC.test(segment)) break
+    literal.push(segment)
+  }
+  const wildcard = literal.length < segments.length
+  const subject = (form: PathForm) => (absolute ? form.real : form.relative)
+  return {
+    covers(form) {
+      let current = subject(form)
+      while (current !== undefined) {
+        if (pattern.test(current)) return true
+        current = parent(current)
+      }
+      return false
+    },
+    mayHoldMatch(form) {
+      const current = subject(form)
+      if (current === undefined) return false
+      const parts = split(current === '.' ? '' : current, absolute)
+      for (let i = 0; i < Math.min(parts.length, literal.length); i++) if (parts[i] !== literal[i]) return false
+      // The glob's fixed part lies below the form, or the form lies inside it and wildcards follow.
+      return parts.length < literal.length || wildcard
+    },
+  }
+}
+
+function split(path: string, absolute: boolean): string[] {
+  return (absolute ? path.slice(1) : path).split('/').filter((segment) => segment !== '')
+}
+
+/** `a/b` → `a` → `.` → none; `/a/b` → `/a` → `/` → none. */
+function parent(path: string): string | undefined {
+  if (path === '.' || path === '/') return undefined
+  const index = path.lastIndexOf('/')
+  if (index < 0) return '.'
+  return index === 0 ? '/' : path.slice(0, index)
+}
+
+/**
+ * The call-level test of a path rule. `allow` must cover every path the call declares (so allowing one
+ * argument never allows another), with the same access. Other actions match when any path of that
+ * access is covered or may hold a match; writing includes reading, so a `read` rule also matches writes.
+ */
+export function pathCallMatcher(glob: PathGlob, access: Access | undefined, allow: boolean, resolvePaths: (exec: ToolExec) => CallPath[]) {
+  if (allow) {
+    return (exec: ToolExec) => {
+      const paths = resolvePaths(exec)
+      return paths.length > 0 && paths.every((path) => (access === undefined || path.access === access) && path.forms.every((form) => glob.covers(form)))
+    }
+  }
+  const relevant = (path: CallPath) => access === undefined || path.access === access || (access === 'read' && path.access === 'write')
+  return (exec: ToolExec) => resolvePaths(exec).some((path) => relevant(path) && path.forms.some((form) => glob.covers(form) || glob.mayHoldMatch(form)))
+}

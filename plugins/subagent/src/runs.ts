@@ -1,0 +1,202 @@
+import { symbols, type Context } from 'cordis'
+import type { ToolRegistry } from '@cordage/registry'
+import { Agent, SessionLog, type AgentResult, type ModelService } from '@cordage/agent'
+import { ToolAbortedError, ToolArgsError, type JsonValue } from '@cordage/core'
+import type { ChildRunCaller, ChildRunOptions, ChildRunResult, SubagentService } from '@cordage/services'
+import { SubagentError } from './errors.js'
+import { STRUCTURED_OUTPUT, prepareOutputSchema, structuredOutputSchema, type StructuredState } from './structured.js'
+
+/** A named child profile from config. */
+export interface AgentProfile {
+  description: string
+  system?: string
+  /** Names, or `'*'`: everything the caller may use. */
+  tools: string[] | '*'
+  maxTurns?: number
+}
+
+/** The limits and defaults the run table works with (the plugin's config). */
+export interface RunSettings {
+  maxDepth: number
+  maxConcurrent: number
+  maxTurns: number
+  system: string
+  tools: string[] | '*'
+  agents: Record<string, AgentProfile>
+  persist: boolean
+  sessionDir?: string
+  cwd?: string
+}
+
+/** One child run in progress. */
+export interface RunRecord {
+  runId: string
+  depth: number
+  /** Tools the run may call, directly or from its programs (`structured_output` included when it has a schema). */
+  allowed: ReadonlySet<string>
+  /** Children of this run currently running (fan-out). */
+  active: number
+  structured?: StructuredState
+}
+
+const REMINDER = `You have not reported your result. Call the \`${STRUCTURED_OUTPUT}\` tool now with arguments matching its parameter schema exactly; a plain text answer does not count.`
+
+/** The first line of a prompt, shortened, for progress lines and job titles. */
+export function labelOf(prompt: string): string {
+  const line = prompt.trim().split('\n', 1)[0] ?? ''
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line
+}
+
+/**
+ * The table of child runs and the way one runs: limits checked before anything is created, the tool
+ * subset narrowed from the caller's, a session linked to the calling tool call, and the run's end turned
+ * into a result or a coded error. The registry guard (see `index.ts`) reads `records` to hold the subset
+ * for nested calls too.
+ */
+export class ChildRuns implements SubagentService {
+  readonly records = new Map<string, RunRecord>()
+  /** Children running under top-level callers (those that are not themselves child runs). */
+  private readonly topLevel = new Map<string, number>()
+  private readonly running = new Set<Promise<unknown>>()
+  private readonly lifetime = new AbortController()
+  private sequence = 0
+
+  // Context property reads cost microseconds each (cordis builds an Error per read for its inject
+  // check), so the functions a run needs are read once here; each stays bound to the plugin's context.
+  private readonly get: Context['get']
+  private readonly emit: Context['emit']
+  private readonly tools: ToolRegistry
+
+  constructor(private readonly ctx: Context, private readonly settings: RunSettings) {
+    this.get = ctx.get
+    this.emit = ctx.emit
+    const service = ctx.get('tools')!
+    this.tools = (service as any)[symbols.original] ?? service
+  }
+
+  async run(options: ChildRunOptions, caller: ChildRunCaller): Promise<ChildRunResult> {
+    const started = this.start(options, caller)
+    this.running.add(started)
+    try {
+      return await started
+    } finally {
+      this.running.delete(started)
+    }
+  }
+
+  /** Aborts every run and waits for them to settle (plugin unload). */
+  async close(): Promise<void> {
+    this.lifetime.abort(new SubagentError('ABORTED', 'the subagent plugin was unloaded'))
+    await Promise.allSettled(this.running)
+  }
+
+  private async start(options: ChildRunOptions, caller: ChildRunCaller): Promise<ChildRunResult> {
+    const { settings } = this
+    const parent = caller.agent === undefined ? undefined : this.records.get(caller.agent)
+    const depth = (parent?.depth ?? 0) + 1
+    if (depth > settings.maxDepth) {
+      throw new SubagentError('SUBAGENT_DEPTH', settings.maxDepth === 0 ? 'delegation is disabled (maxDepth 0)' : `subagent depth ${depth} exceeds maxDepth ${settings.maxDepth}`)
+    }
+    const running = parent ? parent.active : this.topLevel.get(caller.agent ?? '') ?? 0
+    if (running >= settings.maxConcurrent) {
+      throw new SubagentError('SUBAGENT_FANOUT', `${parent ? `subagent ${parent.runId}` : 'this agent'} already runs ${running} subagents (maxConcurrent ${settings.maxConcurrent}); wait for one to finish`)
+    }
+    const profile = this.profile(options.agent)
+    const allowed = this.subset(options, profile, parent)
+    const structured = options.outputSchema === undefined ? undefined : prepareOutputSchema(options.outputSchema)
+    const model = this.get('model') as ModelService | undefined
+    if (!model) throw new SubagentError('NO_MODEL', 'a subagent needs the model service: load a model provider plugin')
+    if (caller.signal.aborted) throw new ToolAbortedError('subagent run was cancelled before it started')
+
+    const session = settings.persist
+      ? SessionLog.create({ cwd: settings.cwd, dir: settings.sessionDir, model: model.id, depth, parent: { ...(parent ? { session: parent.runId } : caller.agent !== undefined && { session: caller.agent }), callId: caller.callId, tool: caller.tool } })
+      : undefined
+    const runId = session?.id ?? `sub-${++this.sequence}`
+    const record: RunRecord = { runId, depth, allowed: structured ? new Set([...allowed, STRUCTURED_OUTPUT]) : allowed, active: 0, ...(structured && { structured }) }
+    this.records.set(runId, record)
+    this.adjust(parent, caller.agent, +1)
+    const label = options.label ?? labelOf(options.prompt)
+    const begun = performance.now()
+    const signal = AbortSignal.any([caller.signal, this.lifetime.signal])
+    this.emit('agent/child', { type: 'start', runId, tool: caller.tool, parentCallId: caller.callId, depth, label })
+    let stopReason = 'failed'
+    try {
+      const agent = new Agent(this.ctx, {
+        model,
+        system: profile?.system ?? settings.system,
+        maxTurns: profile?.maxTurns ?? settings.maxTurns,
+        agent: runId,
+        ...(session && { session }),
+        tools: { allow: [...allowed], ...(structured && { extra: [structuredOutputSchema(this.tools.get(STRUCTURED_OUTPUT), structured.schema)] }) },
+      })
+      const until = structured ? () => structured.value !== undefined : undefined
+      let result = await agent.run(options.prompt, { signal, until })
+      if (structured && structured.value === undefined && result.stopReason === 'completed' && !signal.aborted) {
+        result = await agent.run(REMINDER, { signal, until })
+      }
+      stopReason = result.stopReason
+      return this.outcome(runId, result, structured?.value)
+    } catch (error) {
+      stopReason = signal.aborted ? 'aborted' : 'failed'
+      throw error
+    } finally {
+      this.records.delete(runId)
+      this.adjust(parent, caller.agent, -1)
+      await session?.close({ reason: stopReason }).catch(() => {})
+      this.emit('agent/child', { type: 'end', runId, tool: caller.tool, parentCallId: caller.callId, depth, label, stopReason, isError: stopReason !== 'completed', durationMs: Math.round(performance.now() - begun) })
+    }
+  }
+
+  private outcome(runId: string, result: AgentResult, value: JsonValue | undefined): ChildRunResult {
+    const partial = result.text ? `\nPartial output before the run ended:\n${result.text}` : ''
+    switch (result.stopReason) {
+      case 'aborted':
+        throw new ToolAbortedError(`subagent run was cancelled${partial}`)
+      case 'max-turns':
+        throw new SubagentError('SUBAGENT_FAILED', `subagent run hit its turn limit (${result.turns} turns) before finishing${partial}`)
+      case 'length':
+        throw new SubagentError('SUBAGENT_FAILED', `subagent run hit its token limit before finishing${partial}`)
+      case 'completed':
+        break
+    }
+    if (this.records.get(runId)?.structured && value === undefined) {
+      throw new SubagentError('STRUCTURED_OUTPUT_MISSING', `the subagent finished without calling ${STRUCTURED_OUTPUT}, even after a reminder${partial}`)
+    }
+    return { runId, text: result.text, turns: result.turns, ...(value !== undefined && { value }) }
+  }
+
+  private profile(name: string | undefined): AgentProfile | undefined {
+    if (name === undefined) return undefined
+    const profile = this.settings.agents[name]
+    if (!profile) {
+      const names = Object.keys(this.settings.agents)
+      throw new ToolArgsError(`unknown agent profile "${name}"; available: ${names.length ? names.join(', ') : '(none configured)'}`)
+    }
+    return profile
+  }
+
+  /** The child's tools: what was asked (or the profile's, or the configured default), never more than its caller may use. */
+  private subset(options: ChildRunOptions, profile: AgentProfile | undefined, parent: RunRecord | undefined): ReadonlySet<string> {
+    const callerMay = parent ? new Set([...parent.allowed].filter((name) => name !== STRUCTURED_OUTPUT)) : new Set(this.tools.list().map((tool) => tool.name))
+    if (options.tools) {
+      const outside = options.tools.filter((name) => !callerMay.has(name))
+      if (outside.length) {
+        throw new ToolArgsError(`tools not available to the caller cannot be given to a subagent: ${outside.join(', ')}; available: ${[...callerMay].sort().join(', ') || '(none)'}`)
+      }
+      return new Set(options.tools)
+    }
+    const named = profile ? profile.tools : this.settings.tools
+    return named === '*' ? callerMay : new Set(named.filter((name) => callerMay.has(name)))
+  }
+
+  private adjust(parent: RunRecord | undefined, caller: string | undefined, delta: number): void {
+    if (parent) {
+      parent.active += delta
+      return
+    }
+    const key = caller ?? ''
+    const next = (this.topLevel.get(key) ?? 0) + delta
+    if (next > 0) this.topLevel.set(key, next)
+    else this.topLevel.delete(key)
+  }
+}

@@ -1,0 +1,187 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { deriveMessages } from '@cordage/agent'
+import { testToolContract } from '@cordage/testing'
+import Policy from '@cordage/plugin-policy'
+import { Subagents } from '../src/index.js'
+import { childSessions, recorder, setup, textOf, toolMessages } from './helpers.js'
+
+testToolContract(Subagents, {
+  cases: [
+    { tool: 'subagent', arguments: { prompt: 'x', outputSchema: { type: 'array' } }, expect: 'error' },
+    { tool: 'subagent', arguments: { prompt: 'x', agent: 'nobody' }, expect: 'error' },
+    { tool: 'subagent', arguments: {}, expect: 'error' },
+  ],
+})
+
+describe('subagent in the foreground', () => {
+  it('returns the child\'s final message as the text and the value, in a child session linked to the call', async () => {
+    const { parent, session, dir, children, model } = await setup({
+      turns: [{ toolCalls: [{ id: 'call_sub', name: 'subagent', arguments: { prompt: 'Find the answer.' } }] }, { text: 'the child said 42' }],
+      routes: { 'Find the answer.': [{ text: '42' }] },
+    })
+    await parent.run('delegate')
+    await session.close()
+    const [result] = toolMessages(parent, 'subagent')
+    expect(result).toMatchObject({ isError: false })
+    expect(textOf(result)).toBe('42')
+    const [child] = await childSessions(dir)
+    expect(child!.header).toMatchObject({ parent: { session: 'parent', callId: 'call_sub', tool: 'subagent' }, depth: 1 })
+    // The child's log replays exactly what its model was sent, plus its answer.
+    const childRequest = model.requests.find((request) => request.messages.some((message) => message.role === 'user' && message.content === 'Find the answer.'))!
+    expect(deriveMessages(child!.events)).toEqual([...childRequest.messages, { role: 'assistant', content: '42' }])
+    expect(children.map((event) => [event.type, event.runId, event.depth, event.stopReason])).toEqual([
+      ['start', child!.header.id, 1, undefined],
+      ['end', child!.header.id, 1, 'completed'],
+    ])
+  })
+
+  it('gives the child only its tool subset and holds it for direct calls', async () => {
+    const calls: string[] = []
+    const { parent, model } = await setup({
+      turns: [{ toolCalls: [{ name: 'subagent', arguments: { prompt: 'Use alpha.', tools: ['alpha'] } }] }, { text: 'ok' }],
+      routes: { 'Use alpha.': [{ toolCalls: [{ name: 'alpha' }, { name: 'beta' }] }, { text: 'done' }] },
+    }, {}, (ctx) => {
+      ctx.tools.register(recorder('alpha', calls))
+      ctx.tools.register(recorder('beta', calls))
+    })
+    await parent.run('go')
+    const childRequest = model.requests.find((request) => request.messages.some((message) => message.content === 'Use alpha.'))!
+    expect(childRequest.tools.map((tool) => tool.name)).toEqual(['alpha'])
+    expect(calls).toHaveLength(1)
+    expect(calls[0]).toMatch(/^alpha:/)
+  })
+
+  it('applies the parent\'s deny rules to the child\'s calls', async () => {
+    const calls: string[] = []
+    const { parent, model } = await setup({
+      turns: [{ toolCalls: [{ name: 'subagent', arguments: { prompt: 'Read the secret.' } }] }, { text: 'ok' }],
+      routes: { 'Read the secret.': [{ toolCalls: [{ name: 'secret' }] }, (request) => ({ text: textOf(request.messages.at(-1) as never) })] },
+    }, {}, async (ctx) => {
+      ctx.tools.register(recorder('secret', calls))
+      await ctx.plugin(Policy, { rules: [{ tool: 'secret', action: 'deny', reason: 'secrets stay home' }] })
+    })
+    await parent.run('go')
+    expect(calls).toEqual([])
+    expect(textOf(toolMessages(parent, 'subagent')[0])).toContain('secrets stay home')
+    expect(model.remaining).toBe(0)
+  })
+
+  it('refuses to widen the subset through a nested subagent', async () => {
+    const calls: string[] = []
+    const { parent } = await setup({
+      turns: [{ toolCalls: [{ name: 'subagent', arguments: { prompt: 'Outer.', tools: ['alpha', 'subagent'] } }] }, { text: 'ok' }],
+      routes: {
+        'Outer.': [{ toolCalls: [{ name: 'subagent', arguments: { prompt: 'Inner.', tools: ['beta'] } }] }, (request) => ({ text: textOf(request.messages.at(-1) as never) })],
+      },
+    }, {}, (ctx) => {
+      ctx.tools.register(recorder('alpha', calls))
+      ctx.tools.register(recorder('beta', calls))
+    })
+    await parent.run('go')
+    expect(textOf(toolMessages(parent, 'subagent')[0])).toContain('tools not available to the caller cannot be given to a subagent: beta')
+    expect(calls).toEqual([])
+  })
+
+  it('fails past maxDepth before creating the child', async () => {
+    const { parent, dir } = await setup({
+      turns: [{ toolCalls: [{ name: 'subagent', arguments: { prompt: 'Level one.' } }] }, { text: 'ok' }],
+      routes: { 'Level one.': [{ toolCalls: [{ name: 'subagent', arguments: { prompt: 'Level two.' } }] }, (request) => ({ text: textOf(request.messages.at(-1) as never) })] },
+    }, { maxDepth: 1 })
+    await parent.run('go')
+    expect(textOf(toolMessages(parent, 'subagent')[0])).toBe('Error: subagent depth 2 exceeds maxDepth 1')
+    expect((await childSessions(dir)).map((child) => child.header.depth)).toEqual([1])
+  })
+
+  it('runs parallel subagent calls side by side and fails those over the fan-out limit', async () => {
+    const calls: string[] = []
+    const starts: number[] = []
+    const ends: number[] = []
+    const { parent, ctx } = await setup({
+      turns: [{ toolCalls: ['A', 'B', 'C'].map((letter) => ({ name: 'subagent', arguments: { prompt: `Task ${letter}.`, tools: ['slow'] } })) }, { text: 'ok' }],
+      routes: Object.fromEntries(['A', 'B', 'C'].map((letter) => [`Task ${letter}.`, [{ toolCalls: [{ name: 'slow' }] }, { text: letter }]])),
+    }, { maxConcurrent: 2 }, (ctx) => void ctx.tools.register(recorder('slow', calls, 300)))
+    ctx.on('agent/child', (event) => void (event.type === 'start' ? starts : ends).push(performance.now()))
+    await parent.run('go')
+    const results = toolMessages(parent, 'subagent').map(textOf)
+    expect(results.slice(0, 2)).toEqual(['A', 'B'])
+    expect(results[2]).toMatch(/^Error: this agent already runs 2 subagents \(maxConcurrent 2\)/)
+    // Both children started before either finished: they overlapped.
+    expect(Math.max(...starts)).toBeLessThan(Math.min(...ends))
+  })
+})
+
+describe('structured output', () => {
+  const schema = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'], additionalProperties: false }
+
+  it('returns the validated object, after the child retries an invalid one', async () => {
+    const { parent, model } = await setup({
+      turns: [{ toolCalls: [{ name: 'subagent', arguments: { prompt: 'Answer.', outputSchema: schema } }] }, { text: 'ok' }],
+      routes: { 'Answer.': [{ toolCalls: [{ name: 'structured_output', arguments: { answer: 1 } }] }, { toolCalls: [{ name: 'structured_output', arguments: { answer: 'x' } }] }] },
+    })
+    await parent.run('go')
+    const [result] = toolMessages(parent, 'subagent')
+    expect(textOf(result)).toBe('{\n  "answer": "x"\n}')
+    const childRequests = model.requests.filter((request) => request.messages.some((message) => message.content === 'Answer.'))
+    expect(childRequests).toHaveLength(2)
+    expect(childRequests[0]!.tools.find((tool) => tool.name === 'structured_output')?.parameters).toEqual(schema)
+    expect(textOf(childRequests[1]!.messages.at(-1) as never)).toContain('/answer: must be string')
+  })
+
+  it('reminds once, then fails with STRUCTURED_OUTPUT_MISSING', async () => {
+    const { parent, model } = await setup({
+      turns: [{ toolCalls: [{ name: 'subagent', arguments: { prompt: 'Answer.', outputSchema: schema } }] }, { text: 'ok' }],
+      routes: { 'Answer.': [{ text: 'plain words' }, { text: 'still plain' }] },
+    })
+    await parent.run('go')
+    const [result] = toolMessages(parent, 'subagent')
+    expect(result?.isError).toBe(true)
+    expect(textOf(result)).toContain('the subagent finished without calling structured_output, even after a reminder')
+    const reminder = model.requests.at(-2)!.messages.at(-1)
+    expect(reminder).toMatchObject({ role: 'user', content: expect.stringContaining('You have not reported your result') })
+  })
+
+  it('rejects a non-object root before any child exists, and hides structured_output from everyone else', async () => {
+    const { parent, dir, model, ctx } = await setup({
+      turns: [{ toolCalls: [{ name: 'subagent', arguments: { prompt: 'List.', outputSchema: { type: 'array' } } }, { name: 'structured_output', arguments: { answer: 'sneaky' } }] }, { text: 'ok' }],
+    })
+    await parent.run('go')
+    expect(textOf(toolMessages(parent, 'subagent')[0])).toContain('outputSchema must be an object-rooted JSON Schema')
+    expect(existsSync(join(dir, '.cordage', 'sessions')) ? await childSessions(dir) : []).toEqual([])
+    expect(model.requests[0]!.tools.map((tool) => tool.name)).not.toContain('structured_output')
+    expect(ctx.tools.list().map((tool) => tool.name)).not.toContain('structured_output')
+    expect(textOf(toolMessages(parent, 'structured_output')[0])).toContain('only offered to a subagent started with an outputSchema')
+  })
+})
+
+describe('lifetime', () => {
+  it('aborting the parent mid-fan-out cancels every child and leaves none running', async () => {
+    const controller = new AbortController()
+    const { parent, children, ctx } = await setup({
+      turns: [{ toolCalls: ['A', 'B'].map((letter) => ({ name: 'subagent', arguments: { prompt: `Wait ${letter}.` } })) }],
+      routes: Object.fromEntries(['A', 'B'].map((letter) => [`Wait ${letter}.`, [{ text: 'never', delayMs: 60_000 }]])),
+    })
+    ctx.on('agent/child', (event) => {
+      if (event.type === 'start' && children.filter((each) => each.type === 'start').length === 2) setTimeout(() => controller.abort(), 50)
+    })
+    const result = await parent.run('go', { signal: controller.signal })
+    expect(result.stopReason).toBe('aborted')
+    expect(children.filter((event) => event.type === 'end').map((event) => event.stopReason)).toEqual(['aborted', 'aborted'])
+    for (const message of toolMessages(parent, 'subagent')) expect(message.isError).toBe(true)
+  })
+
+  it('unloading the plugin removes its tools and guard and cancels running children', async () => {
+    const { parent, ctx, children, fiber } = await setup({
+      turns: [{ toolCalls: [{ name: 'subagent', arguments: { prompt: 'Forever.' } }] }, { text: 'after' }],
+      routes: { 'Forever.': [{ text: 'never', delayMs: 60_000 }] },
+    })
+    const run = parent.run('go')
+    await new Promise<void>((resolve) => ctx.on('agent/child', (event) => event.type === 'start' && resolve()))
+    await fiber.dispose()
+    await run
+    expect(children.map((event) => event.type)).toEqual(['start', 'end'])
+    expect(ctx.tools.list().map((tool) => tool.name)).toEqual([])
+    expect(ctx.tools.get('structured_output')).toBeUndefined()
+  })
+})
