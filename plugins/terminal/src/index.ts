@@ -10,7 +10,7 @@ import { terminalListTool } from './list.js'
 import { terminalOpenTool } from './open.js'
 import { terminalReadTool } from './read.js'
 import { terminalSendTool } from './send.js'
-import { SessionTable } from './sessions.js'
+import { SessionTable, killOnExit } from './sessions.js'
 import { terminalSignalTool } from './signal.js'
 import { assertShell } from './which.js'
 
@@ -81,12 +81,7 @@ export function apply(ctx: Context, config: Config): void {
     },
   })
   ctx.effect(() => () => table.closeAll(), 'terminal: close every session')
-  // An exiting process cannot await a close: SIGKILL every session synchronously instead.
-  const onExit = () => table.killAllNow()
-  ctx.effect(() => {
-    process.on('exit', onExit)
-    return () => void process.off('exit', onExit)
-  }, 'terminal: kill sessions on process exit')
+  ctx.effect(() => killOnExit(table), 'terminal: kill sessions on process exit')
   if (config.idleTimeoutMs) {
     ctx.effect(() => {
       const timer = setInterval(() => void table.sweep(), Math.min(60_000, Math.max(50, config.idleTimeoutMs / 4)))

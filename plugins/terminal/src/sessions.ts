@@ -4,6 +4,23 @@ import { TerminalSession, type SessionOptions } from './session.js'
 /** Ids never repeat within a process, so a reloaded plugin cannot hand out an id a model still remembers. */
 let lastId = 0
 
+/** Tables of every loaded instance, for the one `exit` listener the process gets (not one per instance). */
+const tables = new Set<SessionTable>()
+const onExit = () => { for (const table of tables) table.killAllNow() }
+
+/**
+ * An exiting process cannot await a close: SIGKILL the table's sessions synchronously then. Returns the
+ * undo (for the plugin's effect).
+ */
+export function killOnExit(table: SessionTable): () => void {
+  if (!tables.size) process.on('exit', onExit)
+  tables.add(table)
+  return () => {
+    tables.delete(table)
+    if (!tables.size) process.off('exit', onExit)
+  }
+}
+
 /** What the table needs besides the sessions themselves. */
 export interface TableOptions {
   maxSessions: number

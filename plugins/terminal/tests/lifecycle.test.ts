@@ -33,8 +33,10 @@ describe('session lifetime', () => {
     expect(text(await call('read', { id: session.id }))).toMatch(/unknown terminal session/)
   })
 
-  it('unloading the plugin closes every session and unregisters the tools', async () => {
+  it('unloading the plugin closes every session, unregisters the tools and removes its exit hook', async () => {
+    const exitListeners = process.listenerCount('exit')
     const { ctx, open, call, root, fiber } = await setup()
+    expect(process.listenerCount('exit')).toBe(exitListeners + 1)
     const first = (await open(PROMPT)).session
     const second = (await open({ command: 'sleep 1000' })).session
     const [job] = await leaveChildren(call, first.id, root)
@@ -43,6 +45,7 @@ describe('session lifetime', () => {
     expect(sessionProcesses(second.pid)).toEqual([])
     expect(alive(job!)).toBe(false)
     expect(ctx.tools.list().filter((tool) => tool.name.startsWith('terminal_'))).toEqual([])
+    expect(process.listenerCount('exit')).toBe(exitListeners)
   })
 
   it('unloading while a send waits settles the call and kills the session', async () => {
