@@ -18,3 +18,5 @@ export {
   ToolAbortedBeforeDispatchError, ToolTimeoutError, UnsupportedSchemaError, NotJsonError, ToolDefinitionError,
   formatViolations,
 } from './errors.js'
+export type { EnvPolicy } from './env.js'
+export { DEFAULT_ENV_DENY, envFilter } from './env.js'

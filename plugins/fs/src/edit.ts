@@ -1,9 +1,8 @@
 import Schema from 'schemastery'
 import { defineTool, type ToolDefinition } from '@cordage/core'
-import { writeFileAtomic } from './atomic.js'
 import { changeMeta } from './diff.js'
-import { FsError, fsFailure } from './errors.js'
-import { readForChange } from './file-io.js'
+import { FsError } from './errors.js'
+import { publish, readForChange } from './file-io.js'
 import type { FsRuntime } from './runtime.js'
 
 const Parameters = Schema.object({
@@ -35,11 +34,13 @@ function matchLines(text: string, needle: string): number[] {
 
 /** The `edit` tool: exact string replacement in a file that was read, preserving CRLF line endings. */
 export function editTool(runtime: FsRuntime): ToolDefinition {
-  const { settings, workspace, tracker } = runtime
+  const { workspace } = runtime
   return defineTool({
     name: 'edit',
     description: 'Replace exact text in a file that was read before. old_string must match exactly once unless replace_all is true; include surrounding lines to make it unique.',
     parameters: Parameters,
+    // Edit reads the file (a match or its absence tells the model about the content) and changes it.
+    paths: [{ pointer: '/path', access: 'read' }, { pointer: '/path', access: 'write' }],
     output: {
       schema: Output,
       render: (_args, value) => [{ type: 'text', text: `Edited ${value.path} (${value.replacements} ${value.replacements === 1 ? 'replacement' : 'replacements'}).` }],
@@ -49,8 +50,7 @@ export function editTool(runtime: FsRuntime): ToolDefinition {
       const target = await workspace.resolve(args.path)
       if (!target.exists) throw new FsError('NOT_FOUND', `${target.display} does not exist; use write to create it`)
       if (args.old_string === args.new_string) throw new FsError('NO_CHANGE', 'old_string and new_string are identical; nothing to change')
-      await tracker.check(target.real, target.display)
-      const before = await readForChange(target, settings.maxEditBytes)
+      const { text: before, mode } = await readForChange(runtime, target)
       let search = args.old_string
       let replacement = args.new_string
       let lines = matchLines(before, search)
@@ -68,12 +68,7 @@ export function editTool(runtime: FsRuntime): ToolDefinition {
         throw new FsError('AMBIGUOUS_MATCH', `old_string matches ${lines.length} times in ${target.display} (lines ${shown}); include more surrounding text to make it unique, or set replace_all: true`)
       }
       const after = args.replace_all ? before.split(search).join(replacement) : before.replace(search, () => replacement)
-      try {
-        await writeFileAtomic(target.real, after)
-      } catch (error) {
-        throw fsFailure(error, target.display)
-      }
-      await tracker.remember(target.real)
+      await publish(runtime, target, after, mode)
       return { path: target.display, before, after, replacements: lines.length }
     },
   })

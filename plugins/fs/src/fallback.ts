@@ -23,10 +23,10 @@ export function gitignoreGlobs(source: string, base: string): string[] {
   return globs
 }
 
-/** Ignore globs from every .gitignore at or below `cwd`, plus the name-only rules of .gitignore files between `root` and `cwd`. */
-async function ignoreGlobs(root: string, cwd: string, signal: AbortSignal): Promise<string[]> {
+/** Ignore globs from every .gitignore at or below `cwd`, plus the name-only rules of .gitignore files between `root` and `realCwd` (the real path of `cwd`). */
+async function ignoreGlobs(root: string, cwd: string, realCwd: string, signal: AbortSignal): Promise<string[]> {
   const globs: string[] = []
-  for (let dir = cwd; dir !== root && dir.startsWith(root);) {
+  for (let dir = realCwd; dir !== root && dir.startsWith(root);) {
     dir = dirname(dir)
     const source = await readFile(join(dir, '.gitignore'), 'utf8').catch(() => '')
     // Anchored rules of an ancestor rarely apply below it; only name rules (no slash) are kept.
@@ -42,8 +42,9 @@ async function ignoreGlobs(root: string, cwd: string, signal: AbortSignal): Prom
 }
 
 /** Lists files under `cwd` matching `pattern` (see `compileGlob`) with tinyglobby, skipping hidden and ignored files and symlinks. */
-async function listFiles(root: string, cwd: string, pattern: string | undefined, signal: AbortSignal): Promise<string[]> {
-  const ignore = await ignoreGlobs(root, cwd, signal)
+async function listFiles(root: string, query: GlobQuery | GrepQuery, pattern: string | undefined): Promise<string[]> {
+  const { cwd, signal } = query
+  const ignore = await ignoreGlobs(root, cwd, query.realCwd, signal)
   let files = await glob('**/*', { cwd, dot: false, followSymbolicLinks: false, onlyFiles: true, ignore, signal, expandDirectories: false })
   if (sep !== '/') files = files.map((file) => file.split(sep).join('/'))
   if (pattern === undefined) return files
@@ -53,7 +54,7 @@ async function listFiles(root: string, cwd: string, pattern: string | undefined,
 
 /** The pure-JS `glob`: the whole list is acquired (tinyglobby has no early stop), then capped. */
 export async function nodeGlob(root: string, query: GlobQuery): Promise<Found<string>> {
-  const files = (await listFiles(root, query.cwd, query.pattern, query.signal)).sort()
+  const files = (await listFiles(root, query, query.pattern)).sort()
   return { items: files.slice(0, query.max), truncated: files.length > query.max }
 }
 
@@ -68,7 +69,7 @@ function compile(pattern: string, caseInsensitive: boolean): RegExp {
 /** The pure-JS `grep`: JavaScript regular expressions, line by line, files with a NUL byte skipped as binary. */
 export async function nodeGrep(root: string, query: GrepQuery): Promise<Found<FoundMatch>> {
   const regex = compile(query.pattern, query.caseInsensitive)
-  const files = query.file ? [query.file] : (await listFiles(root, query.cwd, query.glob, query.signal)).sort()
+  const files = query.file ? [query.file] : (await listFiles(root, query, query.glob)).sort()
   const items: FoundMatch[] = []
   const read = (file: string) => readFile(query.file ? file : join(query.cwd, file)).catch(() => undefined)
   // Reads run one batch ahead of the scan; files are still scanned in path order.

@@ -6,6 +6,7 @@ import { pageFooter, takePage } from './page.js'
 import { ripgrepGlob } from './ripgrep.js'
 import type { FsRuntime } from './runtime.js'
 import type { PagedTool } from './spill.js'
+import { keepContained } from './recheck.js'
 import { resolveSearchRoot } from './search-root.js'
 
 const Parameters = Schema.object({
@@ -37,12 +38,19 @@ export function globTool(runtime: FsRuntime): PagedTool {
       render: (args, value) => [{ type: 'text', text: page(args, value) }],
     },
     concurrency: 'parallel',
+    paths: [{ pointer: '/path', access: 'read', default: '.' }],
     async execute(args, exec) {
-      const { cwd, prefix } = await resolveSearchRoot(workspace, args.path, false)
-      if (cwd === undefined) throw new FsError('NOT_A_DIRECTORY', `${args.path} is a file; glob needs a directory as path`)
-      const query = { cwd, pattern: args.pattern, max: settings.maxResults, signal: AbortSignal.any([exec.signal, runtime.lifetime]) }
-      const found = runtime.rgPath ? await ripgrepGlob(runtime.rgPath, query) : await nodeGlob(workspace.root, query)
-      return { paths: prefix ? found.items.map((item) => prefix + item) : found.items, truncated: found.truncated }
+      const root = await resolveSearchRoot(workspace, args.path, false)
+      try {
+        const { cwd, prefix } = root
+        if (cwd === undefined) throw new FsError('NOT_A_DIRECTORY', `${args.path} is a file; glob needs a directory as path`)
+        const query = { cwd, realCwd: root.real, pattern: args.pattern, max: settings.maxResults, signal: AbortSignal.any([exec.signal, runtime.lifetime]) }
+        const found = runtime.rgPath ? await ripgrepGlob(runtime.rgPath, query) : await nodeGlob(workspace.root, query)
+        const kept = await keepContained(workspace, cwd, found.items)
+        return { paths: found.items.filter((item) => kept.has(item)).map((item) => prefix + item), truncated: found.truncated }
+      } finally {
+        await root.close()
+      }
     },
   })
   return {

@@ -6,7 +6,8 @@ import { pageFooter, takePage } from './page.js'
 import { ripgrepGrep } from './ripgrep.js'
 import type { FsRuntime } from './runtime.js'
 import type { PagedTool } from './spill.js'
-import { resolveSearchRoot } from './search-root.js'
+import { keepVerifiedMatches } from './recheck.js'
+import { resolveSearchRoot, type SearchRoot } from './search-root.js'
 
 const Parameters = Schema.object({
   pattern: Schema.string().min(1).required().description('Regular expression (ripgrep syntax) to search file contents for.'),
@@ -61,6 +62,27 @@ export function grepTool(runtime: FsRuntime): PagedTool {
     const files = new Set(value.matches.map((match) => match.path)).size
     return `${text}${pageFooter(shown, value.matches.length, 'matches', value.truncated, settings.maxResults, spilled)}${shown === value.matches.length && !value.truncated ? `\n\n(${value.matches.length} ${value.matches.length === 1 ? 'match' : 'matches'} in ${files} ${files === 1 ? 'file' : 'files'}.)` : ''}`
   }
+  // A single file was opened and verified itself; a directory walk is checked path by path.
+  const search = async (root: SearchRoot, args: Infer<typeof Parameters>, signal: AbortSignal) => {
+    const query = {
+      cwd: root.cwd ?? dirname(root.real),
+      realCwd: root.cwd ? root.real : dirname(root.real),
+      file: root.file,
+      pattern: args.pattern,
+      glob: args.glob,
+      caseInsensitive: args.case_insensitive,
+      context: args.context,
+      max: settings.maxResults,
+      maxLineLength: settings.maxLineLength,
+      signal: AbortSignal.any([signal, runtime.lifetime]),
+    }
+    const found = runtime.rgPath ? await ripgrepGrep(runtime.rgPath, query) : await nodeGrep(workspace.root, query)
+    const kept = root.cwd ? await keepVerifiedMatches(workspace, root.cwd, found.items, settings.maxLineLength) : found.items
+    const display = root.file ? workspace.display(root.real) : undefined
+    const matches = kept.map((match) => ({ ...match, path: display ?? root.prefix + match.path }))
+    // Context arrays are optional in the value; schemastery's inferred type marks arrays as always present.
+    return { matches, truncated: found.truncated } as unknown as Infer<typeof Output>
+  }
   const definition = defineTool({
     name: 'grep',
     description: 'Search file contents with a regular expression (ripgrep syntax). Skips hidden, binary and .gitignore-excluded files. Returns matching lines as path:line:text.',
@@ -70,24 +92,14 @@ export function grepTool(runtime: FsRuntime): PagedTool {
       render: (args, value) => [{ type: 'text', text: page(args, value) }],
     },
     concurrency: 'parallel',
+    paths: [{ pointer: '/path', access: 'read', default: '.' }],
     async execute(args, exec) {
       const root = await resolveSearchRoot(workspace, args.path, true)
-      const query = {
-        cwd: root.cwd ?? dirname(root.file!),
-        file: root.file,
-        pattern: args.pattern,
-        glob: args.glob,
-        caseInsensitive: args.case_insensitive,
-        context: args.context,
-        max: settings.maxResults,
-        maxLineLength: settings.maxLineLength,
-        signal: AbortSignal.any([exec.signal, runtime.lifetime]),
+      try {
+        return await search(root, args, exec.signal)
+      } finally {
+        await root.close()
       }
-      const found = runtime.rgPath ? await ripgrepGrep(runtime.rgPath, query) : await nodeGrep(workspace.root, query)
-      const display = root.file ? workspace.display(root.file) : undefined
-      const matches = found.items.map((match) => ({ ...match, path: display ?? root.prefix + match.path }))
-      // Context arrays are optional in the value; schemastery's inferred type marks arrays as always present.
-      return { matches, truncated: found.truncated } as unknown as Infer<typeof Output>
     },
   })
   return {

@@ -1,6 +1,6 @@
-import { stat } from 'node:fs/promises'
 import Schema from 'schemastery'
 import { defineTool, type ToolDefinition } from '@cordage/core'
+import { openContained } from './contained.js'
 import { FsError, fsFailure } from './errors.js'
 import { readLines } from './lines.js'
 import type { FsRuntime } from './runtime.js'
@@ -39,6 +39,7 @@ export function readTool(runtime: FsRuntime): ToolDefinition {
     name: 'read',
     description: `Read a text file. Returns numbered lines (at most ${settings.maxReadLines} lines or ${settings.maxReadBytes} bytes per call; lines over ${settings.maxLineLength} characters are cut). Use offset/limit to page through large files. Reading a file is required before write or edit may change it.`,
     parameters: Parameters,
+    paths: [{ pointer: '/path', access: 'read' }],
     output: {
       schema: Output,
       render: (_args, value) => [{ type: 'text', text: renderRead(value) }],
@@ -49,12 +50,14 @@ export function readTool(runtime: FsRuntime): ToolDefinition {
       const offset = args.offset ?? 1
       let window
       let stats
+      let handle
       try {
+        handle = await openContained(workspace, target.real, target.display)
         // Taken before reading: a change during the read makes a later write stale, never silently accepted.
-        stats = await stat(target.real, { bigint: true })
+        stats = await handle.stat({ bigint: true })
         if (stats.isDirectory()) throw new FsError('IS_DIRECTORY', `${target.display} is a directory, not a file; use glob to list its files`)
         if (!stats.isFile()) throw new FsError('NOT_FOUND', `${target.display} is not a regular file`)
-        window = await readLines(target.real, {
+        window = await readLines(handle, {
           offset,
           limit: Math.min(args.limit ?? settings.maxReadLines, settings.maxReadLines),
           maxBytes: settings.maxReadBytes,
@@ -64,12 +67,14 @@ export function readTool(runtime: FsRuntime): ToolDefinition {
       } catch (error) {
         if (exec.signal.aborted) throw error
         throw fsFailure(error, target.display)
+      } finally {
+        await handle?.close()
       }
       if (window.binary) throw new FsError('BINARY_FILE', `${target.display} is a binary file; read only shows text (use bash with a tool like xxd or file to inspect it)`)
       if (offset > 1 && offset > window.totalLines) {
         throw new FsError('OFFSET_OUT_OF_RANGE', `offset ${offset} is past the end of ${target.display}, which has ${window.totalLines} lines; use an offset between 1 and ${Math.max(window.totalLines, 1)}`)
       }
-      await tracker.remember(target.real, stats)
+      tracker.remember(target.real, stats)
       return { path: target.display, offset, lines: window.lines, totalLines: window.totalLines }
     },
   })

@@ -1,23 +1,34 @@
-import { stat } from 'node:fs/promises'
+import { handlePath, openContained } from './contained.js'
 import { fsFailure } from './errors.js'
 import type { Workspace } from './paths.js'
 
-/** A resolved search location: a directory (`cwd`) or a single file, and the display prefix of results under `cwd`. */
+/**
+ * A resolved, opened search location: a directory or a single file. `cwd`/`file` name the verified
+ * descriptor (searches run there even if the tree is swapped meanwhile); `real` is its real path.
+ */
 export interface SearchRoot {
   cwd: string | undefined
   file: string | undefined
+  real: string
+  /** Display prefix of results under `cwd`. */
   prefix: string
+  close(): Promise<void>
 }
 
-/** Resolves the optional `path` argument of glob/grep inside the workspace. */
+/** Opens the optional `path` argument of glob/grep inside the workspace; the caller closes it. */
 export async function resolveSearchRoot(workspace: Workspace, path: string | undefined, allowFile: boolean): Promise<SearchRoot> {
   const target = await workspace.resolve(path ?? '.')
+  let handle
   let isDirectory: boolean
   try {
-    isDirectory = (await stat(target.real)).isDirectory()
+    handle = await openContained(workspace, target.real, target.display)
+    isDirectory = (await handle.stat()).isDirectory()
   } catch (error) {
+    await handle?.close()
     throw fsFailure(error, target.display)
   }
-  if (!isDirectory) return { cwd: undefined, file: allowFile ? target.real : undefined, prefix: '' }
-  return { cwd: target.real, file: undefined, prefix: target.display === '.' ? '' : `${target.display}/` }
+  const at = handlePath(handle, target.real)
+  const close = () => handle.close()
+  if (!isDirectory) return { cwd: undefined, file: allowFile ? at : undefined, real: target.real, prefix: '', close }
+  return { cwd: at, file: undefined, real: target.real, prefix: target.display === '.' ? '' : `${target.display}/`, close }
 }

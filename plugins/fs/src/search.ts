@@ -1,6 +1,8 @@
-/** A `glob` query: files under `cwd` (a real directory) matching `pattern`. */
+/** A `glob` query: files under `cwd` (an opened directory, see `SearchRoot`) matching `pattern`. */
 export interface GlobQuery {
   cwd: string
+  /** The real path of `cwd`, for the ignore rules of its ancestors. */
+  realCwd: string
   pattern: string
   max: number
   signal: AbortSignal
@@ -9,6 +11,8 @@ export interface GlobQuery {
 /** A `grep` query over a real directory (`cwd`, ignore rules apply) or one file (`file`). */
 export interface GrepQuery {
   cwd: string
+  /** The real path of `cwd`, for the ignore rules of its ancestors. */
+  realCwd: string
   file?: string
   pattern: string
   glob?: string

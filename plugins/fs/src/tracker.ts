@@ -1,4 +1,3 @@
-import { stat } from 'node:fs/promises'
 import type { BigIntStats } from 'node:fs'
 import { FsError } from './errors.js'
 
@@ -15,20 +14,18 @@ export class ReadTracker {
 
   constructor(private readonly requireRead: boolean) {}
 
-  /** Records the current on-disk version of `real` as seen by the agent (after a read or our own write); pass the `stat` taken before reading. */
-  async remember(real: string, stats?: BigIntStats): Promise<void> {
-    stats ??= await stat(real, { bigint: true })
+  /** Records the version of `real` the agent saw: the stats of the descriptor read (taken before reading) or written. */
+  remember(real: string, stats: BigIntStats): void {
     this.seen.set(real, { ino: stats.ino, size: stats.size, mtimeNs: stats.mtimeNs })
   }
 
-  /** Throws `NOT_READ` or `STALE_FILE` unless the existing file `real` is unchanged since the agent read it. */
-  async check(real: string, display: string): Promise<void> {
+  /** Throws `NOT_READ` or `STALE_FILE` unless the existing file `real` (`stats` of its open descriptor) is unchanged since the agent read it. */
+  check(real: string, display: string, stats: BigIntStats): void {
     const seen = this.seen.get(real)
     if (!seen) {
       if (!this.requireRead) return
       throw new FsError('NOT_READ', `${display} already exists and has not been read in this session; read it first, then write or edit it`)
     }
-    const stats = await stat(real, { bigint: true })
     if (stats.ino !== seen.ino || stats.size !== seen.size || stats.mtimeNs !== seen.mtimeNs) {
       throw new FsError('STALE_FILE', `${display} changed on disk since it was last read (by another program or person); read it again, then redo the change`)
     }

@@ -1,11 +1,7 @@
-import { mkdir } from 'node:fs/promises'
-import { dirname } from 'node:path'
 import Schema from 'schemastery'
 import { defineTool, type ToolDefinition } from '@cordage/core'
-import { writeFileAtomic } from './atomic.js'
 import { changeMeta, lineCount, plural, usesCrlf } from './diff.js'
-import { fsFailure } from './errors.js'
-import { readForChange } from './file-io.js'
+import { publish, readForChange } from './file-io.js'
 import type { FsRuntime } from './runtime.js'
 
 const Parameters = Schema.object({
@@ -22,11 +18,12 @@ const Output = Schema.object({
 
 /** The `write` tool: creates or replaces a whole file, atomically, keeping its mode and line endings. */
 export function writeTool(runtime: FsRuntime): ToolDefinition {
-  const { settings, workspace, tracker } = runtime
+  const { workspace } = runtime
   return defineTool({
     name: 'write',
     description: 'Create a file or replace its whole content. Parent directories are created. An existing file must have been read first (and not changed since); prefer edit for small changes to existing files.',
     parameters: Parameters,
+    paths: [{ pointer: '/path', access: 'write' }],
     output: {
       schema: Output,
       render: (_args, value) => [{ type: 'text', text: `${value.operation === 'create' ? 'Created' : 'Updated'} ${value.path} (${plural(lineCount(value.after), 'line')}, ${plural(Buffer.byteLength(value.after), 'byte')}).` }],
@@ -35,20 +32,14 @@ export function writeTool(runtime: FsRuntime): ToolDefinition {
     async execute(args) {
       const target = await workspace.resolve(args.path)
       let before: string | null = null
+      let mode: number | undefined
       let after = args.content
       if (target.exists) {
-        await tracker.check(target.real, target.display)
-        before = await readForChange(target, settings.maxEditBytes)
+        ({ text: before, mode } = await readForChange(runtime, target))
         // Content written with bare LF into a CRLF file keeps the file's convention.
         if (usesCrlf(before) && !after.includes('\r')) after = after.replace(/\n/g, '\r\n')
       }
-      try {
-        if (!target.exists) await mkdir(dirname(target.real), { recursive: true })
-        await writeFileAtomic(target.real, after)
-      } catch (error) {
-        throw fsFailure(error, target.display)
-      }
-      await tracker.remember(target.real)
+      await publish(runtime, target, after, mode)
       return { path: target.display, operation: before === null ? 'create' as const : 'update' as const, before, after }
     },
   })

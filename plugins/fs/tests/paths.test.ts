@@ -1,5 +1,6 @@
+import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { mkdir, symlink, writeFile } from 'node:fs/promises'
+import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { codeOf, loadFs, tempDir, textOf, valueOf } from './helpers.js'
@@ -86,5 +87,50 @@ describe('paths stay inside the workspace root', () => {
   it('fails at load when the root does not exist', async () => {
     const base = await tempDir()
     await expect(loadFs(join(base, 'missing'))).rejects.toThrow(/config.root/)
+  })
+})
+
+describe('declared path arguments', () => {
+  it('every tool declares its path argument for path-aware policy', async () => {
+    const root = await tempDir()
+    const { ctx } = await loadFs(root)
+    const declared = Object.fromEntries(['read', 'write', 'edit', 'glob', 'grep'].map((name) => [name, ctx.tools.get(name)?.paths]))
+    expect(declared).toEqual({
+      read: [{ pointer: '/path', access: 'read' }],
+      write: [{ pointer: '/path', access: 'write' }],
+      edit: [{ pointer: '/path', access: 'read' }, { pointer: '/path', access: 'write' }],
+      glob: [{ pointer: '/path', access: 'read', default: '.' }],
+      grep: [{ pointer: '/path', access: 'read', default: '.' }],
+    })
+  })
+})
+
+describe('what was opened is verified', () => {
+  it('reading a FIFO fails at once instead of blocking', async () => {
+    const root = await tempDir()
+    const made = spawnSync('mkfifo', [join(root, 'pipe')])
+    if (made.status !== 0) return
+    const { call } = await loadFs(root)
+    const result = await call('read', { path: 'pipe' })
+    expect(codeOf(result)).toBe('NOT_FOUND')
+    expect(textOf(result)).toContain('not a regular file')
+  })
+
+  it('nothing is written outside the root: tree outside compared before and after every tool', async () => {
+    const { base, root, outside } = await setup()
+    const list = async () => (await readdir(base, { recursive: true })).filter((path) => !path.startsWith('root')).sort()
+    const before = await list()
+    const { call } = await loadFs(root, { requireReadBeforeWrite: false })
+    const attempts: Array<[string, object]> = [
+      ['write', { path: 'leakdir/a/b/c.txt', content: 'x' }],
+      ['write', { path: 'leak.txt', content: 'x' }],
+      ['edit', { path: 'leak.txt', old_string: 'secret', new_string: 'x' }],
+      ['write', { path: '../outside/d.txt', content: 'x' }],
+      ['write', { path: 'src/ok.txt', content: 'x' }],
+    ]
+    for (const [tool, args] of attempts) await call(tool, args)
+    expect(await list()).toEqual(before)
+    expect(await readFile(join(outside, 'secret.txt'), 'utf8')).toBe('secret\n')
+    expect(existsSync(join(root, 'src', 'ok.txt'))).toBe(true)
   })
 })

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { resolve } from 'node:path'
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
-import { strictConfig } from '@cordage/core'
+import { DEFAULT_ENV_DENY, envFilter, strictConfig, type EnvPolicy } from '@cordage/core'
 import { createPostListener, createPreListener } from './listeners.js'
 import { HookRunner } from './run.js'
 import { compileHooks, readSettingsHooks, type HooksSection } from './settings.js'
@@ -20,6 +20,7 @@ export interface Config {
   defaultTimeout: number
   preToolUseFailure: 'allow' | 'deny'
   toolNames: Record<string, string>
+  env: EnvPolicy
 }
 
 /** Cordage tool names → the Claude Code names hook scripts test in `tool_name` and matchers. */
@@ -37,7 +38,12 @@ export const Config: Schema<Partial<Config>, Config> = strictConfig(name, Schema
   defaultTimeout: Schema.number().min(0.001).default(60).description('Seconds a hook may run when it sets no "timeout".'),
   preToolUseFailure: Schema.union(['allow', 'deny']).default('allow').description('What a PreToolUse hook that crashes, times out or exits non-zero (not 2) means.'),
   toolNames: Schema.dict(Schema.string()).default(CLAUDE_TOOL_NAMES).description('Cordage tool name → name shown to hooks as tool_name (matchers test both).'),
-}))
+  env: Schema.object({
+    allow: Schema.array(Schema.string()).default(['*']).description('Variables passed to hooks (patterns; exact names override deny).'),
+    deny: Schema.array(Schema.string()).default([...DEFAULT_ENV_DENY]).description('Variables withheld (patterns, case-insensitive); the same defaults as the shell plugin.'),
+    set: Schema.dict(Schema.string()).default({}).description('Variables added or overridden.'),
+  }).default({ allow: ['*'], deny: [...DEFAULT_ENV_DENY], set: {} }),
+}) as Schema<Partial<Config>, Config>)
 
 /** Reads and checks every hook at load, then runs matching hooks around each tool call. */
 export function apply(ctx: Context, config: Config): void {
@@ -49,8 +55,10 @@ export function apply(ctx: Context, config: Config): void {
   ]
   const hooks = compileHooks(sections, config.defaultTimeout, (message) => logger.warn(message))
   const runner = new HookRunner()
+  const filter = envFilter(config.env)
   const options = {
     hooks, runner, cwd, tools: ctx.tools,
+    env: () => filter(process.env),
     sessionId: config.sessionId ?? randomUUID(),
     transcriptPath: config.transcriptPath,
     toolNames: config.toolNames,

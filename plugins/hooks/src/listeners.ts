@@ -10,6 +10,8 @@ export interface ListenerOptions {
   runner: HookRunner
   tools: ToolRegistry
   cwd: string
+  /** The environment hooks run with (credentials already withheld). */
+  env: () => Record<string, string>
   sessionId: string
   transcriptPath: string
   toolNames: Record<string, string>
@@ -38,7 +40,7 @@ async function runMatching<T>(options: ListenerOptions, event: HookEvent, exec: 
     cordage_tool_name: exec.name,
     ...extra,
   })
-  const env = { CLAUDE_PROJECT_DIR: options.cwd }
+  const env = { ...options.env(), CLAUDE_PROJECT_DIR: options.cwd }
   return Promise.all(matched.map(async (hook) => vote(await options.runner.run(hook.command, { input, cwd: options.cwd, env, timeoutMs: hook.timeoutMs, signal: exec.signal }), hook.command)))
 }
 

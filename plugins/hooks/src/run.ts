@@ -9,6 +9,7 @@ export type HookOutcome =
 export interface RunOptions {
   input: string
   cwd: string
+  /** The whole environment of the hook (nothing is inherited: callers filter out credentials). */
   env: Record<string, string>
   timeoutMs: number
   signal?: AbortSignal
@@ -46,7 +47,7 @@ export async function runHook(command: string, options: RunOptions, running = ne
       detached: true,
       cwd: options.cwd,
       env: options.env,
-      extendEnv: true,
+      extendEnv: false,
       input: options.input,
       reject: false,
       maxBuffer: MAX_OUTPUT,

@@ -22,6 +22,9 @@ export type McpState = 'connecting' | 'up' | 'down' | 'closed'
 
 const CLIENT_INFO = { name: 'cordage-mcp-client', version: '0.1.0' }
 
+/** How long a server may take to answer the ping sent after an HTTP transport error before it counts as gone. */
+const PROBE_TIMEOUT_MS = 3_000
+
 /**
  * One MCP server connection: connect, list tools, reconnect with backoff after a drop, and send calls.
  * Tool registration is delegated to `onTools` (called with the full list, or `[]` when the server goes down).
@@ -35,6 +38,7 @@ export class McpConnection {
   private timer?: NodeJS.Timeout
   private refreshing?: Promise<void>
   private stale = false
+  private probing?: Client
 
   constructor(
     private readonly config: McpClientConfig,
@@ -74,7 +78,12 @@ export class McpConnection {
     // oxlint-disable-next-line unicorn/prefer-add-event-listener
     client.onclose = () => this.dropped(generation, 'the connection closed')
     // oxlint-disable-next-line unicorn/prefer-add-event-listener
-    client.onerror = (error) => this.logger.debug(`${this.config.name}: transport error: ${error.message}`)
+    client.onerror = (error) => {
+      this.logger.debug(`${this.config.name}: transport error: ${error.message}`)
+      // Over HTTP a dead server only shows as a broken response stream: the SDK neither closes nor fails
+      // the calls waiting on it, which would hang until timeoutMs. A ping tells a dead server from a blip.
+      if (this.config.transport === 'http' && generation === this.generation && this.state === 'up') void this.probe(generation, client)
+    }
     try {
       await client.connect(transport, { timeout: this.config.connectTimeoutMs })
       if (this.superseded(generation)) {
@@ -170,6 +179,19 @@ export class McpConnection {
     this.transport = undefined
     if (transport && 'terminateSession' in transport) await (transport as { terminateSession(): Promise<void> }).terminateSession().catch(() => {})
     await client?.close().catch((error) => this.logger.warn(`${this.config.name}: close failed: ${messageOf(error)}`))
+  }
+
+  /** Pings the server after a transport error; no answer within PROBE_TIMEOUT_MS drops the connection (failing calls in flight). */
+  private async probe(generation: number, client: Client): Promise<void> {
+    if (this.probing === client) return
+    this.probing = client
+    try {
+      await client.ping({ timeout: PROBE_TIMEOUT_MS })
+    } catch (error) {
+      if (!this.superseded(generation)) this.dropped(generation, `the server stopped answering: ${messageOf(error)}`)
+    } finally {
+      if (this.probing === client) this.probing = undefined
+    }
   }
 
   /** True when a newer attempt or `close()` replaced the attempt `generation` (state is re-read after awaits). */

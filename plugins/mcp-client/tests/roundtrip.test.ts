@@ -67,12 +67,13 @@ describe('mcp-client over Streamable HTTP on 127.0.0.1', () => {
     await ctx.tools.execute({ name: 'mcp__web__add_tool', arguments: {} })
     await until(() => ctx.tools.get('mcp__web__extra') !== undefined, 5_000, 'the added tool over HTTP')
 
-    // The server goes away: the next call fails clearly and the tools are unregistered until it is back.
+    // The server goes away: its broken event stream is noticed without a call (a ping finds nobody), and the
+    // tools are unregistered until it is back; a call meanwhile fails clearly.
     first.child.kill()
     await new Promise((resolve) => first.child.once('exit', resolve))
+    await until(() => ctx.tools.get('mcp__web__echo') === undefined, 5_000, 'the tools to go with the server')
     const down = await ctx.tools.execute({ name: 'mcp__web__echo', arguments: { text: 'anyone?' } })
-    expect(down.isError && down.error.info?.code).toBe('MCP_UNAVAILABLE')
-    expect(ctx.tools.get('mcp__web__echo')).toBeUndefined()
+    expect(down.isError && down.error.info?.code).toBe('UNKNOWN_TOOL')
     const port = Number(new URL(first.url).port)
     const second = await httpFixture(port)
     cleanups.push(() => second.child.kill())

@@ -83,7 +83,13 @@ export async function serveHttp(tools: ToolRegistry, info: ServerInfo, options: 
   })
   const port = (http.address() as AddressInfo).port
   // Loopback endpoints refuse other Host headers (DNS rebinding protection).
-  if (LOOPBACK.has(options.host)) allowedHosts = [...LOOPBACK].flatMap((host) => [host, `${host.includes(':') ? `[${host}]` : host}:${port}`])
+  // A Host header carries an IPv6 address in brackets, with or without the port (`[::1]`, `[::1]:8080`).
+  if (LOOPBACK.has(options.host)) {
+    allowedHosts = [...LOOPBACK].flatMap((host) => {
+      const named = host.includes(':') ? `[${host}]` : host
+      return [...new Set([host, named, `${named}:${port}`])]
+    })
+  }
   const hostPart = options.host.includes(':') ? `[${options.host}]` : options.host
   return {
     url: `http://${hostPart}:${port}${options.path}`,

@@ -10,6 +10,7 @@ export { serve, type ServedEndpoint } from './serve.js'
 export { serveHttp, type HttpEndpoint, type HttpOptions } from './http.js'
 export { serveStdio, createMcpServer, listMcpTools, callMcpTool, type McpEndpoint, type ServerInfo } from './server.js'
 export { mcpOutputSchema, structuredContent } from './schema.js'
+export { LineTransport, MAX_FRAME_BYTES, type LineTransportOptions, type OversizeFrame } from './stdio.js'
 export { toMcpContent } from './content.js'
 
 /** Serves `ctx.tools` over MCP; announces tool list changes; unloading closes the endpoint. */

@@ -21,7 +21,7 @@ export async function serve(ctx: Context, options: McpServerOptions = {}): Promi
   const info = { name: config.serverName, version: config.serverVersion }
   const endpoint: ServedEndpoint = config.transport === 'http'
     ? { transport: 'http', ...(await serveHttp(tools, info, config)) }
-    : { transport: 'stdio', ...(await serveStdio(tools, info)) }
+    : { transport: 'stdio', ...(await serveStdio(tools, info, { warn: (message) => ctx.logger('mcp-server').warn(message) })) }
   ctx.effect(() => () => endpoint.close(), 'mcp-server endpoint')
   ctx.on('tools/changed', () => endpoint.toolsChanged())
   return endpoint

@@ -1,9 +1,9 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { ToolRegistry } from '@cordage/registry'
 import { toMcpContent } from './content.js'
 import { mcpOutputSchema, structuredContent } from './schema.js'
+import { LineTransport } from './stdio.js'
 
 /** Server identity sent in the MCP initialize answer. */
 export interface ServerInfo {
@@ -60,10 +60,12 @@ export function coalesce(send: () => void): () => void {
   }
 }
 
-/** Serves `tools` over stdio (this process's stdin/stdout). */
-export async function serveStdio(tools: ToolRegistry, info: ServerInfo): Promise<McpEndpoint> {
+/** Serves `tools` over stdio (this process's stdin/stdout); `warn` hears about refused oversized frames. */
+export async function serveStdio(tools: ToolRegistry, info: ServerInfo, options: { warn?(message: string): void } = {}): Promise<McpEndpoint> {
   const server = createMcpServer(tools, info)
-  await server.connect(new StdioServerTransport())
+  await server.connect(new LineTransport(process.stdin, process.stdout, {
+    onOversize: ({ bytes, id }) => options.warn?.(`MCP_FRAME_TOO_LARGE: refused a ${bytes}-byte message (request id ${JSON.stringify(id)}); answered with an InvalidRequest error`),
+  }))
   return {
     toolsChanged: coalesce(() => void server.sendToolListChanged().catch(() => {})),
     close: () => server.close(),

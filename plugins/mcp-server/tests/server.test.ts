@@ -132,6 +132,8 @@ describe('mcp-server', () => {
     expect(await status('evil.example:80', initialize)).toBe(403)
     expect(await status(`127.0.0.1:${url.port}`, JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }))).toBe(400)
     expect(await status(`127.0.0.1:${url.port}`, initialize)).toBe(200)
+    for (const host of ['[::1]', `[::1]:${url.port}`, 'localhost', '127.0.0.1']) expect([host, await status(host, initialize)]).toEqual([host, 200])
+    expect(await status('[::2]', initialize)).toBe(403)
   })
 
   // `cordage mcp serve` runs from the built CLI (`pnpm build` first, like the CLI's own process tests).
@@ -147,6 +149,21 @@ describe('mcp-server', () => {
     const cwd = cordageProject()
     const { client, changes } = await connect(new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp', 'serve'], cwd, stderr: 'pipe' }))
     await expect(checkServer(client, changes)).resolves.toBeUndefined()
+  })
+
+  it('`cordage mcp serve` answers a stdio message over 10 MiB with a JSON-RPC error and keeps serving', async () => {
+    const cwd = cordageProject()
+    const transport = new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp', 'serve'], cwd, stderr: 'pipe' })
+    let stderr = ''
+    transport.stderr!.on('data', (chunk) => (stderr += chunk))
+    const { client } = await connect(transport)
+    const pid = transport.pid!
+    const huge = client.callTool({ name: 'profile', arguments: { name: 'x'.repeat(11 * 1024 * 1024) } })
+    await expect(huge).rejects.toMatchObject({ code: -32600, message: expect.stringContaining('MCP_FRAME_TOO_LARGE') })
+    const result = await client.callTool({ name: 'profile', arguments: { name: 'Ada' } })
+    expect(result.structuredContent).toEqual({ name: 'Ada', tags: ['kind', 'curious'] })
+    expect(() => process.kill(pid, 0)).not.toThrow()
+    expect(stderr).toMatch(/MCP_FRAME_TOO_LARGE: refused a \d+-byte message/)
   })
 
   it('`cordage mcp serve --http 0` serves Streamable HTTP on 127.0.0.1, prints the URL and exits 0 on SIGTERM', async () => {

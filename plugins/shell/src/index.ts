@@ -1,11 +1,11 @@
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
+import { DEFAULT_ENV_DENY, envFilter } from '@cordage/core'
 import type { ToolRegistry } from '@cordage/registry'
 import type { JobsService } from '@cordage/services'
 import { ConfigError, strictConfig } from '@cordage/core'
 import { bashTool } from './bash.js'
 import { resolveRoot } from './cwd.js'
-import { DEFAULT_ENV_DENY, envFilter } from './env.js'
 import type { RunningCommand } from './run.js'
 
 export const name = 'shell'
@@ -62,8 +62,7 @@ export function apply(ctx: Context, config: Config): void {
   }))
 }
 
-export { DEFAULT_ENV_DENY, envFilter } from './env.js'
-export type { EnvPolicy } from './env.js'
+export { DEFAULT_ENV_DENY, envFilter, type EnvPolicy } from '@cordage/core'
 export { renderForeground } from './bash.js'
 export type { ForegroundValue } from './foreground.js'
 export { ShellSpawnError, ShellCwdError, JobsUnavailableError } from './errors.js'

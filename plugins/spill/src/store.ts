@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { constants } from 'node:fs'
 import { chmod, lstat, mkdir, open, unlink, type FileHandle } from 'node:fs/promises'
-import { extname, join } from 'node:path'
+import { dirname, extname, join } from 'node:path'
 import { SpillStoreError } from './errors.js'
 
 /** What a caller spills: the text plus the names used to build a readable file name. */
@@ -103,7 +103,7 @@ export class SpillStore {
   /** Creates the directory (0700) once and refuses a symlink, a non-directory or a directory of another user. */
   private ensureDir(): Promise<void> {
     this.dirChecked ??= (async () => {
-      await mkdir(this.dir, { recursive: true, mode: 0o700 })
+      await makeDirectory(this.dir)
       const stats = await lstat(this.dir)
       if (stats.isSymbolicLink()) throw new SpillStoreError(`the spill directory ${this.dir} is a symlink; refusing to write through it`)
       if (!stats.isDirectory()) throw new SpillStoreError(`the spill directory ${this.dir} is not a directory`)
@@ -133,6 +133,34 @@ export class SpillStore {
       }
     }
     throw new SpillStoreError(`could not find a free spill file name for ${stem}${extension} in ${this.dir}`)
+  }
+}
+
+/**
+ * `mkdir -p` with 0700 directories, one level at a time. Node 20's own `recursive: true` retries for ever
+ * where mkdir fails with ENOENT under an existing parent (any path under /proc), holding a libuv thread
+ * at full CPU; here that ENOENT is an error.
+ */
+async function makeDirectory(dir: string): Promise<void> {
+  const missing: string[] = []
+  for (let current = dir; ; current = dirname(current)) {
+    try {
+      await mkdir(current, { mode: 0o700 })
+      break
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      if (code === 'EEXIST') break
+      if (code !== 'ENOENT' || dirname(current) === current) throw error
+      missing.push(current)
+    }
+  }
+  for (const path of missing.reverse()) {
+    try {
+      await mkdir(path, { mode: 0o700 })
+    } catch (error) {
+      // Another writer may have made it meanwhile; anything else (ENOENT again under /proc) is final.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    }
   }
 }
 

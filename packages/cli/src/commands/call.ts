@@ -18,11 +18,15 @@ export const callCommand: Command = {
     } catch (error) {
       throw new CliError(`the arguments are not valid JSON: ${errorMessage(error)}`)
     }
-    const { startRuntime } = await import('../runtime.js')
-    const runtime = await startRuntime({ cwd, configFile: values.config as string | undefined, verbose: !!values.verbose, output })
+    const [{ startRuntime }, { StopSignals, signalExitCode }] = await Promise.all([import('../runtime.js'), import('../signals.js')])
     const controller = new AbortController()
-    const interrupt = () => controller.abort()
-    process.once('SIGINT', interrupt)
+    // The first signal cancels the call (its process tree is killed); a second one exits at once. A signal
+    // during startup lets the plugins finish loading, so they unload (and end what they started) in order.
+    const signals = new StopSignals((signal, again) => (again ? process.exit(signalExitCode(signal)) : controller.abort()))
+    const runtime = await startRuntime({ cwd, configFile: values.config as string | undefined, verbose: !!values.verbose, output }).catch((error) => {
+      signals.dispose()
+      throw error
+    })
     try {
       const result = await runtime.ctx.get('tools')!.execute({ name, arguments: args, signal: controller.signal })
       if (values.json) {
@@ -34,10 +38,10 @@ export const callCommand: Command = {
       } else {
         output.line(contentToText(result.content))
       }
-      return result.isError ? EXIT.failed : EXIT.ok
+      return signals.exitCode(result.isError ? EXIT.failed : EXIT.ok)
     } finally {
-      process.off('SIGINT', interrupt)
       await runtime.dispose()
+      signals.dispose()
     }
   },
 }

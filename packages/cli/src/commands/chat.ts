@@ -12,16 +12,33 @@ export const chatCommand: Command = {
   async run(input) {
     const { output, values, stdin } = input
     // Heavy modules load only when the command runs, so `--help` and usage errors stay fast.
-    const [{ Progress }, { startAgent }] = await Promise.all([import('../progress.js'), import('./agent-setup.js')])
+    const [{ Progress }, { startAgent }, { StopSignals, signalExitCode, stoppedBy }, { containStrayErrors }] = await Promise.all([
+      import('../progress.js'), import('./agent-setup.js'), import('../signals.js'), import('../containment.js'),
+    ])
     const progress = new Progress(output, !!values.json)
-    const setup = await startAgent(input, progress)
+    const release = containStrayErrors(output)
+    const setup = await startAgent(input, progress).catch((error) => {
+      release()
+      throw error
+    })
     const interactive = (stdin as { isTTY?: boolean }).isTTY === true
     const lines = createInterface({ input: stdin, output: interactive ? process.stdout : undefined, terminal: interactive })
+    let closed = false
+    lines.once('close', () => (closed = true))
     let controller: AbortController | undefined
-    // Ctrl-C stops the running turn; at the prompt it leaves.
+    // Ctrl-C stops the running turn; at the prompt it leaves (readline sees it on a terminal).
     lines.on('SIGINT', () => (controller ? controller.abort() : lines.close()))
-    const interrupt = () => controller?.abort()
-    process.on('SIGINT', interrupt)
+    // As signals: SIGINT during a turn stops the turn only; SIGINT at the prompt, SIGTERM and SIGHUP
+    // stop the turn and leave. A second stopping signal exits at once.
+    const signals = new StopSignals((signal, again) => {
+      if (signal === 'SIGINT' && controller && !again) {
+        controller.abort()
+        return false
+      }
+      if (again) process.exit(signalExitCode(signal))
+      controller?.abort()
+      lines.close()
+    })
     output.error(output.style('dim', `session ${setup.session.id} · ${setup.agent.messages.length ? 'resumed' : 'new'} · /exit to leave`))
     let failed = false
     let last
@@ -29,6 +46,8 @@ export const chatCommand: Command = {
       if (interactive) lines.setPrompt(output.style('cyan', '› '))
       lines.prompt()
       for await (const line of lines) {
+        // Lines already read stay queued after a stopping signal closed the input.
+        if (signals.first) break
         const message = line.trim()
         if (message === '/exit' || message === '/quit') break
         if (message) {
@@ -43,14 +62,15 @@ export const chatCommand: Command = {
           }
           controller = undefined
         }
-        lines.prompt()
+        if (!closed) lines.prompt()
       }
     } finally {
-      process.off('SIGINT', interrupt)
       lines.close()
       output.error(output.style('dim', `session ${setup.session.id} saved to ${setup.session.file}`))
-      await setup.close(last && { reason: last.stopReason })
+      await setup.close(signals.first ? stoppedBy(signals.first) : last && { reason: last.stopReason })
+      signals.dispose()
+      release()
     }
-    return failed ? EXIT.failed : EXIT.ok
+    return signals.exitCode(failed ? EXIT.failed : EXIT.ok)
   },
 }

@@ -17,12 +17,14 @@ export const mcpServeCommand: Command = {
     if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) {
       throw new CliError(`--http expects a port number from 0 to 65535, got ${JSON.stringify(http)}`)
     }
-    const [{ startRuntime }, { serve }] = await Promise.all([import('../runtime.js'), import('@cordage/plugin-mcp-server')])
+    const [{ startRuntime }, { serve }, { containStrayErrors }] = await Promise.all([import('../runtime.js'), import('@cordage/plugin-mcp-server'), import('../containment.js')])
     // In stdio mode stdout is the protocol channel: everything else this process says goes to stderr.
     const runtime = await startRuntime({ cwd, configFile: values.config as string | undefined, verbose: !!values.verbose, output })
+    const release = containStrayErrors(output)
     let stop!: () => void
     const stopped = new Promise<void>((resolve) => (stop = resolve))
-    const signals = ['SIGINT', 'SIGTERM'] as const
+    // A server asked to stop (by any of these) shuts down cleanly and exits 0.
+    const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
     for (const signal of signals) process.once(signal, stop)
     try {
       let url: string | undefined
@@ -49,6 +51,7 @@ export const mcpServeCommand: Command = {
     } finally {
       for (const signal of signals) process.off(signal, stop)
       await runtime.dispose()
+      release()
     }
   },
 }

@@ -13,32 +13,40 @@ export const runCommand: Command = {
     const task = positionals.join(' ').trim()
     if (!task) throw new CliError('usage: cordage run "<task>"')
     // Heavy modules load only when the command runs, so `--help` and usage errors stay fast.
-    const [{ Progress }, { startAgent, exitCodeOf }] = await Promise.all([import('../progress.js'), import('./agent-setup.js')])
+    const [{ Progress }, { startAgent, exitCodeOf }, { StopSignals, signalExitCode, stoppedBy }, { containStrayErrors }] = await Promise.all([
+      import('../progress.js'), import('./agent-setup.js'), import('../signals.js'), import('../containment.js'),
+    ])
     const progress = new Progress(output, !!values.json)
-    const setup = await startAgent(input, progress)
+    const release = containStrayErrors(output)
     const controller = new AbortController()
-    const interrupt = () => {
-      if (controller.signal.aborted) process.exit(130)
-      output.error(output.style('yellow', '\ninterrupted: stopping after the running tools settle (Ctrl-C again to quit now)'))
+    // Installed before startup: a signal while plugins load stops the run before its first turn.
+    const signals = new StopSignals((signal, again) => {
+      if (again) process.exit(signalExitCode(signal))
+      output.error(output.style('yellow', `\ninterrupted (${signal}): stopping the running tools and their processes (Ctrl-C again to quit now)`))
       controller.abort()
-    }
-    process.on('SIGINT', interrupt)
+    })
+    const setup = await startAgent(input, progress).catch((error) => {
+      signals.dispose()
+      release()
+      throw error
+    })
     let end: { reason: string; message?: string } | undefined
     try {
       const result = await setup.agent.run(task, { signal: controller.signal })
-      end = { reason: result.stopReason }
+      end = signals.first ? stoppedBy(signals.first) : { reason: result.stopReason }
       progress.finish(result, setup.session)
       if (result.stopReason === 'max-turns') output.error(output.style('yellow', 'stopped: the turn limit was reached before the task completed (raise it with --max-turns)'))
-      return exitCodeOf(result)
+      return signals.exitCode(exitCodeOf(result))
     } catch (error) {
       const { CordageError } = await import('@cordage/core')
       end = { reason: 'error', message: errorMessage(error) }
       const code = CordageError.is(error) ? ` (${error.code})` : ''
       output.error(output.style('red', `run failed${code}: ${errorMessage(error)}`))
-      return error instanceof CliError ? error.exitCode : EXIT.failed
+      return signals.exitCode(error instanceof CliError ? error.exitCode : EXIT.failed)
     } finally {
-      process.off('SIGINT', interrupt)
       await setup.close(end)
+      signals.dispose()
+      release()
     }
   },
 }

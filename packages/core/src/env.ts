@@ -27,7 +27,7 @@ function compile(patterns: readonly string[]): RegExp {
  * Builds a filter: a variable passes when it matches `allow` and no `deny` pattern, or when `allow`
  * names it exactly (so `allow: ['*', 'GITHUB_TOKEN']` passes that one token through).
  */
-export function envFilter(policy: EnvPolicy): (source: NodeJS.ProcessEnv) => Record<string, string> {
+export function envFilter(policy: EnvPolicy): (source: Readonly<Record<string, string | undefined>>) => Record<string, string> {
   const allow = compile(policy.allow)
   const deny = compile(policy.deny)
   const exact = new Set(policy.allow.filter((pattern) => !pattern.includes('*')).map((name) => name.toUpperCase()))
