@@ -1,11 +1,11 @@
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
-import { ConfigError, strictConfig } from '@cordage/core'
+import { ConfigError, DEFAULT_ENV_DENY, strictConfig } from '@cordage/core'
 import type { ToolRegistry } from '@cordage/registry'
 import type { AgentNotice } from '@cordage/services'
 import { terminalCloseTool } from './close.js'
 import { workspaceRoot } from './cwd.js'
-import { DEFAULT_ENV_DENY, sessionEnv } from './env.js'
+import { sessionEnv } from './env.js'
 import { terminalListTool } from './list.js'
 import { terminalOpenTool } from './open.js'
 import { terminalReadTool } from './read.js'
@@ -36,7 +36,7 @@ export interface Config {
   maxReadLines: number
   maxReadBytes: number
   killGraceMs: number
-  env: { deny: string[]; set: Record<string, string> }
+  env: { allow: string[]; deny: string[]; set: Record<string, string> }
 }
 
 /** What a caller may pass: every key optional. */
@@ -61,9 +61,10 @@ export const Config: Schema<ConfigInput, Config> = strictConfig(name, Schema.obj
   maxReadBytes: Schema.natural().min(64).default(40_000).description('UTF-8 bytes of scrollback rows in one result.'),
   killGraceMs: Schema.natural().default(1_000).description('Time between SIGHUP/SIGTERM and SIGKILL when closing.'),
   env: Schema.object({
+    allow: Schema.array(Schema.string()).default(['*']).description('Inherited variables passed (patterns; exact names override deny).'),
     deny: Schema.array(Schema.string()).default([...DEFAULT_ENV_DENY]).description('Inherited variables withheld (patterns, case-insensitive).'),
     set: Schema.dict(Schema.string()).default({}).description('Variables added or overridden.'),
-  }).default({ deny: [...DEFAULT_ENV_DENY], set: {} }),
+  }).default({ allow: ['*'], deny: [...DEFAULT_ENV_DENY], set: {} }),
 })) as Schema<ConfigInput, Config>
 
 export function apply(ctx: Context, config: Config): void {
@@ -94,7 +95,7 @@ export function apply(ctx: Context, config: Config): void {
     table,
     root,
     limits: { maxLines: config.maxReadLines, maxBytes: config.maxReadBytes },
-    env: sessionEnv(config.env.deny, config.env.set),
+    env: sessionEnv(config.env),
   }
   const tools: ToolRegistry = ctx.tools
   for (const tool of [terminalOpenTool, terminalSendTool, terminalReadTool, terminalSignalTool, terminalCloseTool, terminalListTool]) tools.register(tool(options))
