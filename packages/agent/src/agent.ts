@@ -1,7 +1,7 @@
-import { symbols, type Context } from 'cordis'
+import type { Context } from 'cordis'
 import { CordageError, type ToolExecutionResult } from '@cordage/core'
-import type { ToolRegistry } from '@cordage/registry'
-import type { AgentNotice } from '@cordage/services'
+import { unproxied, type ToolRegistry } from '@cordage/registry'
+import { composeSystem, type AgentNotice, type SystemSection } from '@cordage/services'
 import type { AgentEvent, AgentOptions, AgentResult, RunOptions, StopReason } from './agent-types.js'
 import { runBatch } from './batch.js'
 import { codeDispatchObserver } from './code-dispatch.js'
@@ -61,7 +61,7 @@ export class Agent {
     // The registry itself, held for the run: every method read through the context's tracing proxy costs
     // a Context property read (~5 µs), and the loop reads `list`, `get` and `execute` several times a turn.
     // The methods used here (`list`, `get`, `execute`) never depend on the caller's context.
-    const tools: ToolRegistry = (service as any)[symbols.original] ?? service
+    const tools: ToolRegistry = unproxied(service)
     const lifetime = this.options.signal
     const signal = runOptions.signal && lifetime ? AbortSignal.any([runOptions.signal, lifetime]) : runOptions.signal ?? lifetime
     const maxTurns = runOptions.maxTurns ?? this.options.maxTurns ?? 50
@@ -79,7 +79,13 @@ export class Agent {
       const observer: RunObserver = this.session ? codeDispatchObserver(this.session, (callId, owner) => owner === agent && this.inFlight.has(callId)) : {}
       observer.onNotice = (notice) => notices.push(notice)
       stopObserving = observe(this.ctx, observer, this.session !== undefined)
-      if (this.options.system !== undefined && this.messages.length === 0) this.commit('system/message', { content: this.options.system })
+      if (this.messages.length === 0) {
+        // Plugins add their sections (a skill catalog, plan-mode rules) once, when the conversation starts.
+        const sections: SystemSection[] = []
+        this.ctx.emit('agent/system', sections)
+        const system = composeSystem(this.options.system, sections)
+        if (system !== undefined) this.commit('system/message', { content: system })
+      }
       if (input !== undefined) this.commit('user/message', { content: input })
       for (;;) {
         if (signal?.aborted) return finish('aborted')

@@ -1,4 +1,4 @@
-import { CordageError, ToolAbortedBeforeDispatchError, ToolArgsError, UnknownToolError, type JsonValue, type ToolExecutionResult } from '@cordage/core'
+import { CordageError, ToolAbortedBeforeDispatchError, ToolArgsError, UnknownToolError, failure, type JsonValue, type ToolExecutionResult } from '@cordage/core'
 import type { ToolRegistry } from '@cordage/registry'
 import type { AgentEvent } from './agent-types.js'
 import type { ToolCall } from './model.js'
@@ -17,12 +17,6 @@ export interface BatchHost {
 
 type Parsed = { ok: true; args: JsonValue } | { ok: false; result: ToolExecutionResult }
 
-/** A frozen failure result shaped like the registry's: `Error: <message>` content, `info` from the error class. */
-export function failureResult(error: CordageError): ToolExecutionResult {
-  const content = [{ type: 'text' as const, text: `Error: ${error.message}` }]
-  return Object.freeze({ isError: true as const, error: { message: error.message, info: { name: error.name, code: error.code } }, content })
-}
-
 /** Parses the model's argument text; empty text means `{}` (some providers send '' for no-argument calls). */
 export function parseArguments(call: ToolCall): Parsed {
   const source = call.arguments.trim() === '' ? '{}' : call.arguments
@@ -31,7 +25,7 @@ export function parseArguments(call: ToolCall): Parsed {
   } catch (error) {
     const reason = (error as Error).message
     const message = `the arguments of ${call.name} are not valid JSON (${reason}); send one JSON object matching the tool's parameters`
-    return { ok: false, result: failureResult(new ToolArgsError(message, [], { cause: error })) }
+    return { ok: false, result: failure(new ToolArgsError(message, [], { cause: error })) }
   }
 }
 
@@ -57,7 +51,7 @@ export async function runBatch(host: BatchHost, calls: readonly ToolCall[]): Pro
   const { tools, signal } = host
   const parsed = calls.map((call): Parsed => {
     if (host.offered && !host.offered.has(call.name)) {
-      return { ok: false, result: failureResult(new UnknownToolError(call.name, [...host.offered], 'is not available to this agent')) }
+      return { ok: false, result: failure(new UnknownToolError(call.name, [...host.offered], 'is not available to this agent')) }
     }
     return parseArguments(call)
   })
@@ -77,13 +71,13 @@ export async function runBatch(host: BatchHost, calls: readonly ToolCall[]): Pro
     host.emit({ type: 'tool/start', callId: call.id, name: call.name, arguments: call.arguments })
     let result: ToolExecutionResult
     if (!input.ok) result = input.result
-    else if (signal?.aborted) result = failureResult(new ToolAbortedBeforeDispatchError())
+    else if (signal?.aborted) result = failure(new ToolAbortedBeforeDispatchError())
     else {
       try {
         result = await tools.execute({ name: call.name, arguments: input.args, callId: call.id, signal, agent: host.agent })
       } catch (error) {
         // The registry never rejects by contract; a rejection here is a wiring fault, still shown as a result.
-        result = failureResult(CordageError.is(error) ? error : new CordageError('TOOL_FAILED', (error as Error)?.message ?? String(error)))
+        result = failure(CordageError.is(error) ? error : new CordageError('TOOL_FAILED', (error as Error)?.message ?? String(error)))
       }
     }
     const code = result.isError ? result.error.info?.code : undefined

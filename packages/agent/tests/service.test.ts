@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import Schema from 'schemastery'
 import { defineTool } from '@cordage/core'
+import { listenerCount } from '@cordage/registry'
 import { createTestContext, ScriptedModel } from '@cordage/testing'
 import { AgentService, loadSession, type AgentEvent } from '../src/index.js'
 import { tempDir } from './helpers.js'
@@ -26,14 +27,13 @@ describe('the agent plugin', () => {
     expect(loadSession(agent.session!.file).events.filter((event) => event.type === 'session/end')).toHaveLength(2)
 
     // The run observers live as long as the plugin: one per event, removed on unload.
-    const hooks = (ctx as any).events._hooks as Record<string, unknown[] | undefined>
-    expect([hooks['tools/execute']?.length, hooks['tools/result']?.length, hooks['agent/notice']?.length]).toEqual([1, 1, 1])
+    expect(['tools/execute', 'tools/result', 'agent/notice'].map((name) => listenerCount(ctx, name))).toEqual([1, 1, 1])
     const memory = ctx.get('agent')!.create({ persist: false })
     expect(memory.session).toBeUndefined()
     expect(readdirSync(join(cwd, 'logs'))).toHaveLength(1)
     await fiber.dispose()
     expect(ctx.get('agent')).toBeUndefined()
-    expect([hooks['tools/execute']?.length ?? 0, hooks['tools/result']?.length ?? 0, hooks['agent/notice']?.length ?? 0]).toEqual([0, 0, 0])
+    expect(['tools/execute', 'tools/result', 'agent/notice'].map((name) => listenerCount(ctx, name))).toEqual([0, 0, 0])
     expect(existsSync(join(cwd, '.cordage'))).toBe(false)
   })
 

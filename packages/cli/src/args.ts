@@ -37,6 +37,9 @@ export const agentOptions = {
   json: { type: 'boolean', description: 'print progress as JSON lines (one agent event per line)' },
   resume: { type: 'string', description: 'continue this session (id or .jsonl file)' },
   system: { type: 'string', description: 'the system prompt (default from cordage.yml or a built-in one)' },
+  yes: { type: 'boolean', description: 'approve every call a policy asks about without prompting (headless: plans too)' },
+  no: { type: 'boolean', description: 'deny every call a policy asks about without prompting (headless: plans too)' },
+  plan: { type: 'boolean', description: 'start in plan mode: tools that write are denied until you approve a plan' },
 } satisfies Options
 
 /** Parses `argv` against `options` (strict: unknown flags are usage errors). */

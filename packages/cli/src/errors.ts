@@ -17,7 +17,4 @@ export class CliConfigError extends CliError {
 /** Exit codes: 0 success, 1 the work failed (a failed tool call, a failed run), 2 usage or configuration error. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const
 
-/** The message of any thrown value. */
-export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
-}
+export { errorMessage } from '@cordage/core'

@@ -140,19 +140,25 @@ export async function resolvePlugins(entries: PluginEntry[], baseDir: string, wh
 /** Loads resolved plugins in order; reports a plugin that failed or waits for a service nobody provides. */
 export async function loadPlugins(ctx: Context, plugins: ResolvedPlugin[], where: string): Promise<Fiber[]> {
   const fibers: Array<{ spec: string; fiber: Fiber }> = []
-  for (const { spec, plugin, config } of plugins) {
-    try {
-      fibers.push({ spec, fiber: await ctx.plugin(plugin, config as any) })
-    } catch (error) {
-      const message = `${where}: plugin ${spec}: failed to start: ${errorMessage(error)}`
-      throw CordageError.is(error) && error.code === 'INVALID_CONFIG' ? new CliConfigError(message) : new CliError(message)
+  try {
+    for (const { spec, plugin, config } of plugins) {
+      try {
+        fibers.push({ spec, fiber: await ctx.plugin(plugin, config as any) })
+      } catch (error) {
+        const message = `${where}: plugin ${spec}: failed to start: ${errorMessage(error)}`
+        throw CordageError.is(error) && error.code === 'INVALID_CONFIG' ? new CliConfigError(message) : new CliError(message)
+      }
     }
-  }
-  // A fiber still pending after every plugin loaded waits for a service that nothing provides.
-  for (const { spec, fiber } of fibers) {
-    if (fiber.state !== 0) continue
-    const missing = Object.entries(fiber.inject ?? {}).filter(([name, meta]) => (meta as any)?.required !== false && ctx.get(name) === undefined).map(([name]) => name)
-    throw new CliError(`${where}: plugin ${spec}: did not start: it needs ${missing.length ? missing.map((name) => `"${name}"`).join(', ') : 'a service'} that no loaded plugin provides`)
+    // A fiber still pending after every plugin loaded waits for a service that nothing provides.
+    for (const { spec, fiber } of fibers) {
+      if (fiber.state !== 0) continue
+      const missing = Object.entries(fiber.inject ?? {}).filter(([name, meta]) => (meta as any)?.required !== false && ctx.get(name) === undefined).map(([name]) => name)
+      throw new CliError(`${where}: plugin ${spec}: did not start: it needs ${missing.length ? missing.map((name) => `"${name}"`).join(', ') : 'a service'} that no loaded plugin provides`)
+    }
+  } catch (error) {
+    // Nothing of a failed load stays behind (a live reload keeps running after it).
+    for (const { fiber } of fibers.toReversed()) await fiber.dispose()
+    throw error
   }
   return fibers.map(({ fiber }) => fiber)
 }

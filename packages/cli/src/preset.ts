@@ -12,4 +12,7 @@ export const defaultPreset: readonly PluginEntry[] = Object.freeze([
   { spec: '@cordage/plugin-fs', config: undefined },
   { spec: '@cordage/plugin-shell', config: undefined },
   { spec: '@cordage/plugin-code-mode', config: undefined },
+  { spec: '@cordage/plugin-skill', config: undefined },
+  { spec: '@cordage/plugin-todo', config: undefined },
+  { spec: '@cordage/plugin-interaction', config: undefined },
 ])

@@ -6,6 +6,8 @@ import { formatDuration, oneLine, type Output } from './output.js'
 /** Streams an agent run: text as it arrives and one line per tool call with its status and duration. */
 export class Progress {
   private atLineStart = true
+  /** A prompt is on screen: "still running" notices would draw into it. */
+  private held = false
   private waiting: NodeJS.Timeout | undefined
   private readonly running = new Map<string, { name: string; summary: string; timer: NodeJS.Timeout }>()
 
@@ -28,7 +30,7 @@ export class Progress {
       case 'tool/start': {
         const summary = summarize(event.arguments)
         // Long calls announce themselves, so a quiet terminal never looks stuck.
-        const timer = setTimeout(() => this.print(this.output.style('dim', `  … ${event.name} ${summary} (running)`)), this.slowMs)
+        const timer = setTimeout(() => this.held || this.print(this.output.style('dim', `  … ${event.name} ${summary} (running)`)), this.slowMs)
         timer.unref()
         this.running.set(event.callId, { name: event.name, summary, timer })
         return
@@ -59,6 +61,17 @@ export class Progress {
     if (this.json) return this.output.json({ type: 'tool/nested', name, isError, ...(code && { code }) })
     const mark = isError ? this.output.style('red', '✗') : this.output.style('green', '✓')
     this.print(this.output.style('dim', `    ↳ ${mark} ${name}${code ? ` ${code}` : ''}`))
+  }
+
+  /** While held (a prompt is on screen), "still running" notices are skipped. */
+  hold(held: boolean): void {
+    this.held = held
+  }
+
+  /** Prints a block of text between progress lines (`json`: what `--json` prints instead). */
+  note(text: string, json: object): void {
+    if (this.json) return this.output.json(json)
+    this.print(text)
   }
 
   /** A child run (subagent, workflow agent, ralph round) started or ended: one line each, indented by depth. */

@@ -2,7 +2,7 @@ import { Context, type Fiber } from 'cordis'
 import { ToolRegistry } from '@cordage/registry'
 import { readConfig, type CordageConfig } from './config.js'
 import type { Output } from './output.js'
-import { loadPlugins, resolvePlugins } from './plugins.js'
+import { loadPlugins, resolvePlugins, type ResolvedPlugin } from './plugins.js'
 import { defaultPreset } from './preset.js'
 
 /** How to start a runtime. */
@@ -14,12 +14,19 @@ export interface RuntimeOptions {
   output: Output
 }
 
+/** A configured plugin as it is running. */
+export interface LoadedPlugin extends ResolvedPlugin {
+  fiber: Fiber
+}
+
 /** A started Context: the registry and every configured plugin loaded. */
 export interface Runtime {
   ctx: Context
   config: CordageConfig
   /** The specs that were loaded, in order. */
   plugins: string[]
+  /** The configured plugins as they are running now, in file order (live reload replaces this list). */
+  loaded: LoadedPlugin[]
   /** Loads one more plugin as part of this runtime (disposed with it). */
   load(plugin: any, config?: unknown): Promise<Fiber>
   /** Unloads `fiber` with this runtime (for plugins loaded into derived contexts). */
@@ -37,13 +44,16 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const resolved = await resolvePlugins(config.plugins, config.baseDir, where, { skipPlaceholders: !config.file })
   const ctx = new Context()
   installLogger(ctx, options.output, options.verbose ?? false)
-  const fibers: Fiber[] = [await ctx.plugin(ToolRegistry, {})]
-  fibers.push(...(await loadPlugins(ctx, resolved, where)))
+  const registry = await ctx.plugin(ToolRegistry, {})
+  const started = await loadPlugins(ctx, resolved, where)
+  // Plugins loaded after the configured ones (the model, the MCP endpoint); unloaded first.
+  const fibers: Fiber[] = []
   let disposed = false
-  return {
+  const runtime: Runtime = {
     ctx,
     config,
     plugins: resolved.map((entry) => entry.spec),
+    loaded: resolved.map((entry, index) => ({ ...entry, fiber: started[index] })),
     async load(plugin, pluginConfig) {
       const fiber = await ctx.plugin(plugin, pluginConfig)
       fibers.push(fiber)
@@ -55,9 +65,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     async dispose() {
       if (disposed) return
       disposed = true
-      for (const fiber of fibers.toReversed()) await fiber.dispose()
+      for (const fiber of [...fibers.toReversed(), ...runtime.loaded.map((entry) => entry.fiber).toReversed(), registry]) await fiber.dispose()
     },
   }
+  return runtime
 }
 
 /** Plugin logs go to stderr: warnings and errors always, info with --verbose. */

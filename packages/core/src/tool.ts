@@ -1,9 +1,9 @@
 import type { ContentBlock, HookContext } from './content.js'
-import { ToolArgsError, ToolDefinitionError, formatViolations } from './errors.js'
-import { deepFreeze, type JsonValue } from './json.js'
+import { ToolDefinitionError } from './errors.js'
+import { deepFreeze, toJsonValue, type JsonValue } from './json.js'
 import type { JsonSchemaNode } from './schema.js'
 import { toJsonSchema, type Infer, type ValueSchemaSpec } from './schemastery.js'
-import { compileDefaultingValidator, compileValidator } from './validator.js'
+import { compileDefaultingValidator } from './validator.js'
 
 /** The immutable identity of one dispatch: a fresh opaque symbol per `execute` call. */
 export type ToolExecutionToken = symbol
@@ -87,51 +87,70 @@ export interface ToolSpec<P extends ValueSchemaSpec, O extends ValueSchemaSpec> 
   hidden?: boolean
 }
 
+/**
+ * `execute` checked against the output schema as the caller wrote it. TypeScript does not infer `O`
+ * from an inline `Schema.object(...)` before typing the callbacks (schemastery schemas are callable,
+ * and generic calls returning functions are skipped in the first inference pass), so `S` is inferred
+ * from the finished argument and the return type checked against it, inline or hoisted.
+ */
+export type ReturnsOutput<P extends ValueSchemaSpec, S extends ValueSchemaSpec> = {
+  execute(args: Infer<P>, exec: ToolRunContext): Infer<S> | Promise<Infer<S>>
+}
+
 /** Tool names follow provider function-name rules. */
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/
 
 /**
- * Builds a `ToolDefinition` from schemastery schemas: converts both schemas once, validates arguments
- * before the body runs (`ToolArgsError`, code `INVALID_ARGS`) and hands the body and projectors the
- * arguments with declared defaults applied. The recorded arguments stay as the caller sent them.
+ * Builds a `ToolDefinition` from schemastery schemas: converts both schemas once and hands the body and
+ * projectors the arguments with declared defaults applied (the recorded arguments stay as the caller
+ * sent them). The registry validates arguments against `parameters` before any of them runs.
  */
-export function defineTool<P extends ValueSchemaSpec, O extends ValueSchemaSpec>(spec: ToolSpec<P, O>): ToolDefinition<JsonValue, Infer<O>> {
+export function defineTool<P extends ValueSchemaSpec, O extends ValueSchemaSpec, S extends ValueSchemaSpec = O>(
+  spec: ToolSpec<P, O> & { output: { schema: S } } & ReturnsOutput<P, S>,
+): ToolDefinition<JsonValue, Infer<S>> {
   const parameters = toJsonSchema(spec.parameters)
   if (parameters.type !== 'object') {
     throw new ToolDefinitionError(`tool "${spec.name}": parameters must be Schema.object(...), got a ${parameters.type ?? 'non-object'} schema`)
   }
   const outputSchema = toJsonSchema(spec.output.schema)
   const hasDefaults = JSON.stringify(parameters).includes('"default"')
-  const validate = hasDefaults ? compileDefaultingValidator(parameters) : compileValidator(parameters)
+  const fillDefaults = hasDefaults ? compileDefaultingValidator(parameters) : undefined
   // The body, renderer and projector of one call share the prepared arguments of its snapshot; a
   // one-entry cache (not a WeakMap: identity hashes of frozen snapshots are slow) covers that sequence.
   let lastArgs: unknown
   let lastPrepared: any
   const prepare = (args: JsonValue): any => {
+    if (!fillDefaults) return args
     if (args === lastArgs && args !== undefined) return lastPrepared
-    const copy = hasDefaults ? structuredClone(args) : args
-    const violations = validate(copy)
-    if (violations.length) {
-      throw new ToolArgsError(`invalid arguments for ${spec.name}:\n${formatViolations(violations)}`, [...violations])
+    // A detached copy (iterative, so very deep arguments are fine) the validator fills defaults into;
+    // its violations are ignored: the registry rejected invalid arguments before the body ran.
+    let copy: JsonValue
+    try {
+      copy = toJsonValue(args)
+    } catch {
+      return args
     }
-    const result = hasDefaults ? deepFreeze(copy) : copy
+    fillDefaults(copy)
+    const result = deepFreeze(copy)
     if (typeof args === 'object' && args !== null && Object.isFrozen(args)) {
       lastArgs = args
       lastPrepared = result
     }
     return result
   }
-  const { render, presentationMeta } = spec.output
-  const definition: ToolDefinition<JsonValue, Infer<O>> = {
+  // Internally the value is whatever the output schema admits; the signature did the type checking.
+  const { render, presentationMeta } = spec.output as ToolSpec<P, any>['output']
+  const execute = spec.execute as (args: Infer<P>, exec: ToolRunContext) => Infer<S> | Promise<Infer<S>>
+  const definition: ToolDefinition<JsonValue, Infer<S>> = {
     name: spec.name,
     description: spec.description,
     parameters,
     output: {
       schema: outputSchema,
       render: (args, value) => render(prepare(args), value),
-      ...(presentationMeta && { presentationMeta: (args: JsonValue, value: Infer<O>) => presentationMeta(prepare(args), value) }),
+      ...(presentationMeta && { presentationMeta: (args: JsonValue, value: Infer<S>) => presentationMeta(prepare(args), value) }),
     },
-    execute: (args, exec) => spec.execute(prepare(args), exec),
+    execute: (args, exec) => execute(prepare(args), exec),
   }
   if (spec.timeoutMs !== undefined) definition.timeoutMs = spec.timeoutMs
   if (spec.concurrency !== undefined) definition.concurrency = spec.concurrency

@@ -1,37 +1,25 @@
 import {
-  CordageError, ToolOutputError, compileValidator, deepFreeze, formatViolations, toJsonValue,
+  CordageError, ToolOutputError, compileValidator, errorMessage, failure, formatViolations, freezeResult, toJsonValue,
   type ContentBlock, type HookContext, type JsonValue, type ToolDefinition, type ToolExec, type ToolExecutionResult,
+  type Validator, type Violation,
 } from '@cordage/core'
 
-/** Builds a frozen failure; `error.info` carries the class name and code of a `CordageError`. */
-export function failure(error: unknown, content?: ContentBlock[], additionalContexts?: HookContext[]): ToolExecutionResult {
-  const message = errorMessage(error)
-  const result: ToolExecutionResult = {
-    isError: true,
-    error: CordageError.is(error) ? { message, info: { name: error.name, code: error.code } } : { message },
-    content: content ?? Object.freeze([Object.freeze({ type: 'text' as const, text: `Error: ${message}` })]) as ContentBlock[],
-  }
-  if (additionalContexts?.length) result.additionalContexts = additionalContexts
-  return freezeResult(result)
-}
-
-export function errorMessage(error: unknown): string {
-  if (error instanceof Error || CordageError.is(error)) return (error as Error).message
-  if (typeof error === 'string') return error
+/** Describes any value for a message without throwing (cycles, BigInt and hostile `toJSON` included). */
+export function describe(value: unknown): string {
   try {
-    return `non-Error thrown: ${JSON.stringify(error)}`
+    return JSON.stringify(value) ?? String(value)
   } catch {
-    return `non-Error thrown: ${String(error)}`
+    return Object.prototype.toString.call(value)
   }
 }
 
-/** Freezes a result shallowly plus its content, error and contexts; the value is already deep-frozen. */
-export function freezeResult(result: ToolExecutionResult): ToolExecutionResult {
-  // Content built by `toContent` is frozen as it is copied; anything else is frozen here.
-  if (!Object.isFrozen(result.content)) deepFreeze(result.content)
-  if (result.isError) deepFreeze(result.error)
-  if (result.additionalContexts) deepFreeze(result.additionalContexts)
-  return Object.freeze(result)
+/** Runs a compiled validator; a validator that throws (a stack overflow on a very deep value) is an error, not a crash. */
+export function violationsOf(validate: Validator, value: unknown, fail: (reason: string, cause: unknown) => CordageError): readonly Violation[] {
+  try {
+    return validate(value)
+  } catch (error) {
+    throw fail(errorMessage(error), error)
+  }
 }
 
 const BLOCK_CHECK: Record<string, (block: any) => boolean> = {
@@ -77,7 +65,8 @@ export function normalize(definition: ToolDefinition, exec: ToolExec, raw: unkno
     } catch (error) {
       throw new ToolOutputError(`tool "${definition.name}" returned a value that is not JSON: ${errorMessage(error)}`, [], { cause: error })
     }
-    const violations = compileValidator(definition.output.schema)(value)
+    const violations = violationsOf(compileValidator(definition.output.schema), value, (reason, cause) =>
+      new ToolOutputError(`the value of tool "${definition.name}" could not be validated: ${reason}`, [], { cause }))
     if (violations.length) {
       throw new ToolOutputError(`tool "${definition.name}" returned a value that does not match its output schema:\n${formatViolations(violations)}`, [...violations])
     }

@@ -1,21 +1,18 @@
-import { Context, Service, symbols } from 'cordis'
+import { Context, Service } from 'cordis'
 import Schema from 'schemastery'
 import {
-  CordageError, ToolAbortedBeforeDispatchError, ToolAbortedError, ToolArgsError, ToolDefinitionError, ToolDeniedError,
-  ToolOutputError, ToolTimeoutError, UnknownToolError, compileValidator, toJsonValue, type HookContext, type JsonValue,
-  type ToolDefinition, type ToolExecutionResult, type ToolRunContext,
+  CordageError, ToolAbortedBeforeDispatchError, ToolAbortedError, ToolDefinitionError, UnknownToolError, compileValidator, errorMessage,
+  failure, type ToolDefinition, type ToolExec, type ToolExecutionResult,
 } from '@cordage/core'
+import { approvalDenial, checkArguments, guardDenial, preFailure, readPreDecision } from './admission.js'
+import { runBody } from './body.js'
+import { nameOf, openCall, type Call, type Entry } from './call.js'
+import { fastServiceAccessor, hookTable, skipShadowContexts, unproxied, type HookTable } from './cordis-seam.js'
 import { checkDefinition } from './definition.js'
-import { FailureFrom, errorMessage, failure, freezeResult, normalize, toContent, toContexts } from './normalize.js'
+import { applyPostDecision, applyPresentation, postFailure } from './post-decision.js'
 import type { ExecuteInput, PostDecision, PreDecision, ToolGuard, ToolSchema } from './types.js'
-import { waterfall, type Hook } from './waterfall.js'
-
-interface RawEvents {
-  _hooks: Record<string, Hook[] | undefined>
-}
-
-const NEVER = new AbortController().signal
-let callCounter = 0
+import { waterfall } from './waterfall.js'
+import { fromWrapper } from './wrapper.js'
 
 export declare namespace ToolRegistry {
   interface Config {
@@ -23,43 +20,46 @@ export declare namespace ToolRegistry {
   }
 }
 
-/** The `tools` service: registration, listing and the execution pipeline (see the package README). */
+const accept = async (): Promise<PostDecision> => ({ kind: 'accept' })
+const allow = async (): Promise<PreDecision> => ({ kind: 'allow' })
+
+/** The `tools` service: registration, listing and the execution pipeline (phases in the package README). */
 export class ToolRegistry extends Service {
   static readonly Config: Schema<Partial<ToolRegistry.Config>, ToolRegistry.Config> = Schema.object({
     timeoutGraceMs: Schema.natural().default(2000).description('How long a timed-out or cancelled body may take to settle before its result is given up on.'),
   })
 
-  private readonly definitions = new Map<string, ToolDefinition>()
+  private readonly entries = new Map<string, Entry>()
   private readonly guards = new Set<ToolGuard>()
-  private readonly events: RawEvents
+  private readonly hooks: HookTable
   private readonly config: ToolRegistry.Config
 
   constructor(ctx: Context, config: Partial<ToolRegistry.Config> = {}) {
     super(ctx, 'tools')
-    // Methods are looked up on the service directly: no per-call shadow contexts on the hot path.
-    ;(this as any)[symbols.tracker].noShadow = true
+    skipShadowContexts(this)
     this.config = { timeoutGraceMs: config.timeoutGraceMs ?? 2000 }
-    const events = ctx.events as any
-    this.events = events[symbols.original] ?? events
+    this.hooks = hookTable(ctx)
     // Bound once so `const { execute } = ctx.tools` works and no Context property is read per call.
     this.execute = this.execute.bind(this)
+    ctx.effect(() => fastServiceAccessor('tools', ['execute', 'get', 'list']), 'tools accessor')
   }
 
   /** Registers a tool as an effect of the caller's fiber: unloading the caller unregisters it. */
   register(definition: ToolDefinition): () => void {
     checkDefinition(definition)
     const name = definition.name
-    if (this.definitions.has(name)) throw new ToolDefinitionError(`a tool named "${name}" is already registered`)
+    if (this.entries.has(name)) throw new ToolDefinitionError(`a tool named "${name}" is already registered`)
     // Compile now so a schema ajv rejects fails registration, not the first call.
     compileValidator(definition.output.schema)
-    const registry = this.raw()
+    const entry: Entry = { definition, validateArgs: compileValidator(definition.parameters) }
+    const registry = unproxied(this)
     return this.ctx.effect(() => {
-      if (registry.definitions.has(name)) throw new ToolDefinitionError(`a tool named "${name}" is already registered`)
-      registry.definitions.set(name, definition)
+      if (registry.entries.has(name)) throw new ToolDefinitionError(`a tool named "${name}" is already registered`)
+      registry.entries.set(name, entry)
       registry.changed()
       return () => {
-        if (registry.definitions.get(name) !== definition) return
-        registry.definitions.delete(name)
+        if (registry.entries.get(name) !== entry) return
+        registry.entries.delete(name)
         registry.changed()
       }
     }, `tools.register(${JSON.stringify(name)})`)
@@ -67,282 +67,151 @@ export class ToolRegistry extends Service {
 
   /** The registered definition named `name`. */
   get(name: string): ToolDefinition | undefined {
-    return this.raw().definitions.get(name)
+    return unproxied(this).entries.get(name)?.definition
   }
 
   /** Every tool's model-facing schema, sorted by name. */
   list(): ToolSchema[] {
-    return [...this.raw().definitions.values()]
-      .filter((d) => !d.hidden)
-      .map((d) => ({ name: d.name, description: d.description, parameters: d.parameters, outputSchema: d.output.schema }))
+    return [...unproxied(this).entries.values()]
+      .filter(({ definition: d }) => !d.hidden)
+      .map(({ definition: d }) => ({ name: d.name, description: d.description, parameters: d.parameters, outputSchema: d.output.schema }))
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   }
 
   /** Adds a monotonic deny rule (runs after pre-execute; nothing later re-allows). An effect of the caller. */
   guard(fn: ToolGuard): () => void {
-    const registry = this.raw()
+    const registry = unproxied(this)
     return this.ctx.effect(() => {
       registry.guards.add(fn)
       return () => registry.guards.delete(fn)
     }, 'tools.guard()')
   }
 
-  /** Runs one call through the pipeline; never rejects for tool or policy failures. */
+  /** Runs one call through the pipeline; never rejects: whatever goes wrong is a frozen failure result. */
   async execute(input: ExecuteInput): Promise<ToolExecutionResult> {
-    // A caller passing no input object gets a failed result like any other bad call, not a TypeError.
-    if (typeof input !== 'object' || input === null) input = { name: String(input), arguments: undefined }
-    const token = Symbol(typeof input?.name === 'string' ? input.name : 'tool')
-    const callerSignal = input.signal
-    let args: JsonValue = null
-    let argsError: unknown
+    // One try around the whole call (no extra promise per call): hostile input or a broken listener
+    // contract ends as a coded failure, never a rejection.
     try {
-      args = toJsonValue(input.arguments, { freeze: true })
-    } catch (error) {
-      argsError = new ToolArgsError(`the arguments are not JSON: ${errorMessage(error)}`, [], { cause: error })
-    }
-    const definition = this.definitions.get(input.name)
-    const timeoutMs = definition?.timeoutMs
-    const controller = timeoutMs !== undefined ? new AbortController() : undefined
-    const deferred: HookContext[] = []
-    const exec: { -readonly [K in keyof ToolRunContext]: ToolRunContext[K] } = {
-      token,
-      callId: input.callId ?? `call_${(++callCounter).toString(36)}`,
-      name: input.name,
-      arguments: args,
-      signal: controller?.signal ?? callerSignal ?? NEVER,
-      deferContext: (context) => void deferred.push(Object.freeze({ source: String(context.source), text: String(context.text) })),
-    }
-    if (input.parent !== undefined) exec.parent = input.parent
-    if (input.agent !== undefined) exec.agent = input.agent
-    Object.freeze(exec)
-    let bodyRan = false
-    let result: ToolExecutionResult
-    if (argsError) result = failure(argsError)
-    else if (!definition) result = failure(new UnknownToolError(String(input.name), [...this.definitions.keys()].sort()))
-    else if (callerSignal?.aborted) result = failure(new ToolAbortedBeforeDispatchError())
-    else {
-      // The fast path skips every async step that has nothing to do.
-      const hooks = this.events._hooks
-      const denial = hooks['tools/pre-execute']?.length || this.guards.size ? await this.admit(exec) : undefined
-      if (denial) result = failure(denial)
-      else if (callerSignal?.aborted) result = failure(new ToolAbortedBeforeDispatchError())
-      else if (this.definitions.get(input.name) !== definition) {
-        // Its plugin unloaded while policy or approval was deciding: never run a body whose owner is gone.
-        result = failure(new UnknownToolError(input.name, [...this.definitions.keys()].sort(), 'was unregistered before the call could run'))
-      } else {
-        bodyRan = true
-        result = await this.around(definition, exec, controller, callerSignal, deferred)
-        if (hooks['tools/post-execute']?.length) result = await this.post(definition, exec, result)
+      // A caller passing no input object gets a failed result like any other bad call, not a TypeError.
+      if (typeof input !== 'object' || input === null) input = { name: nameOf(input), arguments: undefined }
+      const entry = typeof input.name === 'string' ? this.entries.get(input.name) : undefined
+      const call = openCall(input, entry)
+      const { exec, callerSignal } = call
+      const hooks = this.hooks
+      let bodyRan = false
+      let result: ToolExecutionResult
+      const refusal = call.inputError
+        ?? (!entry ? this.unknown(exec.name) : callerSignal?.aborted ? new ToolAbortedBeforeDispatchError() : checkArguments(entry, exec.arguments))
+      if (refusal) result = failure(refusal)
+      else {
+        // The fast path skips every async step that has nothing to do.
+        const denial = hooks['tools/pre-execute']?.length || this.guards.size ? await this.admit(exec) : undefined
+        if (denial) result = failure(denial)
+        else if (callerSignal?.aborted) result = failure(new ToolAbortedBeforeDispatchError())
+        else if (this.entries.get(exec.name) !== entry) {
+          // Its plugin unloaded while policy or approval was deciding: never run a body whose owner is gone.
+          result = failure(this.unknown(exec.name, 'was unregistered before the call could run'))
+        } else {
+          bodyRan = true
+          const definition = entry!.definition
+          result = await (hooks['tools/execute']?.length ? this.wrapped(definition, call) : runBody(definition, call, this.config.timeoutGraceMs, this.warn))
+          let accepted = true
+          if (hooks['tools/post-execute']?.length) [result, accepted] = await this.post(definition, exec, result)
+          if (accepted && exec.parent === undefined && !callerSignal?.aborted && hooks['tools/present']?.length) result = await this.present(exec, result)
+        }
       }
+      // Cancellation replaces only a success: denials and failures are more specific.
+      if (!result.isError && callerSignal?.aborted) {
+        result = failure(bodyRan ? new ToolAbortedError() : new ToolAbortedBeforeDispatchError(), undefined, result.additionalContexts)
+      }
+      this.notifyAll('tools/result', [exec, result])
+      return result
+    } catch (error) {
+      this.warn(`a tool call failed inside the pipeline: ${errorMessage(error)}`)
+      return failure(CordageError.is(error) ? error : new CordageError('TOOL_FAILED', `the call failed inside the tool pipeline: ${errorMessage(error)}`))
     }
-    // Cancellation replaces only a success: denials and failures are more specific.
-    if (!result.isError && callerSignal?.aborted) {
-      result = failure(bodyRan ? new ToolAbortedError() : new ToolAbortedBeforeDispatchError(), undefined, result.additionalContexts)
-    }
-    this.notify(exec, result)
-    return result
   }
 
-  private raw(): this {
-    return ((this as any)[symbols.original] ?? this) as this
+  private unknown(name: string, reason?: string): UnknownToolError {
+    return new UnknownToolError(name, [...this.entries.keys()].sort(), reason)
   }
+
+  private readonly warn = (message: string) => this.ctx.logger('tools').warn(message)
 
   private changed(): void {
     this.notifyAll('tools/changed', [])
   }
 
   /** Pre-execute waterfall, approval and guards; returns the denial, if any. Errors deny (fail closed). */
-  private async admit(exec: ToolRunContext): Promise<CordageError | undefined> {
-    if (this.events._hooks['tools/pre-execute']?.length) {
-      let decision: PreDecision
+  private async admit(exec: ToolExec): Promise<CordageError | undefined> {
+    const listeners = this.hooks['tools/pre-execute']
+    if (listeners?.length) {
+      let verdict
       try {
-        decision = await waterfall(this.events._hooks['tools/pre-execute']!, exec, undefined, async (): Promise<PreDecision> => ({ kind: 'allow' }))
+        verdict = readPreDecision(await waterfall(listeners, exec, undefined, allow))
       } catch (error) {
-        return new ToolDeniedError(`a pre-execute policy failed, so the call was denied: ${errorMessage(error)}`)
+        return preFailure(error)
       }
-      if (decision?.kind === 'deny') return new ToolDeniedError(decision.reason || 'denied by policy')
-      if (decision?.kind === 'ask') {
+      if (verdict instanceof CordageError) return verdict
+      if (verdict) {
         const approval = this.ctx.get('approval')
-        if (!approval) return new ToolDeniedError(`approval required${decision.reason ? ` (${decision.reason})` : ''}, but no approval service is available`)
+        let answer: Parameters<typeof approvalDenial>[1]
         try {
-          if ((await approval.request(exec, decision.reason)) !== 'allow') return new ToolDeniedError(`the user did not approve this call${decision.reason ? ` (${decision.reason})` : ''}`)
+          answer = approval ? await approval.request(exec, verdict.ask) : undefined
         } catch (error) {
-          return new ToolDeniedError(`the approval request failed, so the call was denied: ${errorMessage(error)}`)
+          answer = { error }
         }
-      } else if (decision?.kind !== 'allow') {
-        return new ToolDeniedError(`a pre-execute listener returned an invalid decision ${JSON.stringify(decision)}`)
+        const denial = approvalDenial(verdict.ask, answer)
+        if (denial) return denial
       }
     }
-    for (const guard of this.guards) {
-      let reason: string | undefined
-      try {
-        reason = guard(exec)
-      } catch (error) {
-        reason = `a guard failed, so the call was denied: ${errorMessage(error)}`
-      }
-      if (reason !== undefined) return new ToolDeniedError(reason)
-    }
+    return guardDenial(this.guards, exec)
   }
 
-  /** The `tools/execute` waterfall around the body; with no listeners, the body's own promise (no extra hops). */
-  private around(definition: ToolDefinition, exec: ToolRunContext, controller: AbortController | undefined, callerSignal: AbortSignal | undefined, deferred: HookContext[]): Promise<ToolExecutionResult> {
-    const hooks = this.events._hooks['tools/execute']
-    if (!hooks?.length) return this.body(definition, exec, controller, callerSignal, deferred)
-    return this.wrapped(hooks, definition, exec, controller, callerSignal, deferred)
-  }
-
-  /** Runs the `tools/execute` waterfall, then renormalises a success this call's body did not produce. */
-  private async wrapped(hooks: Hook[], definition: ToolDefinition, exec: ToolRunContext, controller: AbortController | undefined, callerSignal: AbortSignal | undefined, deferred: HookContext[]): Promise<ToolExecutionResult> {
-    // The results this dispatch normalised: what its body returned (a listener may call `next()` only once).
+  /** The `tools/execute` waterfall around the body, then its outcome made a proper result of this call. */
+  private async wrapped(definition: ToolDefinition, call: Call): Promise<ToolExecutionResult> {
+    // What this dispatch's body produced (a listener may call `next()` only once).
     let produced: ToolExecutionResult | undefined
-    const inner = async () => (produced = await this.body(definition, exec, controller, callerSignal, deferred))
-    let result: ToolExecutionResult
+    const inner = async () => (produced = await runBody(definition, call, this.config.timeoutGraceMs, this.warn))
+    let result: unknown
     try {
-      result = await waterfall(hooks, exec, undefined, inner)
+      result = await waterfall(this.hooks['tools/execute']!, call.exec, undefined, inner)
     } catch (error) {
-      return failure(error, undefined, deferred.length ? [...deferred] : undefined)
+      return failure(error, undefined, call.deferred.length ? [...call.deferred] : undefined)
     }
-    if (!result || typeof result !== 'object' || typeof result.isError !== 'boolean') {
-      return failure(new ToolOutputError(`a tools/execute listener returned ${JSON.stringify(result) ?? 'undefined'} instead of a result`))
-    }
-    let contexts: HookContext[] | undefined
-    try {
-      contexts = result.additionalContexts === undefined ? undefined : toContexts(result.additionalContexts, 'a tools/execute listener')
-    } catch (error) {
-      return failure(error)
-    }
-    if (!result.isError) return result === produced ? result : normalize(definition, exec, result.value, contexts)
-    if (Object.isFrozen(result)) return result
-    try {
-      const content = toContent(result.content, 'a tools/execute listener')
-      return failure(new FailureFrom(result.error), content, contexts)
-    } catch (error) {
-      return failure(error, undefined, contexts)
-    }
+    return fromWrapper(definition, call, result, produced)
   }
 
-  /** Runs the body with the timeout and cancellation rules, then normalises its value. */
-  private async body(definition: ToolDefinition, exec: ToolRunContext, controller: AbortController | undefined, callerSignal: AbortSignal | undefined, deferred: HookContext[]): Promise<ToolExecutionResult> {
-    const contexts = () => (deferred.length ? [...deferred] : undefined)
-    if (exec.signal === NEVER) {
-      // Nothing can abort this call: no timeout bookkeeping, no race.
-      let value: unknown
-      try {
-        value = await definition.execute(exec.arguments, exec)
-      } catch (error) {
-        return failure(error, undefined, contexts())
-      }
-      return normalize(definition, exec, value, contexts())
-    }
-    let settled: Promise<{ ok: true; value: unknown } | { ok: false; error: unknown }>
-    try {
-      settled = Promise.resolve(definition.execute(exec.arguments, exec)).then((value) => ({ ok: true as const, value }), (error) => ({ ok: false as const, error }))
-    } catch (error) {
-      settled = Promise.resolve({ ok: false as const, error })
-    }
-    const signal = exec.signal
-    const timeoutMs = definition.timeoutMs
-    let timedOut = false
-    let timer: NodeJS.Timeout | undefined
-    let unlink: (() => void) | undefined
-    if (controller) {
-      timer = setTimeout(() => {
-        timedOut = true
-        controller.abort(new ToolTimeoutError(timeoutMs!))
-      }, timeoutMs)
-      if (callerSignal) {
-        const forward = () => controller.abort(callerSignal.reason)
-        callerSignal.addEventListener('abort', forward, { once: true })
-        unlink = () => callerSignal.removeEventListener('abort', forward)
-      }
-    }
-    // Once the body's signal aborts, wait at most the grace period for it to settle.
-    let graceTimer: NodeJS.Timeout | undefined
-    let onAbort: (() => void) | undefined
-    let outcome: Awaited<typeof settled> | 'abandoned'
-    if (signal === NEVER) {
-      outcome = await settled
-    } else {
-      outcome = await new Promise<Awaited<typeof settled> | 'abandoned'>((resolve) => {
-        settled.then(resolve)
-        onAbort = () => { graceTimer = setTimeout(() => resolve('abandoned'), this.config.timeoutGraceMs) }
-        if (signal.aborted) onAbort()
-        else signal.addEventListener('abort', onAbort, { once: true })
-      })
-      signal.removeEventListener('abort', onAbort!)
-    }
-    clearTimeout(timer)
-    clearTimeout(graceTimer)
-    unlink?.()
-    if (outcome === 'abandoned') {
-      const reason = timedOut ? `timed out after ${timeoutMs} ms` : 'was cancelled'
-      this.ctx.logger('tools').warn(`tool "${definition.name}" (${exec.callId}) ${reason} and did not settle within ${this.config.timeoutGraceMs} ms of its abort signal; its result is abandoned`)
-      return failure(timedOut ? new ToolTimeoutError(timeoutMs!) : new ToolAbortedError(), undefined, contexts())
-    }
-    if (timedOut) return failure(new ToolTimeoutError(timeoutMs!), undefined, contexts())
-    if (!outcome.ok) {
-      // A body that stops because the caller cancelled was cancelled, not broken.
-      const cancelled = callerSignal?.aborted && (outcome.error === callerSignal.reason || (outcome.error as Error)?.name === 'AbortError')
-      return failure(cancelled ? new ToolAbortedError() : outcome.error, undefined, contexts())
-    }
-    return normalize(definition, exec, outcome.value, contexts())
-  }
-
-  /** The `tools/post-execute` waterfall and its decision rules. */
-  private async post(definition: ToolDefinition, exec: ToolRunContext, result: ToolExecutionResult): Promise<ToolExecutionResult> {
-    if (!this.events._hooks['tools/post-execute']?.length) return result
+  /** The `tools/post-execute` waterfall and its decision rules; also whether the decision was an `accept`. */
+  private async post(definition: ToolDefinition, exec: ToolExec, result: ToolExecutionResult): Promise<[ToolExecutionResult, boolean]> {
     let decision: PostDecision
     try {
-      decision = await waterfall(this.events._hooks['tools/post-execute']!, exec, result, async (): Promise<PostDecision> => ({ kind: 'accept' }))
+      decision = await waterfall(this.hooks['tools/post-execute']!, exec, result, accept)
     } catch (error) {
-      return failure(new ToolDeniedError(`a post-execute policy failed, so the result was withheld: ${errorMessage(error)}`), undefined, result.additionalContexts)
+      return [postFailure(error, result), false]
     }
-    let contexts = result.additionalContexts
-    try {
-      if (decision?.additionalContexts !== undefined) contexts = [...(contexts ?? []), ...toContexts(decision.additionalContexts, 'a post-execute listener')]
-    } catch (error) {
-      return failure(error, undefined, contexts)
-    }
-    if (decision?.kind === 'block') {
-      const feedback = decision.feedback
-      let content
-      try {
-        content = toContent(typeof feedback === 'string' ? [{ type: 'text', text: feedback }] : feedback, 'a post-execute block')
-      } catch (error) {
-        return failure(error, undefined, contexts)
-      }
-      const message = typeof feedback === 'string' ? feedback : content.map((b) => (b.type === 'text' ? b.text : '')).join('\n') || 'blocked by policy'
-      return failure(new ToolDeniedError(message), content, contexts)
-    }
-    if (decision?.kind !== 'accept') return failure(new ToolOutputError(`a post-execute listener returned an invalid decision ${JSON.stringify(decision)}`), undefined, contexts)
-    const hasContent = decision.content !== undefined
-    const hasValue = 'value' in decision && decision.value !== undefined
-    if (hasContent && hasValue) return failure(new ToolOutputError('a post-execute listener replaced both content and value; replace one'), undefined, contexts)
-    if (hasValue) {
-      if (result.isError) return failure(new ToolOutputError('a post-execute listener replaced the value of a failed call'), undefined, contexts)
-      return normalize(definition, exec, decision.value, contexts)
-    }
-    if (hasContent) {
-      try {
-        const content = toContent(decision.content, 'a post-execute listener')
-        return freezeResult({ ...result, content, ...(contexts && { additionalContexts: contexts }) })
-      } catch (error) {
-        return failure(error, undefined, contexts)
-      }
-    }
-    if (contexts === result.additionalContexts) return result
-    return freezeResult({ ...result, additionalContexts: contexts })
+    const settled = applyPostDecision(definition, exec, result, decision)
+    return [settled, decision?.kind === 'accept']
   }
 
-  /** Emits `tools/result` to every listener; a listener's error is logged and ignored. */
-  private notify(exec: ToolRunContext, result: ToolExecutionResult): void {
-    this.notifyAll('tools/result', [exec, result])
+  /** The final presentation phase: listeners bound the content of a settled, accepted direct result. Fails open. */
+  private async present(exec: ToolExec, result: ToolExecutionResult): Promise<ToolExecutionResult> {
+    let content: unknown
+    try {
+      content = await waterfall(this.hooks['tools/present']!, exec, result, async () => result.content)
+    } catch (error) {
+      this.warn(`a tools/present listener failed; the content is shown as it was: ${errorMessage(error)}`)
+      return result
+    }
+    const presented = applyPresentation(result, content)
+    if (presented.problem) this.warn(`a tools/present listener returned unusable content; the content is shown as it was: ${presented.problem}`)
+    return presented.result
   }
 
   private notifyAll(name: string, args: unknown[]): void {
-    const hooks = this.events._hooks[name]
-    if (!hooks?.length) return
-    for (const hook of hooks.slice()) {
+    const listeners = this.hooks[name]
+    if (!listeners?.length) return
+    for (const hook of listeners.slice()) {
       try {
         const returned = hook.callback(...args)
         if (returned && typeof returned.then === 'function') returned.then(undefined, (error: unknown) => this.logListenerError(name, error))

@@ -33,6 +33,9 @@ export type PostDecision =
   | { kind: 'accept'; content?: ContentBlock[]; value?: JsonValue; additionalContexts?: HookContext[] }
   | { kind: 'block'; feedback: string | ContentBlock[]; additionalContexts?: HookContext[] }
 
+/** A `tools/present` listener: bounds the content of a settled, accepted direct result (the value is never touched). */
+export type Presenter = (exec: ToolExec, result: ToolExecutionResult, next: () => Promise<ContentBlock[]>) => ContentBlock[] | Promise<ContentBlock[]>
+
 /** A guard: a returned reason denies the call; guards run after pre-execute and cannot be overridden. */
 export type ToolGuard = (exec: ToolExec) => string | undefined
 
@@ -54,6 +57,14 @@ declare module 'cordis' {
     'tools/execute'(exec: ToolExec, next: () => Promise<ToolExecutionResult>): Promise<ToolExecutionResult>
     /** Waterfall `(exec, result, next) => PostDecision` for successes and failures; innermost `{ kind: 'accept' }`. */
     'tools/post-execute'(exec: ToolExec, result: ToolExecutionResult, next: () => Promise<PostDecision>): PostDecision | Promise<PostDecision>
+    /**
+     * Waterfall `(exec, result, next) => ContentBlock[]`, the final presentation phase: runs after
+     * `tools/post-execute` has settled, for direct calls whose result it accepted (successes and tool
+     * failures, not blocks or denials); innermost answer `result.content`.
+     * A listener may only replace the content the model sees (to bound it), never the value; a throwing
+     * listener or malformed content keeps the content as it was (logged).
+     */
+    'tools/present': Presenter
     /** Emit `(exec, result)` with the final frozen result; observe-only, listener errors are logged and ignored. */
     'tools/result'(exec: ToolExec, result: ToolExecutionResult): void
     /** Emit `()` after any registration or unregistration. */

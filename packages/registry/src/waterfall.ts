@@ -1,7 +1,4 @@
-/** A cordis event hook as stored by the events service (`ctx.on` wraps `callback`). */
-export interface Hook {
-  callback: (...args: any[]) => any
-}
+import type { Hook } from './cordis-seam.js'
 
 /**
  * Runs `hooks` as a cordis waterfall — registration order, prepended first, each listener gets the

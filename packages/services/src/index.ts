@@ -4,10 +4,15 @@ import type { CodeRunner } from './code.js'
 import type { AgentNotice } from './notice.js'
 import type { SubagentService } from './subagents.js'
 import type { JobSnapshot, JobsService } from './jobs.js'
+import type { InteractionService, PlanModeService } from './interaction.js'
+import type { SystemSection } from './system.js'
+import type { TodoList } from './todo.js'
 
 declare module 'cordis' {
   interface Context {
     jobs: JobsService
+    interaction?: InteractionService
+    planMode?: PlanModeService
     codeMode: CodeRunner
     subagents: SubagentService
   }
@@ -17,12 +22,22 @@ declare module 'cordis' {
     'jobs/completed'(job: JobSnapshot): void
     /** Emit `(notice)`: every agent run in progress adds it as context before its next model request; observe-only. */
     'agent/notice'(notice: AgentNotice): void
+    /** Emit `(sections)` when an agent starts a new conversation: listeners push the sections they add to its system prompt. */
+    'agent/system'(sections: SystemSection[]): void
+    /** Emit `(list)` after a `todo_write` changed a session's todo list; observe-only (UIs show it). */
+    'todo/changed'(list: TodoList): void
+    /** Emit `(active)` when plan mode is entered or left; observe-only. */
+    'plan/mode'(active: boolean): void
     /** Emit `(event)` when a child run starts or ends; observe-only (progress displays). */
     'agent/child'(event: ChildRunEvent): void
   }
 }
 
 export type { AgentNotice } from './notice.js'
+export type { Answer, InteractionService, PlanModeService, PlanReview, Question, QuestionOption } from './interaction.js'
+export type { SystemSection } from './system.js'
+export { composeSystem } from './system.js'
+export type { TodoCounts, TodoItem, TodoList, TodoStatus } from './todo.js'
 export type { ChildRunEvent } from './child.js'
 export type { SubagentService, ChildRunOptions, ChildRunCaller, ChildRunResult } from './subagents.js'
 export type { CodeRunner, CodeRunOptions, CodeRunResult, CodeHostFunction } from './code.js'

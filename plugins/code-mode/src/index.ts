@@ -1,23 +1,28 @@
-import { symbols, type Context } from 'cordis'
+import type { Context } from 'cordis'
+import { unproxied } from '@cordage/registry'
 import Schema from 'schemastery'
 import { strictConfig } from '@cordage/core'
+import type { CodeRunner } from '@cordage/services'
 import { createRunCode, RUN_CODE } from './run-code.js'
-import { loadModule } from './module.js'
 import { Catalog } from './catalog.js'
-import type { SandboxLimits } from './sandbox.js'
+import type { SandboxLimits } from './budget.js'
+import { SandboxPool } from './pool.js'
+import { CodeModeRunner } from './service.js'
 
-export { CodeRunError, type CodeRunFailureKind } from './errors.js'
+export { CodeRunError, HostFunctionError, type CodeRunFailureKind } from './errors.js'
 export { generateSdk, type SdkTool } from './sdk.js'
 export { RUN_CODE, renderRunCode } from './run-code.js'
-export type { ProgramOutput, SandboxLimits } from './sandbox.js'
+export type { ProgramOutput } from './sandbox.js'
+export type { SandboxLimits } from './budget.js'
 
 /** Plugin name. */
 export const name = 'code-mode'
-/** `run_code` dispatches through the registry. */
+/** `run_code` dispatches through the registry. Provides `codeMode` (`CodeRunner`, declared in `@cordage/services`). */
 export const inject = ['tools']
 
-/** Per-run sandbox limits and the tools hidden from programs (see the README table). */
+/** Per-run sandbox limits, the warm worker count, and the tools hidden from programs (see the README table). */
 export interface Config extends SandboxLimits {
+  poolSize: number
   exclude: string[]
 }
 
@@ -29,6 +34,7 @@ export const Config: Schema<Partial<Config>, Config> = strictConfig(name, Schema
   timeoutMs: Schema.natural().min(1).default(60_000).description('Wall-clock limit of one run, tool calls included.'),
   maxOutputBytes: Schema.natural().min(1).default(65_536).description('UTF-8 bytes of logs plus the JSON of the result one run may produce.'),
   maxCalls: Schema.natural().min(1).default(5000).description('Tool calls one run may make.'),
+  poolSize: Schema.natural().min(1).max(16).default(2).description('Warm sandbox worker threads kept ready (more start on demand while all are busy).'),
   exclude: Schema.array(Schema.string()).default([]).description('Tools hidden from programs (run_code itself always is).'),
 })) as any
 
@@ -37,17 +43,27 @@ export function apply(ctx: Context, config: Config): void {
   // The raw service, not the Context-bound proxy: property reads through the proxy cost microseconds
   // each, and the catalog is consulted per nested call.
   const service = ctx.get('tools')!
-  const registry: typeof service = (service as any)[symbols.original] ?? service
+  const registry = unproxied(service)
   const catalog = new Catalog(registry, new Set([RUN_CODE, ...config.exclude]))
   ctx.on('tools/changed', () => catalog.invalidate())
 
-  // Start compiling the WASM module now so the first run does not pay for it.
-  loadModule().catch((error: unknown) => ctx.logger('code-mode').warn(`could not load the QuickJS module: ${error}`))
-  ctx.tools.register(createRunCode({
+  const limits: SandboxLimits = {
+    memoryBytes: config.memoryBytes, stackBytes: config.stackBytes, cpuTimeMs: config.cpuTimeMs,
+    timeoutMs: config.timeoutMs, maxOutputBytes: config.maxOutputBytes, maxCalls: config.maxCalls,
+  }
+  const pool = new SandboxPool(config.poolSize, limits)
+  // Unloading terminates every worker, busy ones included; their runs end ABORTED.
+  ctx.effect(() => {
+    pool.warm()
+    return () => pool.dispose()
+  }, 'code-mode: sandbox workers')
+  const runner: CodeRunner = new CodeModeRunner(pool, {
     execute: registry.execute,
     isParallel: (name, args) => catalog.isParallel(name, args),
     catalog: () => catalog.current(),
-  }, config))
+  }, limits)
+  ctx.tools.register(createRunCode(runner, () => catalog.current().sdk, limits))
+  ctx.provide('codeMode', runner)
 }
 
 /** The plugin object, for loaders that import the default export. */

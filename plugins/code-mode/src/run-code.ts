@@ -1,18 +1,11 @@
 import Schema from 'schemastery'
-import { defineTool, type ContentBlock, type JsonValue, type ToolDefinition, type ToolExecutionResult } from '@cordage/core'
-import type { ExecuteInput } from '@cordage/registry'
-import { runProgram, type ProgramOutput, type SandboxLimits } from './sandbox.js'
-import { CallScheduler, type CallOutcome } from './scheduler.js'
+import { defineTool, type ContentBlock, type ToolDefinition } from '@cordage/core'
+import type { CodeRunner } from '@cordage/services'
+import type { SandboxLimits } from './budget.js'
+import type { ProgramOutput } from './sandbox.js'
 
 /** The model-facing name of the tool. */
 export const RUN_CODE = 'run_code'
-
-/** What `run_code` needs from the registry; `catalog()` answers the bindable tools and the SDK text. */
-export interface RunCodeHost {
-  execute(input: ExecuteInput): Promise<ToolExecutionResult>
-  isParallel(name: string, args: JsonValue): boolean
-  catalog(): { names: readonly string[]; sdk: string }
-}
 
 const parameters = Schema.object({
   code: Schema.string().required().description('JavaScript: the body of an async function. Use `await tools.<name>(args)`, `console.log(...)`, and `return` a JSON value.'),
@@ -39,16 +32,11 @@ export function renderRunCode(value: ProgramOutput): ContentBlock[] {
   return [{ type: 'text', text: parts.length ? parts.join('\n') : '(the program logged nothing and returned undefined)' }]
 }
 
-/** Maps a nested call's final result to what the program receives. */
-function toOutcome(result: ToolExecutionResult): CallOutcome {
-  return result.isError ? { ok: false, message: result.error.message } : { ok: true, json: JSON.stringify(result.value) }
-}
-
 /**
  * The `run_code` definition. Its `description` is a getter (the fixed text plus the current SDK), so
  * `ctx.tools.list()` always shows the SDK for the tools registered at that moment.
  */
-export function createRunCode(host: RunCodeHost, limits: SandboxLimits): ToolDefinition {
+export function createRunCode(runner: CodeRunner, sdk: () => string, limits: SandboxLimits): ToolDefinition {
   const fixed = describeRunCode(limits)
   const definition = defineTool({
     name: RUN_CODE,
@@ -56,19 +44,13 @@ export function createRunCode(host: RunCodeHost, limits: SandboxLimits): ToolDef
     parameters,
     output: { schema: output, render: (_args, value) => renderRunCode(value as ProgramOutput) },
     async execute(args, exec) {
-      const { names } = host.catalog()
-      const scheduler = new CallScheduler((name, callArgs, signal) => {
-        // A program must not start another program (no recursion through run_code).
-        if (name === RUN_CODE) return Promise.resolve({ ok: false, message: `${RUN_CODE} cannot be called from inside a program` })
-        return host.execute({ name, arguments: callArgs, parent: exec.token, signal, ...(exec.agent !== undefined && { agent: exec.agent }) }).then(toOutcome)
-      }, host.isParallel)
-      const result = await runProgram({ code: args.code, limits, toolNames: names, scheduler, signal: exec.signal })
-      return result as any
+      const output = await runner.run({ code: args.code, signal: exec.signal, parent: exec.token, ...(exec.agent !== undefined && { agent: exec.agent }) })
+      return output as any
     },
   })
   Object.defineProperty(definition, 'description', {
     enumerable: true,
-    get: () => `${fixed}\n\nTools available to programs (TypeScript declarations):\n\`\`\`ts\n${host.catalog().sdk}\`\`\``,
+    get: () => `${fixed}\n\nTools available to programs (TypeScript declarations):\n\`\`\`ts\n${sdk()}\`\`\``,
   })
   return definition
 }

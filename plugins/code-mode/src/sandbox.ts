@@ -1,288 +1,198 @@
-import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from 'quickjs-emscripten'
 import { ToolAbortedError, type JsonValue } from '@cordage/core'
-import { CodeRunError, type CodeRunFailureKind } from './errors.js'
-import { dropModule, loadModule } from './module.js'
-import { PRELUDE } from './prelude.js'
-import type { CallOutcome, CallScheduler } from './scheduler.js'
-
-/** The per-run limits; each breach ends the run with a `CodeRunError` of the matching kind. */
-export interface SandboxLimits {
-  memoryBytes: number
-  stackBytes: number
-  cpuTimeMs: number
-  timeoutMs: number
-  maxOutputBytes: number
-  maxCalls: number
-}
+import type { CodeRunResult } from '@cordage/services'
+import { limitDetail, Watchdog, type SandboxLimits } from './budget.js'
+import { CodeRunError } from './errors.js'
+import { readLogs, resetLogs } from './output.js'
+import type { SandboxPool, SandboxWorker } from './pool.js'
+import { encodeCompletion, parseCalls, type CallOutcome, type RunFailure, type WorkerMessage } from './protocol.js'
+import type { CallScheduler } from './scheduler.js'
 
 /** What a completed program produced. */
-export interface ProgramOutput {
-  logs: string[]
-  result?: JsonValue
-}
+export type ProgramOutput = CodeRunResult
 
 export interface RunOptions {
   code: string
   limits: SandboxLimits
   /** Tool names bound on `tools` inside the program. */
   toolNames: readonly string[]
+  /** Host function paths bound as globals (`agents.run`); their calls reach the scheduler as `:<path>`. */
+  hostNames: readonly string[]
   scheduler: CallScheduler
   /** Aborting ends the run (the caller cancelled); `runProgram` then rejects with `ToolAbortedError`. */
   signal?: AbortSignal
 }
 
-const LIMIT_DETAIL: Record<string, (limits: SandboxLimits) => string> = {
-  cpu: (l) => `the program used more than ${l.cpuTimeMs} ms of CPU time and was stopped (an endless loop?)`,
-  timeout: (l) => `the program did not finish within ${l.timeoutMs} ms and was stopped`,
-  memory: (l) => `the program exceeded the memory limit of ${l.memoryBytes} bytes`,
-  calls: (l) => `the program made more than ${l.maxCalls} tool calls`,
-  output: (l) => `the program's logs and result exceeded ${l.maxOutputBytes} bytes`,
-}
+const NEVER_SETTLES = 'the program is waiting for a promise that can never settle (only tools.* calls are asynchronous here: there are no timers or I/O)'
 
 /**
- * Runs `code` as the body of an async function in a fresh QuickJS runtime and context, pumping its
- * promise jobs from the host: tool calls go through `scheduler`, whose outcomes settle the program's
- * promises. Resolves with the logs and JSON result, or rejects with `CodeRunError`. Outstanding calls
- * are aborted and drained before it settles.
+ * Runs `code` on a pooled worker: the body of an async function in a fresh QuickJS context. Resolves
+ * with the logs and JSON result, or rejects with `CodeRunError` (or `ToolAbortedError` when `signal`
+ * aborts or the pool shuts down). Outstanding calls are aborted and drained before it settles.
  */
-export async function runProgram(options: RunOptions): Promise<ProgramOutput> {
-  const { limits, scheduler, signal } = options
-  const current = loadModule()
-  const module = await current
-  let broken = false
-  const logs: string[] = []
-  let outputBytes = 0
-  let calls = 0
-  let failure: { kind: CodeRunFailureKind; detail: string } | undefined
-  let cancelled = false
-  const fail = (kind: CodeRunFailureKind, detail = LIMIT_DETAIL[kind]!(limits)) => {
-    failure ??= { kind, detail }
+export async function runProgram(pool: SandboxPool, options: RunOptions): Promise<ProgramOutput> {
+  const { signal } = options
+  let worker: SandboxWorker
+  try {
+    if (signal?.aborted) throw cancelled()
+    const acquiring = pool.acquire()
+    worker = await (signal ? raceAbort(acquiring, signal, (late) => pool.release(late, 0)) : acquiring)
+  } catch (error) {
+    await options.scheduler.close()
+    if (error instanceof ToolAbortedError || pool.disposed) throw cancelled()
+    throw new CodeRunError('aborted', `the sandbox could not start: ${error instanceof Error ? error.message : String(error)}`, [])
+  }
+  return new Promise((resolve, reject) => new ProgramRun(pool, worker, options, resolve, reject).start())
+}
+
+/** The host side of one run on one worker. */
+class ProgramRun {
+  /** The worker is executing the program (it has not answered the last `run` or `settle` yet). */
+  private busy = true
+  private settled = false
+  private cancelled = false
+  private failure: RunFailure | undefined
+  private readonly completions: string[] = []
+  private flushQueued = false
+  private calls = 0
+  private watchdog: Watchdog | undefined
+  private readonly onAbort = () => {
+    this.cancelled = true
+    this.stop('aborted', 'cancelled')
   }
 
-  let cpuUsed = 0
-  let segmentStart = 0
-  const deadline = performance.now() + limits.timeoutMs
-  let wake: (() => void) | undefined
-  const completions: string[] = []
-  const nudge = () => {
-    const resume = wake
-    wake = undefined
-    resume?.()
-  }
-  const timer = setTimeout(() => {
-    fail('timeout')
-    nudge()
-  }, limits.timeoutMs)
-  const onAbort = () => {
-    cancelled = true
-    nudge()
-  }
-  signal?.addEventListener('abort', onAbort, { once: true })
+  constructor(
+    private readonly pool: SandboxPool,
+    private readonly worker: SandboxWorker,
+    private readonly options: RunOptions,
+    private readonly resolve: (output: ProgramOutput) => void,
+    private readonly reject: (error: Error) => void,
+  ) {}
 
-  const runtime: QuickJSRuntime = module.newRuntime()
-  runtime.setMemoryLimit(limits.memoryBytes)
-  runtime.setMaxStackSize(limits.stackBytes)
-  let metered = false
-  runtime.setInterruptHandler(() => {
-    if (failure || cancelled) return true
-    if (!metered) return false
-    const now = performance.now()
-    if (cpuUsed + (now - segmentStart) > limits.cpuTimeMs) fail('cpu')
-    else if (now > deadline) fail('timeout')
-    return failure !== undefined
-  })
-  const context: QuickJSContext = runtime.newContext()
-  const owned: QuickJSHandle[] = []
-  const own = (handle: QuickJSHandle) => (owned.push(handle), handle)
-
-  // Every entry into the VM is a CPU segment. Built-ins that never poll the interrupt handler can
-  // overrun a limit inside one segment; the check afterwards still fails the run.
-  function enter<T>(step: () => T): T {
-    segmentStart = performance.now()
-    try {
-      return step()
-    } finally {
-      const now = performance.now()
-      cpuUsed += now - segmentStart
-      if (cpuUsed > limits.cpuTimeMs) fail('cpu')
-      else if (now > deadline) fail('timeout')
+  start(): void {
+    const { worker, options } = this
+    resetLogs(worker.logs)
+    worker.meter.fill(0)
+    worker.holder = {
+      message: (message) => this.onMessage(message),
+      exit: (error) => {
+        if (this.settled) return
+        if (this.pool.disposed) this.cancelled = true
+        const outOfMemory = (error as { code?: string } | undefined)?.code === 'ERR_WORKER_OUT_OF_MEMORY'
+        this.failure ??= outOfMemory
+          ? { kind: 'memory', detail: 'the sandbox worker ran out of memory handling the program\'s data' }
+          : { kind: 'aborted', detail: `the sandbox worker stopped unexpectedly${error ? ` (${error.message})` : ''}` }
+        this.finish()
+      },
     }
+    worker.post({ type: 'run', code: options.code, tools: JSON.stringify(options.toolNames), hostFunctions: JSON.stringify(options.hostNames) })
+    this.watchdog = new Watchdog(worker.meter, options.limits, (kind) => this.stop(kind))
+    options.signal?.addEventListener('abort', this.onAbort, { once: true })
   }
 
-  const host = own(context.newFunction('host', (payloadHandle) => {
-    appendLog(context.getString(payloadHandle).slice(1))
-  }))
+  private onMessage(message: WorkerMessage): void {
+    if (message.type === 'ended') return this.pool.release(this.worker, message.heapBytes)
+    if (message.type === 'wait') {
+      this.busy = false
+      if (!this.settled) this.submit(message.calls)
+      return
+    }
+    if (message.type !== 'done') return
+    this.busy = false
+    // When the host had already ended this run, its `end` is answered by `ended` after this.
+    if (this.settled) return
+    if (message.failure) this.failure ??= { kind: message.failure.kind, detail: message.failure.detail || limitDetail(message.failure.kind, this.options.limits) }
+    const result = message.result === undefined ? undefined : (JSON.parse(message.result) as JsonValue)
+    this.finish(result)
+    if (message.reusable) this.pool.release(this.worker, message.heapBytes)
+  }
 
-  // Submits the calls the program queued since the last drain.
-  function submitAll(batch: string): void {
-    for (const entry of batch.split('\u0001')) {
-      const first = entry.indexOf('\n')
-      const second = entry.indexOf('\n', first + 1)
-      const id = entry.slice(0, first)
-      const name = entry.slice(first + 1, second)
-      const settleWith = (outcome: CallOutcome) => {
-        completions.push(outcome.ok ? `${id}\n1${outcome.json}` : `${id}\n0${outcome.message}`)
-        nudge()
-      }
-      if (++calls > limits.maxCalls) return void fail('calls')
+  // Hands the calls the program queued to the scheduler; answers at once when some already completed.
+  private submit(batch: string): void {
+    const { scheduler, limits } = this.options
+    for (const call of parseCalls(batch)) {
+      if (++this.calls > limits.maxCalls) return this.stop('calls')
       let args: JsonValue
       try {
-        args = JSON.parse(entry.slice(second + 1))
+        args = JSON.parse(call.args)
       } catch {
-        settleWith({ ok: false, message: 'the arguments are not JSON' })
+        this.complete(call.id, { ok: false, message: 'the arguments are not JSON' })
         continue
       }
-      scheduler.submit(name, args, settleWith)
+      scheduler.submit(call.wire, args, (outcome) => this.complete(call.id, outcome))
     }
+    scheduler.pump()
+    if (this.completions.length) this.flush()
+    else if (scheduler.outstanding === 0) this.stop('runtime', NEVER_SETTLES)
   }
 
-  function appendLog(line: string): void {
-    if (failure) return
-    const bytes = Buffer.byteLength(line) + 1
-    if (outputBytes + bytes > limits.maxOutputBytes) {
-      const room = Math.max(0, limits.maxOutputBytes - outputBytes)
-      logs.push(Buffer.from(line).subarray(0, room).toString().replace(/\uFFFD$/, '') + '…')
-      outputBytes = limits.maxOutputBytes
-      return void fail('output')
+  private complete(id: string, outcome: CallOutcome): void {
+    if (this.settled) return
+    // A value the VM cannot hold (its text, then the parsed copy) would exhaust the heap inside the
+    // interpreter's own string allocation and abort the run; refuse it as a call failure instead.
+    const { memoryBytes } = this.options.limits
+    if (outcome.ok && outcome.json.length * 2 > memoryBytes) {
+      outcome = { ok: false, message: `the value is ${outcome.json.length} characters of JSON, too large for the sandbox (memoryBytes ${memoryBytes}); ask for less, e.g. a narrower query or one page` }
     }
-    outputBytes += bytes
-    logs.push(line)
+    this.completions.push(encodeCompletion(id, outcome))
+    if (this.busy || this.flushQueued) return
+    // Completions of one tick (Promise.all of quick tools) travel together.
+    this.flushQueued = true
+    queueMicrotask(() => {
+      this.flushQueued = false
+      if (!this.busy && !this.settled && this.completions.length) this.flush()
+    })
   }
 
-  try {
-    // The prelude is ours: it runs outside the program's budgets; only the memory limit applies.
-    const unwrap = (result: ReturnType<QuickJSContext['evalCode']>): QuickJSHandle => {
-      if (!result.error) return own(result.value)
-      const text = result.error.consume((handle) => JSON.stringify(context.dump(handle)))
-      throw new CodeRunError(/out of memory/.test(text) ? 'memory' : 'runtime', `the sandbox could not start: ${text}`, logs)
-    }
-    const setup = unwrap(context.evalCode(PRELUDE, 'prelude.js'))
-    const names = own(context.newString(JSON.stringify(options.toolNames)))
-    const helpers = unwrap(context.callFunction(setup, context.undefined, host, names))
-    const [settle, finish, describe, drain] = [0, 1, 2, 3].map((index) => own(context.getProp(helpers, index)))
-
-    // Describes a thrown VM value as text (inside the VM, under the same limits).
-    const explain = (errorHandle: QuickJSHandle): string => {
-      const described = enter(() => context.callFunction(describe, context.undefined, errorHandle))
-      if (described.error) {
-        described.error.dispose()
-        return 'Uncaught (the error could not be described)'
-      }
-      return clip(described.value.consume((handle) => context.getString(handle)))
-    }
-
-    metered = true
-    const wrapper = `(async () => {'use strict';${options.code}\n})()`
-    const evaluated = enter(() => context.evalCode(wrapper, 'program.js'))
-    if (evaluated.error) {
-      const text = evaluated.error.consume(explain)
-      if (!failure) fail(text.startsWith('SyntaxError') ? 'syntax' : classify(text), text)
-      throw failed()
-    }
-    const main = own(evaluated.value)
-
-    for (;;) {
-      if (cancelled) break
-      while (completions.length) {
-        if (failure) break
-        const payload = context.newString(completions.shift()!)
-        const settled = enter(() => context.callFunction(settle, context.undefined, payload))
-        payload.dispose()
-        if (settled.error) {
-          const text = settled.error.consume(explain)
-          fail(classify(text), text)
-        } else settled.value.dispose()
-      }
-      if (failure) break
-      const jobs = enter(() => runtime.executePendingJobs())
-      if (jobs.error) {
-        const text = jobs.error.consume(explain)
-        fail(classify(text), text)
-      }
-      if (failure) break
-      const drained = enter(() => context.callFunction(drain, context.undefined))
-      if (drained.error) {
-        const text = drained.error.consume(explain)
-        fail(classify(text), text)
-        break
-      }
-      const batch = drained.value.consume((handle) => context.getString(handle))
-      if (batch) submitAll(batch)
-      if (failure) break
-      scheduler.pump()
-      const state = context.getPromiseState(main)
-      if (state.type === 'rejected') {
-        const text = state.error.consume(explain)
-        fail(classify(text), text)
-        break
-      }
-      if (state.type === 'fulfilled') {
-        const result = state.notAPromise ? finishWith(main) : state.value.consume(finishWith)
-        if (failure) break
-        return result
-      }
-      if (!completions.length && scheduler.outstanding === 0) {
-        fail('runtime', 'the program is waiting for a promise that can never settle (only tools.* calls are asynchronous here: there are no timers or I/O)')
-        break
-      }
-      if (!completions.length) await new Promise<void>((resolve) => (wake = resolve))
-    }
-    throw failed()
-
-    function finishWith(valueHandle: QuickJSHandle): ProgramOutput {
-      const encoded = enter(() => context.callFunction(finish, context.undefined, valueHandle))
-      if (encoded.error) {
-        const text = encoded.error.consume(explain)
-        fail(classify(text) === 'memory' ? 'memory' : 'runtime', `the program's return value is not JSON: ${text.replace(/^TypeError: /, '').split('\n')[0]}`)
-        return { logs }
-      }
-      const json = encoded.value.consume((handle) => (context.typeof(handle) === 'string' ? context.getString(handle) : undefined))
-      if (json === undefined) return { logs }
-      if (outputBytes + Buffer.byteLength(json) > limits.maxOutputBytes) {
-        fail('output', `the program's result is ${Buffer.byteLength(json)} bytes of JSON, which with the logs exceeds maxOutputBytes (${limits.maxOutputBytes}); return less, or aggregate inside the program`)
-        return { logs }
-      }
-      return { logs, result: JSON.parse(json) }
-    }
-  } catch (error) {
-    if (error instanceof CodeRunError || error instanceof ToolAbortedError) throw error
-    // The WASM itself failed (not the program): unwound mid-operation, the module is unusable. Drop it
-    // without disposing anything in it; the next run loads a fresh one.
-    broken = true
-    dropModule(current)
-    if (error instanceof RangeError) {
-      throw new CodeRunError('memory', 'the program exhausted the native stack (deep recursion inside a built-in such as JSON.stringify of deeply nested data); the sandbox was reset', logs)
-    }
-    throw new CodeRunError('runtime', `the sandbox failed: ${error instanceof Error ? error.message : String(error)}; the sandbox was reset`, logs)
-  } finally {
-    clearTimeout(timer)
-    signal?.removeEventListener('abort', onAbort)
-    await scheduler.close()
-    if (!broken) {
-      for (const handle of owned.reverse()) if (handle.alive) handle.dispose()
-      context.dispose()
-      runtime.dispose()
-    }
+  private flush(): void {
+    this.busy = true
+    this.worker.post({ type: 'settle', completions: this.completions.splice(0) })
   }
 
-  function failed(): Error {
-    if (cancelled) return cancelledError()
-    const { kind, detail } = failure!
-    return new CodeRunError(kind, detail, logs)
+  /**
+   * The host ends the run: an idle worker is told to drop it and stays warm; a busy one is terminated.
+   * The run does not wait for the thread to wind down (a bulk memory copy inside WASM can take a while
+   * to reach a termination check): the worker is already out of the pool, and nothing it does later
+   * reaches the host.
+   */
+  private stop(kind: RunFailure['kind'], detail = limitDetail(kind, this.options.limits)): void {
+    if (this.settled) return
+    this.failure ??= { kind, detail }
+    if (this.busy) void this.pool.discard(this.worker)
+    else this.worker.post({ type: 'end' })
+    this.finish()
+  }
+
+  private finish(result?: JsonValue): void {
+    if (this.settled) return
+    this.settled = true
+    this.watchdog?.close()
+    this.options.signal?.removeEventListener('abort', this.onAbort)
+    // Read before the worker can be reused: the buffer belongs to whichever run holds the worker.
+    const logs = readLogs(this.worker.logs)
+    const { failure } = this
+    void this.options.scheduler.close().then(() => {
+      if (this.cancelled) this.reject(cancelled())
+      else if (failure) this.reject(new CodeRunError(failure.kind, failure.detail, logs))
+      else this.resolve(result === undefined ? { logs } : { logs, result })
+    })
   }
 }
 
-/** A VM exception that means a size limit was hit, not a program bug. */
-function classify(text: string): CodeRunFailureKind {
-  return /^InternalError: (out of memory|string too long)/.test(text) ? 'memory' : 'runtime'
-}
-
-function cancelledError(): Error {
+function cancelled(): ToolAbortedError {
   return new ToolAbortedError('run_code was cancelled; its outstanding tool calls were aborted')
 }
 
-/** Keeps the first lines of a long error description (deep recursion gives thousands of frames). */
-function clip(text: string, maxLines = 12): string {
-  const lines = text.split('\n')
-  return lines.length <= maxLines ? text : `${lines.slice(0, maxLines).join('\n')}\n    ... ${lines.length - maxLines} more lines`
+/** `promise`, or a cancellation when `signal` aborts first (a late value is handed to `late`). */
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal, late: (value: T) => void): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      reject(cancelled())
+      promise.then(late, () => {})
+    }
+    signal.addEventListener('abort', onAbort, { once: true })
+    promise.then(
+      (value) => (signal.removeEventListener('abort', onAbort), signal.aborted ? undefined : resolve(value)),
+      (error) => (signal.removeEventListener('abort', onAbort), reject(error)),
+    )
+  })
 }

@@ -1,7 +1,5 @@
 import type { JsonValue } from '@cordage/core'
-
-/** How one nested call ended, as the program sees it: a value's JSON text, or a failure message. */
-export type CallOutcome = { ok: true; json: string } | { ok: false; message: string }
+import type { CallOutcome } from './protocol.js'
 
 /** Runs one call to completion; must settle (the registry's `execute` never rejects). */
 export type CallRunner = (name: string, args: JsonValue, signal: AbortSignal) => Promise<CallOutcome>

@@ -1,5 +1,6 @@
 import Schema from 'schemastery'
-import type { Context } from 'cordis'
+import type { Context, Fiber } from 'cordis'
+import { afterEach } from 'vitest'
 import { defineTool, type ToolExecutionResult, type ToolExec, type ToolDefinition } from '@cordage/core'
 import { createTestContext, type TestContext } from '@cordage/testing'
 import * as codeMode from '../src/index.js'
@@ -30,7 +31,7 @@ export function sleeper(name: string, concurrency: 'parallel' | 'exclusive', log
     parameters: Schema.object({ id: Schema.natural().required(), ms: Schema.natural().default(30) }),
     output: { schema: Schema.object({ id: Schema.natural().required() }), render: (_a, v) => [{ type: 'text', text: `slept ${v.id}` }] },
     concurrency,
-    execute: (args, exec) => new Promise((resolve, reject) => {
+    execute: (args, exec) => new Promise<{ id: number }>((resolve, reject) => {
       const start = performance.now()
       const onAbort = () => {
         clearTimeout(timer)
@@ -47,15 +48,22 @@ export function sleeper(name: string, concurrency: 'parallel' | 'exclusive', log
   })
 }
 
-/** Loads `tools` in a plugin, then code-mode with `config`; records every `tools/result`. */
-export async function setup(tools: ToolDefinition[], config: Partial<codeMode.Config> = {}): Promise<{ ctx: TestContext; results: Array<{ exec: ToolExec; result: ToolExecutionResult }>; run: (code: string) => Promise<ToolExecutionResult> }> {
+// Each loaded code-mode keeps warm worker threads: unload it after every test.
+const loaded: Fiber[] = []
+afterEach(async () => {
+  await Promise.all(loaded.splice(0).map((fiber) => fiber.dispose()))
+})
+
+/** Loads `tools` in a plugin, then code-mode with `config` (unloaded after the test); records every `tools/result`. */
+export async function setup(tools: ToolDefinition[], config: Partial<codeMode.Config> = {}): Promise<{ ctx: TestContext; fiber: Fiber; results: Array<{ exec: ToolExec; result: ToolExecutionResult }>; run: (code: string) => Promise<ToolExecutionResult> }> {
   const ctx = await createTestContext()
   await ctx.plugin({ name: 'fixture-tools', inject: ['tools'], apply: (inner: Context) => { for (const tool of tools) inner.tools.register(tool) } })
-  await ctx.plugin(codeMode, config)
+  const fiber = await ctx.plugin(codeMode, config)
+  loaded.push(fiber)
   const results: Array<{ exec: ToolExec; result: ToolExecutionResult }> = []
   ctx.on('tools/result', (exec, result) => void results.push({ exec, result }))
   const run = (code: string) => ctx.tools.execute({ name: 'run_code', arguments: { code } })
-  return { ctx, results, run }
+  return { ctx, fiber, results, run }
 }
 
 /** The value of a successful result (throws with the message otherwise). */

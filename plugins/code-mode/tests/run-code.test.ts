@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import Schema from 'schemastery'
 import { defineTool } from '@cordage/core'
-import { symbols } from 'cordis'
+import { listenerCount } from '@cordage/registry'
 import { createTestContext, testToolContract } from '@cordage/testing'
 import * as codeMode from '../src/index.js'
 import { failureOf, lookup, setup, valueOf } from './helpers.js'
@@ -71,6 +71,11 @@ describe('run_code', () => {
     expect(ctx.tools.get('run_code')!.output.presentationMeta).toBeUndefined()
   })
 
+  it('carries log lines through the shared log buffer intact: newlines, empty lines, multibyte text', async () => {
+    const { run } = await setup([])
+    expect(valueOf(await run('console.log("a\\nb"); console.log(""); console.warn("é🙂", 1); return "x"'))).toEqual({ logs: ['a\nb', '', 'é🙂 1'], result: 'x' })
+  })
+
   it('snapshots arguments when the call is made: later mutation does not reach the tool', async () => {
     const { run, results } = await setup([lookup])
     const value = valueOf(await run('const args = { id: 1 }; const pending = tools.lookup(args); args.id = 2; return (await pending).id')).result
@@ -131,7 +136,7 @@ describe('run_code', () => {
 
   it('unloads cleanly: run_code and its tools/changed listener are gone', async () => {
     const ctx = await createTestContext()
-    const hooks = () => ((ctx.events as any)[symbols.original] ?? ctx.events)._hooks['tools/changed']?.length ?? 0
+    const hooks = () => listenerCount(ctx, 'tools/changed')
     const before = hooks()
     const fiber = await ctx.plugin(codeMode, {})
     expect(ctx.tools.get('run_code')).toBeDefined()

@@ -80,6 +80,12 @@ describe('sandbox limits: each breach is a CODE_RUN_FAILED result and the host k
     expect(valueOf(await run('return ({}).polluted'))).toEqual({ logs: [] })
   })
 
+  it('still sees the program settle when it patched Promise.prototype.then before its first await', async () => {
+    const { run } = await setup([lookup])
+    const value = valueOf(await run('Promise.prototype.then = function () { throw new Error("patched") }; const user = await tools.lookup({ id: 5 }); return user.id'))
+    expect(value).toEqual({ logs: [], result: 5 })
+  })
+
   it('runs each program in a fresh context: globals do not leak between runs', async () => {
     const { run } = await setup([])
     await run('globalThis.leftover = 42')
@@ -97,6 +103,22 @@ describe('sandbox limits: each breach is a CODE_RUN_FAILED result and the host k
       return probes.map((probe) => probe())
     `))
     expect(value.result).toEqual(['undefined', 'undefined', 'undefined'])
+  })
+})
+
+describe('values too large for the sandbox', () => {
+  const big = defineTool({
+    name: 'big',
+    description: 'Returns 40 MB of text.',
+    parameters: Schema.object({}),
+    output: { schema: Schema.object({ text: Schema.string().required() }), render: () => [{ type: 'text', text: 'big' }] },
+    execute: () => ({ text: 'x'.repeat(40e6) }),
+  })
+
+  it('rejects the call with a catchable ToolCallError instead of exhausting the heap', async () => {
+    const { run } = await setup([big], { memoryBytes: 8 << 20 })
+    const value = valueOf(await run('try { await tools.big({}) } catch (error) { return [error.name, error.toolName, error.message] }'))
+    expect(value.result).toEqual(['ToolCallError', 'big', expect.stringMatching(/^the value is 40000011 characters of JSON, too large for the sandbox \(memoryBytes 8388608\)/)])
   })
 })
 

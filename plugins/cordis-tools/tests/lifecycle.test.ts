@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { contentText } from '@cordage/core'
+import { listenerCount } from '@cordage/registry'
 import { createTestContext } from '@cordage/testing'
 import * as cordisTools from '../src/index.js'
-
-const listenerCount = (ctx: object, name: string): number => Reflect.get(Reflect.get(ctx, 'events'), '_hooks')[name]?.length ?? 0
 
 const PROVIDER = `return { name: 'clock-provider', apply(ctx) { ctx.provide('clock', { now: () => 42 }) } }`
 const CONSUMER = `return {

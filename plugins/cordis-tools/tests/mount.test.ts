@@ -48,6 +48,7 @@ describe('cordis_mount', () => {
     const echoed = await call('echo_upper', { text: 'hi' })
     expect(echoed).toMatchObject({ isError: false, value: { upper: 'HI' }, content: [{ type: 'text', text: 'HI' }] })
     expect(Object.isFrozen(echoed.isError ? undefined : echoed.value)).toBe(true)
+    expect(failure(await call('echo_upper', { text: 1 })).code).toBe('INVALID_ARGS')
     expect(await call('cordis_unmount', { id: 'dyn-1' })).toMatchObject({ isError: false, value: { id: 'dyn-1', pluginName: 'echo-plugin' } })
     expect(ctx.tools.get('echo_upper')).toBeUndefined()
     expect(failure(await call('cordis_unmount', { id: 'dyn-1' })).code).toBe('UNKNOWN_MOUNT')

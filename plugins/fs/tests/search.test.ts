@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { listenerCount } from '@cordage/registry'
 import { createTestContext } from '@cordage/testing'
 import { Spill } from '@cordage/plugin-spill'
 import * as fs from '../src/index.js'
@@ -231,7 +232,7 @@ describe('glob and grep on a 20 000-file tree', () => {
 
   it('unloading removes its tools and its post-execute listener', async () => {
     const { ctx, fiber } = await withSpill()
-    const hooks = () => ((ctx as any).events._hooks['tools/post-execute'] ?? []).length
+    const hooks = () => listenerCount(ctx, 'tools/post-execute')
     const loaded = hooks()
     expect(loaded).toBeGreaterThan(0)
     await fiber.dispose()

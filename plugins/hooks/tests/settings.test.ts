@@ -2,11 +2,11 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { listenerCount as listeners } from '@cordage/registry'
 import { createTestContext } from '@cordage/testing'
 import * as Hooks from '../src/index.js'
 import { codeOf, script, setup, textOf, toolsPlugin } from './helpers.js'
 
-const listeners = (ctx: object, name: string) => Reflect.get(Reflect.get(ctx, 'events'), '_hooks')[name]?.length ?? 0
 
 describe('settings.json and config', () => {
   it('uses the hooks section of an existing Claude Code settings.json, with $CLAUDE_PROJECT_DIR', async () => {

@@ -9,6 +9,7 @@ const schema = z.object({
   maxBodyBytes: z.number().int().positive().default(4 * 1024 * 1024).describe('Largest HTTP request body accepted.'),
   serverName: z.string().min(1).default('cordage').describe('Server name announced to clients.'),
   serverVersion: z.string().min(1).default('0.1.0'),
+  elicitation: z.boolean().default(true).describe('Provide ctx.interaction and ctx.approval through MCP elicitation on the calling client (unless already provided).'),
 })
 
 /** The plugin config (a Standard Schema, validated by Cordis at load; unknown keys fail). */

@@ -2,6 +2,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { ToolRegistry } from '@cordage/registry'
 import { toMcpContent } from './content.js'
+import { callerOf, withCaller, type Caller } from './elicit.js'
 import { mcpOutputSchema, structuredContent } from './schema.js'
 import { LineTransport } from './stdio.js'
 
@@ -27,9 +28,13 @@ export function listMcpTools(tools: ToolRegistry): Tool[] {
   }))
 }
 
-/** Runs one `tools/call` through `tools.execute` (the full pipeline, policy included) and maps the result. */
-export async function callMcpTool(tools: ToolRegistry, name: string, args: unknown, signal: AbortSignal, callId: string): Promise<CallToolResult> {
-  const result = await tools.execute({ name, arguments: args ?? {}, signal, callId })
+/**
+ * Runs one `tools/call` through `tools.execute` (the full pipeline, policy included) and maps the result.
+ * With a `caller`, questions and approvals the call raises are elicited from that client.
+ */
+export async function callMcpTool(tools: ToolRegistry, name: string, args: unknown, signal: AbortSignal, callId: string, caller?: Caller): Promise<CallToolResult> {
+  const run = () => tools.execute({ name, arguments: args ?? {}, signal, callId })
+  const result = await (caller ? withCaller(caller, run) : run())
   const content = toMcpContent(result.content)
   if (result.isError) return { isError: true, content }
   const definition = tools.get(name)
@@ -43,7 +48,7 @@ export function createMcpServer(tools: ToolRegistry, info: ServerInfo): Server {
   const server = new Server(info, { capabilities: { tools: { listChanged: true } } })
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listMcpTools(tools) }))
   server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-    callMcpTool(tools, request.params.name, request.params.arguments, extra.signal, `mcp_${String(extra.requestId)}`))
+    callMcpTool(tools, request.params.name, request.params.arguments, extra.signal, `mcp_${String(extra.requestId)}`, callerOf(() => server.getClientCapabilities(), extra.sendRequest)))
   return server
 }
 

@@ -1,4 +1,5 @@
-import { Context, Service, symbols } from 'cordis'
+import { Context, Service } from 'cordis'
+import { skipShadowContexts } from '@cordage/registry'
 import type Schema from 'schemastery'
 import type { CompletionRequest, ModelEvent, ModelService } from '@cordage/agent'
 import { strictConfig } from '@cordage/core'
@@ -23,7 +24,7 @@ export class OpenAIModel extends Service implements ModelService {
   constructor(ctx: Context, config: OpenAIModel.Config) {
     super(ctx, 'model')
     // Calls never need the caller's context: skip per-call shadow contexts.
-    ;(this as any)[symbols.tracker].noShadow = true
+    skipShadowContexts(this)
     this.client = new OpenAIClient(resolveOptions(config, process.env))
     this.id = this.client.id
     this.stream = this.stream.bind(this)

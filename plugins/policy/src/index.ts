@@ -72,12 +72,7 @@ function realRoot(root: string | undefined): string {
   }
 }
 
-export { compileRules, PRE_ACTIONS, POST_ACTIONS } from './rules.js'
-export type { Rule, RuleConfig, PredicateConfig, PreAction, PostAction, PathResolver } from './rules.js'
-export { createGuard, createPreListener, createPostListener, firstPreMatch } from './enforce.js'
-export { globToRegExp } from './glob.js'
-export { parsePointer, resolveAll, redactAt } from './pointer.js'
-export type { Pointer } from './pointer.js'
+export type { RuleConfig, PredicateConfig, PreAction, PostAction } from './rules.js'
 export { PolicyConfigError } from './errors.js'
 
 /** The plugin object, for loaders that import the default export. */

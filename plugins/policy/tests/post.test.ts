@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import * as Policy from '../src/index.js'
+import { createPostListener } from '../src/enforce.js'
+import { compileRules } from '../src/rules.js'
 import { setup, textOf } from './helpers.js'
 
 describe('post-execution rules', () => {
@@ -79,7 +80,7 @@ describe('post-execution rules', () => {
   })
 
   it('fails closed: a post rule that throws withholds the result', async () => {
-    const listener = Policy.createPostListener(Policy.compileRules([{ tool: '*', when: [{ pointer: '/x', equals: 1 }], action: 'block', feedback: 'x' }]))
+    const listener = createPostListener(compileRules([{ tool: '*', when: [{ pointer: '/x', equals: 1 }], action: 'block', feedback: 'x' }]))
     const exec = { token: Symbol('t'), callId: 'c', name: 'account', signal: new AbortController().signal, get arguments(): never { throw new Error('boom') } }
     const result = { isError: false as const, value: 1, content: [] }
     expect(await listener(exec, result, async () => ({ kind: 'accept' }))).toEqual({ kind: 'block', feedback: 'policy rule 0 (block *) failed, so the result was withheld: boom' })

@@ -3,6 +3,8 @@ import { Service, type Context } from 'cordis'
 import type { ToolExec } from '@cordage/core'
 import { createTestContext } from '@cordage/testing'
 import * as Policy from '../src/index.js'
+import { createGuard } from '../src/enforce.js'
+import { compileRules } from '../src/rules.js'
 import { setup, textOf, toolsPlugin } from './helpers.js'
 
 const code = (result: { isError: boolean; error?: { info?: { code: string } } }) => (result.isError ? result.error?.info?.code : 'OK')
@@ -84,8 +86,8 @@ describe('pre-execution rules', () => {
   })
 
   it('fails closed: a rule that throws denies the call', () => {
-    const rules = Policy.compileRules([{ tool: '*', when: [{ pointer: '/command', equals: 'ls' }], action: 'allow' }])
+    const rules = compileRules([{ tool: '*', when: [{ pointer: '/command', equals: 'ls' }], action: 'allow' }])
     const exec = { token: Symbol('t'), callId: 'c', name: 'run_command', signal: new AbortController().signal, get arguments(): never { throw new Error('boom') } }
-    expect(Policy.createGuard(rules)(exec)).toBe('policy rule 0 (allow *) failed, so the call was denied: boom')
+    expect(createGuard(rules)(exec)).toBe('policy rule 0 (allow *) failed, so the call was denied: boom')
   })
 })

@@ -13,7 +13,7 @@ declare module 'cordis' {
   }
 }
 
-/** The `spill` service: a private file store plus the generic bounding policy on `tools/post-execute`. */
+/** The `spill` service: a private file store plus the generic bounding policy on `tools/present`. */
 export class Spill extends Service {
   static readonly inject = ['tools']
   static readonly Config: Schema<Partial<Spill.Config>, Spill.Config> = strictConfig('spill', Schema.object({
@@ -39,7 +39,7 @@ export class Spill extends Service {
     const store = this.store = new SpillStore(this.dir)
     const logger = ctx.logger('spill')
     const listener = createBoundListener({ ...config, save: (input) => store.save(input), warn: (message) => logger.warn(message) })
-    ctx.on('tools/post-execute', listener, true)
+    ctx.on('tools/present', listener, true)
     ctx.effect(() => async () => {
       await store.close()
       if (config.deleteOnDispose) await Promise.all(store.written.map((path) => rm(path, { force: true })))
@@ -78,10 +78,5 @@ export declare namespace Spill {
 }
 
 export default Spill
-export { SpillStore, sanitizeName } from './store.js'
 export type { SpillInput, SpillSaved } from './store.js'
-export { buildPreview, spillNotice, utf8Head, utf8Tail } from './preview.js'
-export type { PreviewOptions } from './preview.js'
-export { createBoundListener } from './bound.js'
-export type { BoundOptions } from './bound.js'
 export { SpillStoreError, SpillConfigError } from './errors.js'

@@ -1,4 +1,4 @@
-import { chmod, writeFile } from 'node:fs/promises'
+import { chmod, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { Plugin } from 'cordis'
@@ -6,7 +6,7 @@ import * as Hooks from '@cordage/plugin-hooks'
 import * as Policy from '@cordage/plugin-policy'
 import { createTestContext } from '@cordage/testing'
 import { Spill } from '../src/index.js'
-import { repeatTool, tempDir, textOf, toolsPlugin } from './helpers.js'
+import { listFiles, repeatTool, tempDir, textOf, toolsPlugin } from './helpers.js'
 
 // spill, policy and hooks together: every load order must give byte-identical results.
 const orders = [
@@ -31,12 +31,16 @@ async function run(order: readonly string[], root: string) {
     const result = await ctx.tools.execute({ name, arguments: { unit, count: 3_000 }, callId: `call_${name}_${unit}` })
     return { isError: result.isError, text: textOf(result.content).replaceAll(dir, '<dir>'), contexts: result.additionalContexts }
   }
-  return [
+  const results = [
     await call('repeat', 'a'), // large: spill bounds it; the hook adds context
     await call('repeat', 'R'), // the hook rewrites the output to a large text: spill bounds the rewrite
     await call('secret', 'R'), // policy's replace-content wins over the hook's rewrite
     await call('banned', 'a'), // policy blocks; the hook's context is kept
   ]
+  // Side effects too: the same spill files with the same bytes, whatever the order.
+  const files: Record<string, string> = {}
+  for (const file of await listFiles(dir)) files[file] = await readFile(join(dir, file), 'utf8')
+  return { results, files }
 }
 
 describe('spill + policy + hooks', () => {
@@ -50,10 +54,13 @@ case "$input" in
 esac
 `)
     await chmod(join(root, 'post.sh'), 0o755)
-    const results = []
-    for (const order of orders) results.push(await run(order, root))
-    for (const result of results.slice(1)) expect(result).toEqual(results[0])
-    const [large, rewritten, secret, banned] = results[0]!
+    const runs = []
+    for (const order of orders) runs.push(await run(order, root))
+    for (const outcome of runs.slice(1)) expect(outcome).toEqual(runs[0])
+    const [large, rewritten, secret, banned] = runs[0]!.results
+    expect(Object.keys(runs[0]!.files)).toEqual(['repeat-call_repeat_R-output.txt', 'repeat-call_repeat_a-output.txt'])
+    expect(runs[0]!.files['repeat-call_repeat_a-output.txt']).toBe('a'.repeat(3_000))
+    expect(runs[0]!.files['repeat-call_repeat_R-output.txt']).toBe('rewritten '.repeat(500))
     expect(large!.text).toContain('(Omitted ')
     expect(Buffer.byteLength(large!.text)).toBeLessThanOrEqual(2_000)
     expect(large!.contexts).toEqual([{ source: 'hooks', text: 'checked by hook' }])

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { buildPreview, sanitizeName, spillNotice, utf8Head, utf8Tail } from '../src/index.js'
+import { buildPreview, spillNotice, utf8Head, utf8Tail } from '../src/preview.js'
+import { sanitizeName } from '../src/store.js'
 
 const bytes = (text: string) => Buffer.byteLength(text)
 const roundTrips = (text: string) => Buffer.from(text, 'utf8').toString('utf8') === text && !text.includes('\uFFFD')

@@ -62,7 +62,7 @@ describe('generic spill', () => {
     expect(await listFiles(dir)).toEqual([])
   })
 
-  it('leaves small results, value replacements, blocks and non-text content alone', async () => {
+  it('leaves small results, blocks and non-text content alone, and bounds a large value replacement', async () => {
     const { ctx, dir } = await setup({ maxInlineBytes: 2_000, headBytes: 500, tailBytes: 500 })
     const image = defineTool({
       name: 'image',
@@ -79,10 +79,15 @@ describe('generic spill', () => {
       return next()
     })
     expect(textOf((await ctx.tools.execute({ name: 'repeat', arguments: { unit: 's', count: 100 } })).content)).toBe('s'.repeat(100))
-    expect(textOf((await ctx.tools.execute({ name: 'repeat', arguments: { unit: 'V', count: 1 } })).content)).toBe('v'.repeat(10_000))
     expect(textOf((await ctx.tools.execute({ name: 'repeat', arguments: { unit: 'B', count: 1 } })).content)).toBe('b'.repeat(10_000))
     expect(textOf((await ctx.tools.execute({ name: 'image', arguments: {} })).content)).toBe('z'.repeat(10_000) + '\n[image]')
     expect(await listFiles(dir)).toEqual([])
+    // A replaced value is re-rendered by the registry, then bounded like any other result.
+    const replaced = await ctx.tools.execute({ name: 'repeat', arguments: { unit: 'V', count: 1 } })
+    expect(replaced.isError === false && replaced.value).toBe('v'.repeat(10_000))
+    expect(textOf(replaced.content)).toContain('(Omitted ')
+    expect(Buffer.byteLength(textOf(replaced.content))).toBeLessThanOrEqual(2_000)
+    expect(await listFiles(dir)).toHaveLength(1)
   })
 
   it('bounds the text of failed results too (their error message stays whole)', async () => {

@@ -2,8 +2,10 @@ import { existsSync, readdirSync } from 'node:fs'
 import { mkdir, readFile, readlink, stat, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { listenerCount } from '@cordage/registry'
 import { createTestContext } from '@cordage/testing'
-import { Spill, SpillStore } from '../src/index.js'
+import { Spill } from '../src/index.js'
+import { SpillStore } from '../src/store.js'
 import { listFiles, repeatTool, tempDir, toolsPlugin } from './helpers.js'
 
 const openFds = () => (existsSync('/proc/self/fd') ? readdirSync('/proc/self/fd').length : 0)
@@ -83,7 +85,7 @@ describe('spill plugin lifecycle', () => {
     const dir = join(await tempDir(), 'spill')
     const ctx = await createTestContext({ print: false })
     await ctx.plugin(toolsPlugin(repeatTool()))
-    const hooks = () => Reflect.get(ctx.events, '_hooks')['tools/post-execute']?.length ?? 0
+    const hooks = () => listenerCount(ctx, 'tools/present')
     const fiber = await ctx.plugin(Spill, { dir, maxInlineBytes: 2_000, headBytes: 500, tailBytes: 500 })
     expect(hooks()).toBe(1)
     expect(ctx.get('spill')).toBeDefined()

@@ -1,4 +1,5 @@
-import { Context, Service, symbols } from 'cordis'
+import { Context, Service } from 'cordis'
+import { skipShadowContexts } from '@cordage/registry'
 import Schema from 'schemastery'
 import type { ChildRunCaller, ChildRunOptions, ChildRunResult, JobsService, SubagentService } from '@cordage/services'
 import { strictConfig } from '@cordage/core'
@@ -58,7 +59,7 @@ export class Subagents extends Service implements SubagentService {
   constructor(ctx: Context, config: Subagents.Config) {
     super(ctx, 'subagents')
     // `run` never depends on the caller's context: calls through `ctx.subagents` skip cordis's per-call shadow context.
-    ;(this as any)[symbols.tracker].noShadow = true
+    skipShadowContexts(this)
     for (const [name, profile] of Object.entries(config.agents)) {
       if (!/^[\w-]{1,64}$/.test(name)) throw new SubagentConfigError(`subagent: agent profile name "${name}" must be letters, digits, '_' or '-'`)
       if (profile.tools !== '*' && profile.tools.includes(STRUCTURED_OUTPUT)) throw new SubagentConfigError(`subagent: agents.${name}.tools cannot list ${STRUCTURED_OUTPUT}; it is offered to runs with an outputSchema`)

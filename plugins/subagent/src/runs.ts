@@ -1,5 +1,5 @@
-import { symbols, type Context } from 'cordis'
-import type { ToolRegistry } from '@cordage/registry'
+import type { Context } from 'cordis'
+import { unproxied, type ToolRegistry } from '@cordage/registry'
 import { Agent, SessionLog, type AgentResult, type ModelService } from '@cordage/agent'
 import { ToolAbortedError, ToolArgsError, type JsonValue } from '@cordage/core'
 import type { ChildRunCaller, ChildRunOptions, ChildRunResult, SubagentService } from '@cordage/services'
@@ -71,7 +71,7 @@ export class ChildRuns implements SubagentService {
     this.get = ctx.get
     this.emit = ctx.emit
     const service = ctx.get('tools')!
-    this.tools = (service as any)[symbols.original] ?? service
+    this.tools = unproxied(service)
   }
 
   async run(options: ChildRunOptions, caller: ChildRunCaller): Promise<ChildRunResult> {

@@ -105,4 +105,3 @@ export default { name, inject, Config, apply }
 
 export { TerminalSpawnError, TerminalSignalError, TerminalCwdError, UnknownSessionError, ForeignSessionError, TooManySessionsError, SendActiveError, SessionExitedError, InvalidPatternError, InvalidEnvError } from './errors.js'
 export type { SessionSnapshot, ViewValue, SendValue } from './schemas.js'
-export { SessionSnapshotSchema, ViewSchema, SendSchema } from './schemas.js'

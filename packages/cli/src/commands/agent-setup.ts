@@ -6,6 +6,7 @@ import { startRuntime, type Runtime } from '../runtime.js'
 import type { RecordingModel } from '../cassette.js'
 import type { Progress } from '../progress.js'
 import type { CommandInput } from './command.js'
+import { attachHuman } from './human-setup.js'
 
 /** A runtime with a model, a session log and an agent ready to run. */
 export interface AgentSession {
@@ -26,6 +27,7 @@ export async function startAgent(input: CommandInput, progress: Progress): Promi
   const { values, cwd, output, env } = input
   const runtime = await startRuntime({ cwd, configFile: stringOption(values, 'config'), verbose: !!values.verbose, output })
   try {
+    await attachHuman(runtime, input, progress)
     const flags = { model: stringOption(values, 'model'), baseURL: stringOption(values, 'base-url'), cassette: stringOption(values, 'cassette'), record: stringOption(values, 'record') }
     const choice = chooseModel(runtime.config.model, flags, cwd, runtime.config.baseDir, env)
     const { model, recorder } = await startModel(runtime, choice, flags.record)

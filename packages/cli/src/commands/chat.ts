@@ -1,6 +1,6 @@
-import { createInterface } from 'node:readline'
 import { agentOptions, modelOptions } from '../args.js'
 import { EXIT, errorMessage } from '../errors.js'
+import { chatInput } from './chat-input.js'
 import type { Command } from './command.js'
 
 /** `cordage chat`: a REPL on stdin; each line is a user message in one continuing conversation. */
@@ -8,7 +8,7 @@ export const chatCommand: Command = {
   name: 'chat',
   summary: 'talk to the agent: one line per message (/exit or Ctrl-D to leave)',
   usage: '',
-  options: { ...modelOptions, ...agentOptions },
+  options: { ...modelOptions, ...agentOptions, watch: { type: 'boolean', description: 'reload cordage.yml when it changes (between turns; the session goes on)' } },
   async run(input) {
     const { output, values, stdin } = input
     // Heavy modules load only when the command runs, so `--help` and usage errors stay fast.
@@ -21,13 +21,14 @@ export const chatCommand: Command = {
       release()
       throw error
     })
+    let turn: ReturnType<typeof setup.agent.run> | undefined
+    const watcher = values.watch
+      ? (await import('../reload.js')).watchConfig(setup.runtime, { cwd: input.cwd, configFile: values.config as string | undefined, output, busy: () => turn })
+      : undefined
     const interactive = (stdin as { isTTY?: boolean }).isTTY === true
-    const lines = createInterface({ input: stdin, output: interactive ? process.stdout : undefined, terminal: interactive })
-    let closed = false
-    lines.once('close', () => (closed = true))
+    // Ctrl-C at the chat prompt ends the input (the prompt's readline sees it on a terminal).
+    const lines = chatInput(stdin, interactive, interactive ? output.style('cyan', '› ') : '')
     let controller: AbortController | undefined
-    // Ctrl-C stops the running turn; at the prompt it leaves (readline sees it on a terminal).
-    lines.on('SIGINT', () => (controller ? controller.abort() : lines.close()))
     // As signals: SIGINT during a turn stops the turn only; SIGINT at the prompt, SIGTERM and SIGHUP
     // stop the turn and leave. A second stopping signal exits at once.
     const signals = new StopSignals((signal, again) => {
@@ -43,8 +44,6 @@ export const chatCommand: Command = {
     let failed = false
     let last
     try {
-      if (interactive) lines.setPrompt(output.style('cyan', '› '))
-      lines.prompt()
       for await (const line of lines) {
         // Lines already read stay queued after a stopping signal closed the input.
         if (signals.first) break
@@ -53,7 +52,10 @@ export const chatCommand: Command = {
         if (message) {
           controller = new AbortController()
           try {
-            last = await setup.agent.run(message, { signal: controller.signal })
+            // A reload in progress finishes before the turn starts; one that arrives during the turn waits for it.
+            await watcher?.idle()
+            turn = setup.agent.run(message, { signal: controller.signal })
+            last = await turn
             progress.finish(last)
           } catch (error) {
             failed = true
@@ -61,10 +63,12 @@ export const chatCommand: Command = {
             output.error(output.style('red', `turn failed: ${errorMessage(error)}`))
           }
           controller = undefined
+          turn = undefined
         }
-        if (!closed) lines.prompt()
       }
     } finally {
+      watcher?.close()
+      await watcher?.idle()
       lines.close()
       output.error(output.style('dim', `session ${setup.session.id} saved to ${setup.session.file}`))
       await setup.close(signals.first ? stoppedBy(signals.first) : last && { reason: last.stopReason })

@@ -1,15 +1,17 @@
 import type { Context } from 'cordis'
 import { CliError, EXIT } from '../errors.js'
+import type { ConfigWatcher } from '../reload.js'
 import type { Command } from './command.js'
 
 /** `cordage mcp serve [--http <port>]`: serve the configured tools over MCP until stopped. */
 export const mcpServeCommand: Command = {
   name: 'mcp serve',
   summary: 'serve the configured tools over MCP (stdio, or Streamable HTTP on 127.0.0.1)',
-  usage: '[--http <port>] [--host <address>]',
+  usage: '[--http <port>] [--host <address>] [--watch]',
   options: {
     http: { type: 'string', description: 'serve Streamable HTTP on this port (0 picks a free one) instead of stdio' },
     host: { type: 'string', description: 'address to bind for --http (default 127.0.0.1)' },
+    watch: { type: 'boolean', description: 'reload cordage.yml when it changes (clients get tools/list_changed)' },
   },
   async run({ values, output, cwd, stdin }) {
     const http = values.http as string | undefined
@@ -26,7 +28,10 @@ export const mcpServeCommand: Command = {
     // A server asked to stop (by any of these) shuts down cleanly and exits 0.
     const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
     for (const signal of signals) process.once(signal, stop)
+    let watcher: ConfigWatcher | undefined
     try {
+      // Watching starts before any client can connect, so no edit a client makes after connecting is missed.
+      if (values.watch) watcher = (await import('../reload.js')).watchConfig(runtime, { cwd, configFile: values.config as string | undefined, output })
       let url: string | undefined
       await runtime.ctx.plugin({
         name: 'mcp-serve',
@@ -49,6 +54,9 @@ export const mcpServeCommand: Command = {
       await stopped
       return EXIT.ok
     } finally {
+      // A reload already under way finishes before everything is unloaded.
+      watcher?.close()
+      await watcher?.idle()
       for (const signal of signals) process.off(signal, stop)
       await runtime.dispose()
       release()

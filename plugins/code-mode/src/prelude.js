@@ -1,22 +1,32 @@
+// @ts-nocheck -- QuickJS code: it runs in the sandbox, not in Node.
 /**
- * The JavaScript evaluated inside each fresh QuickJS context before the program. It captures the
+ * The code evaluated inside each fresh QuickJS context before the program (the worker evaluates this
+ * function's source text there, so it must not close over anything in this module). It captures the
  * intrinsics it needs first, so a program that patches `Object.prototype` or `JSON` can only break its
  * own view: the host only ever receives strings, which it parses itself.
  *
- * Host protocol: the host function receives `L<text>` to append a log line. Tool calls are queued in
- * an outbox the host drains after each pump (one crossing per batch instead of one callback per call).
- * The prelude returns `[settle, finish, describe, drain]`:
+ * Protocol (see protocol.ts): `host('L' + text)` appends a log line. Calls are queued in an outbox the
+ * worker drains after each pump (one crossing per batch instead of one callback per call).
+ * `prelude(host)` returns `[bind, settle, finish, describe, drain, watch]`:
+ *   bind(toolNamesJson, hostNamesJson) defines `tools`, the host functions, `console` is defined earlier;
  *   settle(`<id>\n1<value JSON>` | `<id>\n0<message>`) resolves or rejects call `<id>`;
- *   finish(value) → the JSON text of the program's return value (undefined for undefined), or throws;
+ *   finish() → the JSON text of the program's return value (undefined for undefined), or throws
+ *     (what the program threw, or a TypeError naming the first non-JSON part of the value);
  *   describe(error) → a printable description of an uncaught exception;
- *   drain() → the queued `<id>\n<tool name>\n<arguments JSON>` submissions, joined by U+0001.
+ *   drain() → the program's state (`0` pending, `1` returned, `2` threw) followed, while pending, by
+ *     the queued `<id>\n<wire name>\n<arguments JSON>` submissions, joined by U+0001;
+ *   watch(promise) → records the state of the program's promise for `drain` and `finish`.
+ *
+ * @param {(payload: string) => void} host
+ * @returns {Function[]}
  */
-export const PRELUDE = String.raw`(function (host, toolNames) {
+export default function prelude(host) {
   'use strict';
   const O = Object, freeze = O.freeze, getProto = O.getPrototypeOf, keys = O.keys, ownKeys = Reflect.ownKeys;
   const describeProp = O.getOwnPropertyDescriptor, define = O.defineProperty, create = O.create, isArray = Array.isArray;
   const stringify = JSON.stringify, parse = JSON.parse, ObjectProto = O.prototype, ArrayProto = Array.prototype;
   const isFiniteNumber = Number.isFinite, same = O.is, PromiseCtor = Promise, ErrorCtor = Error, StringCtor = String;
+  const then = PromiseCtor.prototype.then, apply = Reflect.apply;
 
   // The path of the value being encoded, as keys; turned into text only for an error message.
   const IDENT = /^[A-Za-z_$][\w$]*$/;
@@ -120,27 +130,45 @@ export const PRELUDE = String.raw`(function (host, toolNames) {
   const pending = create(null);
   let nextId = 0;
   let outbox = '';
-  function call(name, args) {
+  // `wire` is what the host routes on (a tool name, or ':' + a host function name); `label` is the
+  // name a ToolCallError reports.
+  function call(wire, label, args) {
     let text;
     try {
       text = args === undefined ? '{}' : encode(args, [], []);
     } catch (error) {
-      return PromiseCtor.reject(new ToolCallError(name, 'the arguments are not JSON: ' + error.message));
+      return PromiseCtor.reject(new ToolCallError(label, 'the arguments are not JSON: ' + error.message));
     }
     return new PromiseCtor(function (resolve, reject) {
       const id = ++nextId;
-      pending[id] = [name, resolve, reject];
-      outbox += (outbox ? '\u0001' : '') + id + '\n' + name + '\n' + text;
+      pending[id] = [label, resolve, reject];
+      outbox += (outbox ? '\u0001' : '') + id + '\n' + wire + '\n' + text;
     });
   }
 
-  const tools = create(null);
-  for (const name of parse(toolNames)) {
-    const method = function (args) { return call(name, args) };
-    define(method, 'name', { value: name });
-    tools[name] = freeze(method);
+  function method(wire, label) {
+    const fn = function (args) { return call(wire, label, args) };
+    define(fn, 'name', { value: label });
+    return freeze(fn);
   }
-  define(globalThis, 'tools', { value: freeze(tools), enumerable: false });
+
+  // Binds `tools.<name>` for each tool, and each host function at its dotted path (`agents.run`
+  // becomes a frozen `agents` object with a `run` method). Called once, before the program runs.
+  function bind(toolNames, hostNames) {
+    const tools = create(null);
+    for (const name of parse(toolNames)) tools[name] = method(name, name);
+    define(globalThis, 'tools', { value: freeze(tools), enumerable: false });
+    const roots = create(null);
+    for (const path of parse(hostNames)) {
+      const parts = path.split('.');
+      let holder = roots;
+      for (let i = 0; i < parts.length - 1; i++) holder = holder[parts[i]] ??= create(null);
+      holder[parts[parts.length - 1]] = method(':' + path, path);
+    }
+    for (const name of keys(roots)) {
+      define(globalThis, name, { value: typeof roots[name] === 'function' ? roots[name] : deepFreeze(roots[name]), enumerable: false });
+    }
+  }
   define(globalThis, 'ToolCallError', { value: ToolCallError, enumerable: false });
 
   const log = function () {
@@ -167,8 +195,18 @@ export const PRELUDE = String.raw`(function (host, toolNames) {
     }
   }
 
-  function finish(value) {
-    return value === undefined ? undefined : encode(value, [], []);
+  // The program's own promise, watched through the intrinsic `then` (the program may have patched
+  // Promise.prototype.then by the time `watch` runs): 0 pending, 1 fulfilled, 2 rejected.
+  let state = 0;
+  let outcome;
+  function watch(main) {
+    apply(then, main, [function (value) { state = 1; outcome = value }, function (error) { state = 2; outcome = error }]);
+  }
+
+  // The JSON text of the program's return value (undefined for undefined); rethrows what it threw.
+  function finish() {
+    if (state === 2) throw outcome;
+    return outcome === undefined ? undefined : encode(outcome, [], []);
   }
 
   function describe(error) {
@@ -184,11 +222,12 @@ export const PRELUDE = String.raw`(function (host, toolNames) {
   }
 
   // Calls submitted since the last drain, '\u0001'-separated (JSON text never contains U+0001 raw).
+  // Prefixed with the program's state: once it settled, queued calls are dropped, never handed over.
   function drain() {
     const out = outbox;
     outbox = '';
-    return out;
+    return state + (state === 0 ? out : '');
   }
 
-  return [settle, finish, describe, drain];
-})`
+  return [bind, settle, finish, describe, drain, watch];
+}

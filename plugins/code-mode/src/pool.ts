@@ -1,0 +1,180 @@
+import { readFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads'
+import { METER_SLOTS, type SandboxLimits } from './budget.js'
+import { createLogBuffer } from './output.js'
+import type { HostMessage, WorkerData, WorkerMessage } from './protocol.js'
+
+// The `WebAssembly` global (this project's lib settings carry no types for it).
+const wasm = (globalThis as any).WebAssembly as { compile(bytes: Uint8Array): Promise<CompiledModule> }
+type CompiledModule = WorkerData['wasmModule']
+
+// Compiled once per process and shared by every worker (a WebAssembly.Module crosses threads).
+let compiled: Promise<CompiledModule> | undefined
+function compileQuickJS(): Promise<CompiledModule> {
+  compiled ??= (async () => {
+    const fromHere = createRequire(import.meta.url)
+    const fromQuickJS = createRequire(fromHere.resolve('quickjs-emscripten'))
+    return wasm.compile(await readFile(fromQuickJS.resolve('@jitl/quickjs-wasmfile-release-sync/wasm')))
+  })()
+  compiled.catch(() => (compiled = undefined))
+  return compiled
+}
+
+// A worker whose WASM heap grew past this (a memory-hungry run) is replaced, so its pages go back.
+const RECYCLE_ABOVE_BYTES = 24 << 20
+
+/** One worker thread with its shared log buffer and CPU meter. Runs one program at a time. */
+export class SandboxWorker {
+  readonly logs: SharedArrayBuffer
+  readonly meter: Float64Array
+  /** The run holding this worker: it receives the messages and learns when the thread ends. */
+  holder: { message(message: WorkerMessage): void; exit(error: Error | undefined): void } | undefined
+  /** Called once when the thread ends for any reason (the pool's bookkeeping). */
+  onExit: (() => void) | undefined
+  readonly ready: Promise<void>
+  exited = false
+  /** What the thread died of, when it threw (e.g. `ERR_WORKER_OUT_OF_MEMORY` past its `resourceLimits`). */
+  private error: Error | undefined
+  private readonly thread: Worker
+  private readonly inbox: MessagePort
+  private readonly doorbell = new Int32Array(new SharedArrayBuffer(4))
+
+  constructor(wasmModule: CompiledModule, limits: SandboxLimits) {
+    this.logs = createLogBuffer(limits)
+    const meterBuffer = new SharedArrayBuffer(METER_SLOTS * 8)
+    this.meter = new Float64Array(meterBuffer)
+    const channel = new MessageChannel()
+    this.inbox = channel.port1
+    const data: WorkerData = { wasmModule, limits, logBuffer: this.logs, meterBuffer, inbox: channel.port2, doorbellBuffer: this.doorbell.buffer as SharedArrayBuffer }
+    const memoryMb = Math.ceil(limits.memoryBytes / (1 << 20))
+    this.thread = new Worker(new URL('./worker.js', import.meta.url), {
+      workerData: data,
+      transferList: [channel.port2],
+      // The worker's own JS heap only holds strings crossing the VM boundary (bounded by the VM's heap).
+      resourceLimits: { maxOldGenerationSizeMb: 32 + 2 * memoryMb, maxYoungGenerationSizeMb: 8, stackSizeMb: 4 },
+      stdout: false,
+      stderr: false,
+    })
+    this.ready = new Promise((resolve, reject) => {
+      this.thread.on('message', (message: WorkerMessage) => {
+        if (message.type === 'ready') resolve()
+        else this.holder?.message(message)
+      })
+      this.thread.on('error', (error) => {
+        this.error = error
+        reject(error)
+      })
+      this.thread.on('exit', (code) => {
+        this.exited = true
+        this.inbox.close()
+        reject(new Error(`the sandbox worker exited with code ${code} before it was ready`))
+        this.onExit?.()
+        this.holder?.exit(this.error)
+      })
+    })
+    this.ready.catch(() => {})
+  }
+
+  /** Queues a message on the worker's inbox and rings the doorbell it sleeps on. */
+  post(message: HostMessage): void {
+    // oxlint-disable-next-line unicorn/require-post-message-target-origin -- a MessagePort, not a window
+    this.inbox.postMessage(message)
+    Atomics.add(this.doorbell, 0, 1)
+    Atomics.notify(this.doorbell, 0)
+  }
+
+  /** Stops the thread wherever it is (a microtask flood, a long built-in) and resolves once it ended. */
+  async terminate(): Promise<void> {
+    if (!this.exited) await this.thread.terminate()
+  }
+}
+
+/**
+ * Warm workers for runs. `acquire` hands out an idle one (or starts another when all are busy, so a
+ * program whose host function runs another program cannot deadlock the pool); `release` keeps up to
+ * `size` warm; a terminated or crashed worker is replaced in the background.
+ */
+export class SandboxPool {
+  private readonly idle: SandboxWorker[] = []
+  private readonly live = new Set<SandboxWorker>()
+  private readonly waiters: Array<{ resolve: (worker: SandboxWorker) => void; reject: (error: unknown) => void }> = []
+  /** Spawns not ready yet (waiting acquires are served by them), and those not constructed yet. */
+  private starting = 0
+  private compiling = 0
+  private shutDown = false
+
+  constructor(private readonly size: number, private readonly limits: SandboxLimits) {}
+
+  /** Whether `dispose` was called. */
+  get disposed(): boolean {
+    return this.shutDown
+  }
+
+  /** Starts workers until `size` are live or starting; a failed start rejects one waiting `acquire`. */
+  warm(): void {
+    while (!this.shutDown && this.live.size + this.compiling < this.size) {
+      this.spawn().then((worker) => this.release(worker, 0), (error: unknown) => this.waiters.shift()?.reject(error))
+    }
+  }
+
+  /** A ready worker for one run: an idle one, the next one starting, or a new one when all are busy. */
+  acquire(): Promise<SandboxWorker> {
+    if (this.shutDown) return Promise.reject(new Error('the sandbox pool was shut down'))
+    const worker = this.idle.pop()
+    if (worker) return Promise.resolve(worker)
+    if (this.waiters.length < this.starting) return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }))
+    return this.spawn()
+  }
+
+  /** Gives a worker back after a run that ended cleanly; `heapBytes` is its WASM memory now. */
+  release(worker: SandboxWorker, heapBytes: number): void {
+    worker.holder = undefined
+    if (this.shutDown || worker.exited || heapBytes > RECYCLE_ABOVE_BYTES) return void this.discard(worker)
+    const waiter = this.waiters.shift()
+    if (waiter) return waiter.resolve(worker)
+    if (this.idle.length >= this.size) return void this.discard(worker)
+    this.idle.push(worker)
+  }
+
+  /** Terminates a worker (it was stopped mid-run, or is no longer wanted); the pool refills. */
+  async discard(worker: SandboxWorker): Promise<void> {
+    await worker.terminate()
+  }
+
+  /** Terminates every worker, busy ones included, and resolves once all threads ended. */
+  async dispose(): Promise<void> {
+    this.shutDown = true
+    this.idle.length = 0
+    for (const waiter of this.waiters.splice(0)) waiter.reject(new Error('the sandbox pool was shut down'))
+    await Promise.all([...this.live].map((worker) => worker.terminate()))
+  }
+
+  private async spawn(): Promise<SandboxWorker> {
+    this.starting++
+    this.compiling++
+    let worker: SandboxWorker
+    try {
+      worker = new SandboxWorker(await compileQuickJS(), this.limits)
+      this.live.add(worker)
+    } catch (error) {
+      this.starting--
+      throw error
+    } finally {
+      this.compiling--
+    }
+    worker.onExit = () => {
+      this.live.delete(worker)
+      const index = this.idle.indexOf(worker)
+      if (index >= 0) this.idle.splice(index, 1)
+      this.warm()
+    }
+    try {
+      if (this.shutDown) await worker.terminate()
+      await worker.ready
+      return worker
+    } finally {
+      this.starting--
+    }
+  }
+}

@@ -1,0 +1,75 @@
+import type { MessagePort } from 'node:worker_threads'
+import type { CodeRunFailureKind } from './errors.js'
+import type { SandboxLimits } from './budget.js'
+
+/**
+ * The host ↔ program protocol. Three parties: the host (this thread: pool, scheduler, watchdog), the
+ * worker thread (`worker.js`, which owns the QuickJS module) and the program inside QuickJS (whose side
+ * is `prelude.js`). Everything that crosses into the VM is a string the VM parses itself, and
+ * everything that leaves it is a string the host parses itself.
+ *
+ * A run: host `run` → worker evaluates and pumps the program until it settles or waits for calls →
+ * `wait` (the calls it queued) → host dispatches, answers with `settle` (completions) → … → `done`.
+ * The host may end a waiting run with `end` (answered by `ended`) or stop a busy one by terminating
+ * the worker. Logs and the CPU meter live in shared memory, so they survive a terminated worker.
+ */
+
+/** What a worker is started with. */
+export interface WorkerData {
+  /** The QuickJS `WebAssembly.Module`, compiled once in the host and instantiated by each worker. */
+  wasmModule: object
+  limits: SandboxLimits
+  /** Log lines of the current run (layout in output.ts). */
+  logBuffer: SharedArrayBuffer
+  /** CPU meter of the current run (layout in budget.ts). */
+  meterBuffer: SharedArrayBuffer
+  /** Where the host's messages arrive (read synchronously by the worker). */
+  inbox: MessagePort
+  /** One `Int32` the host increments and notifies after each message: the worker sleeps on it. */
+  doorbellBuffer: SharedArrayBuffer
+}
+
+/** Host → worker. `tools` and `hostFunctions` are JSON arrays of names to bind. */
+export type HostMessage =
+  | { type: 'run'; code: string; tools: string; hostFunctions: string }
+  | { type: 'settle'; completions: string[] }
+  | { type: 'end' }
+
+/** Why a run failed. From the worker, an empty `detail` means a breached limit the host words. */
+export interface RunFailure {
+  kind: CodeRunFailureKind
+  detail: string
+}
+
+/** Worker → host. `heapBytes` is the worker's WASM memory after the run (the pool recycles big ones). */
+export type WorkerMessage =
+  | { type: 'ready' }
+  | { type: 'wait'; calls: string }
+  | { type: 'done'; result?: string; failure?: RunFailure; heapBytes: number; reusable: boolean }
+  | { type: 'ended'; heapBytes: number; reusable: boolean }
+
+/** One call the program queued: its id, what to call, and the arguments' JSON text. */
+export interface QueuedCall {
+  id: string
+  /** A tool name, or `:` followed by a host function name (tool names cannot contain `:`). */
+  wire: string
+  args: string
+}
+
+/** Splits a drained outbox (`<id>\n<wire>\n<args JSON>` entries joined by U+0001; JSON never contains it raw). */
+export function parseCalls(batch: string): QueuedCall[] {
+  if (!batch) return []
+  return batch.split('\u0001').map((entry) => {
+    const first = entry.indexOf('\n')
+    const second = entry.indexOf('\n', first + 1)
+    return { id: entry.slice(0, first), wire: entry.slice(first + 1, second), args: entry.slice(second + 1) }
+  })
+}
+
+/** How one call ended, as the program sees it: a value's JSON text, or a failure message. */
+export type CallOutcome = { ok: true; json: string } | { ok: false; message: string }
+
+/** The text `settle` in the prelude parses. */
+export function encodeCompletion(id: string, outcome: CallOutcome): string {
+  return outcome.ok ? `${id}\n1${outcome.json}` : `${id}\n0${outcome.message}`
+}

@@ -1,0 +1,287 @@
+// @ts-check
+// The worker thread that runs programs: it owns one QuickJS module whose WASM memory is capped, and
+// runs one program at a time, each in a fresh runtime and context. Plain JavaScript so Node runs it
+// from src/ and dist/ alike. Protocol and shared-memory layouts: protocol.ts, output.ts, budget.ts.
+import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads'
+import { newQuickJSWASMModule, newVariant, RELEASE_SYNC } from 'quickjs-emscripten'
+import prelude from './prelude.js'
+
+/** @typedef {import('./protocol.js').WorkerData} WorkerData */
+/** @typedef {import('./protocol.js').HostMessage} HostMessage */
+/** @typedef {import('./protocol.js').WorkerMessage} WorkerMessage */
+/** @typedef {import('./protocol.js').RunFailure} RunFailure */
+/** @typedef {import('quickjs-emscripten').QuickJSHandle} QuickJSHandle */
+/** @typedef {import('quickjs-emscripten').QuickJSContext} QuickJSContext */
+/** @typedef {import('quickjs-emscripten').QuickJSRuntime} QuickJSRuntime */
+/**
+ * @typedef {{ runtime: QuickJSRuntime, context: QuickJSContext, owned: QuickJSHandle[], helpers: QuickJSHandle[], run?: Run }} Sandbox
+ * @typedef {{ sandbox: Sandbox, failure?: RunFailure, outputBytes: number, metered: boolean }} Run
+ */
+
+const port = /** @type {import('node:worker_threads').MessagePort} */ (parentPort)
+const { wasmModule, limits, logBuffer, meterBuffer, inbox, doorbellBuffer } = /** @type {WorkerData} */ (workerData)
+const doorbell = new Int32Array(doorbellBuffer)
+const PAGE = 65536
+// Emscripten's initial memory (static data, stack, allocator start); the program's heap comes after.
+const BASE_BYTES = 16 << 20
+// QuickJS cannot count its own allocations under emscripten (quickjs-emscripten#271), so the cap is
+// the WASM memory itself: past it, malloc fails and QuickJS throws "out of memory".
+const memory = new (/** @type {any} */ (globalThis).WebAssembly).Memory({ initial: BASE_BYTES / PAGE, maximum: Math.ceil((BASE_BYTES + limits.memoryBytes) / PAGE) })
+const quickjs = await newQuickJSWASMModule(newVariant(RELEASE_SYNC, { wasmModule: /** @type {any} */ (wasmModule), wasmMemory: memory }))
+const PRELUDE = `(${prelude.toString()})`
+const meter = new Float64Array(meterBuffer)
+const logUsed = new Int32Array(logBuffer, 0, 1)
+const logView = new DataView(logBuffer, 4)
+const logBytes = new Uint8Array(logBuffer, 4)
+const encoder = new TextEncoder()
+const now = () => performance.timeOrigin + performance.now()
+
+/** @type {Run | undefined} */
+let current
+/** @type {Sandbox | undefined} */
+let ready
+
+/** @param {WorkerMessage} message */
+const post = (message) => port.postMessage(message)
+
+/** A limit's detail is left empty: the host words it (budget.ts). @param {Run} run @param {RunFailure['kind']} kind @param {string} [detail] */
+function fail(run, kind, detail = '') {
+  run.failure ??= { kind, detail }
+}
+
+/** A fresh runtime and context with the prelude evaluated: made ahead of the run that will use it. */
+function createSandbox() {
+  const runtime = quickjs.newRuntime()
+  runtime.setMemoryLimit(limits.memoryBytes)
+  runtime.setMaxStackSize(limits.stackBytes)
+  const context = runtime.newContext()
+  /** @type {Sandbox} */
+  const sandbox = { runtime, context, owned: [], helpers: [] }
+  runtime.setInterruptHandler(() => {
+    const run = sandbox.run
+    if (!run || run.failure) return run !== undefined
+    if (run.metered && meter[1] + (now() - meter[0]) > limits.cpuTimeMs) fail(run, 'cpu')
+    return run.failure !== undefined
+  })
+  const host = context.newFunction('host', (payload) => {
+    if (sandbox.run) appendLog(sandbox.run, context.getString(payload).slice(1))
+  })
+  const setup = context.unwrapResult(context.evalCode(PRELUDE, 'prelude.js'))
+  const helpers = context.unwrapResult(context.callFunction(setup, context.undefined, host))
+  sandbox.helpers = [0, 1, 2, 3, 4, 5].map((index) => context.getProp(helpers, index))
+  sandbox.owned.push(host, setup, helpers, ...sandbox.helpers)
+  return sandbox
+}
+
+/** @param {Sandbox} sandbox */
+function disposeSandbox(sandbox) {
+  for (const handle of sandbox.owned.reverse()) if (handle.alive) handle.dispose()
+  sandbox.context.dispose()
+  sandbox.runtime.dispose()
+}
+
+/** @param {Run} run @param {string} line */
+function appendLog(run, line) {
+  if (run.failure) return
+  const bytes = Buffer.byteLength(line) + 1
+  if (run.outputBytes + bytes > limits.maxOutputBytes) {
+    const room = Math.max(0, limits.maxOutputBytes - run.outputBytes)
+    writeLog(Buffer.from(line).subarray(0, room).toString().replace(/\uFFFD$/, '') + '…')
+    run.outputBytes = limits.maxOutputBytes
+    return fail(run, 'output')
+  }
+  run.outputBytes += bytes
+  writeLog(line)
+}
+
+/** @param {string} line */
+function writeLog(line) {
+  const at = Atomics.load(logUsed, 0)
+  const encoded = encoder.encode(line)
+  if (at + 4 + encoded.length > logBytes.length) return
+  logView.setUint32(at, encoded.length)
+  logBytes.set(encoded, at + 4)
+  Atomics.store(logUsed, 0, at + 4 + encoded.length)
+}
+
+/**
+ * Every entry into the VM is a CPU segment on the shared meter. Built-ins that never poll the
+ * interrupt handler can overrun the budget inside one segment: the host watches the meter for that.
+ * @template T @param {Run} run @param {() => T} step @returns {T}
+ */
+function enter(run, step) {
+  if (!run.metered) return step()
+  meter[0] = now()
+  try {
+    return step()
+  } finally {
+    meter[1] += now() - meter[0]
+    meter[0] = 0
+    if (meter[1] > limits.cpuTimeMs) fail(run, 'cpu')
+  }
+}
+
+/** A VM exception that means a size limit was hit, not a program bug. @param {string} text */
+const classify = (text) => (/^InternalError: (out of memory|string too long)/.test(text) ? 'memory' : 'runtime')
+
+/** Keeps the first lines of a long error description (deep recursion gives thousands of frames). @param {string} text */
+function clip(text, maxLines = 12) {
+  const lines = text.split('\n')
+  return lines.length <= maxLines ? text : `${lines.slice(0, maxLines).join('\n')}\n    ... ${lines.length - maxLines} more lines`
+}
+
+/** Describes a thrown VM value as text (inside the VM, under the same limits). @param {Run} run @param {QuickJSHandle} error */
+function explain(run, error) {
+  const { context, helpers } = run.sandbox
+  const described = enter(run, () => context.callFunction(helpers[3], context.undefined, error))
+  error.dispose()
+  if (described.error) {
+    described.error.dispose()
+    return 'Uncaught (the error could not be described)'
+  }
+  return clip(described.value.consume((handle) => context.getString(handle)))
+}
+
+/** @param {Extract<HostMessage, { type: 'run' }>} message */
+function start(message) {
+  const sandbox = ready ?? createSandbox()
+  ready = undefined
+  /** @type {Run} */
+  const run = (current = sandbox.run = { sandbox, outputBytes: 0, metered: false })
+  meter[0] = 0
+  meter[1] = 0
+  const { context, helpers } = sandbox
+  const names = [context.newString(message.tools), context.newString(message.hostFunctions)]
+  context.unwrapResult(context.callFunction(helpers[0], context.undefined, ...names)).dispose()
+  for (const handle of names) handle.dispose()
+  run.metered = true
+  const evaluated = enter(run, () => context.evalCode(`(async () => {'use strict';${message.code}\n})()`, 'program.js'))
+  if (evaluated.error) {
+    const text = explain(run, evaluated.error)
+    fail(run, text.startsWith('SyntaxError') ? 'syntax' : classify(text), text)
+    return finish(run)
+  }
+  evaluated.value.consume((main) => context.unwrapResult(context.callFunction(helpers[5], context.undefined, main)).dispose())
+  step(run)
+}
+
+/** Runs promise jobs; then the program has settled (any calls still queued are dropped) or waits for calls. @param {Run} run */
+function step(run) {
+  const { context, runtime, helpers } = run.sandbox
+  const jobs = enter(run, () => runtime.executePendingJobs())
+  if (jobs.error) {
+    const text = explain(run, jobs.error)
+    fail(run, classify(text), text)
+  }
+  if (run.failure) return finish(run)
+  const drained = enter(run, () => context.callFunction(helpers[4], context.undefined))
+  if (drained.error) {
+    const text = explain(run, drained.error)
+    fail(run, classify(text), text)
+    return finish(run)
+  }
+  const batch = drained.value.consume((handle) => context.getString(handle))
+  if (run.failure) return finish(run)
+  if (batch[0] === '0') return post({ type: 'wait', calls: batch.slice(1) })
+  const threw = batch[0] === '2'
+  const encoded = enter(run, () => context.callFunction(helpers[2], context.undefined))
+  if (encoded.error) {
+    const text = explain(run, encoded.error)
+    if (threw) fail(run, classify(text), text)
+    else fail(run, classify(text) === 'memory' ? 'memory' : 'runtime', `the program's return value is not JSON: ${text.replace(/^TypeError: /, '').split('\n')[0]}`)
+    return finish(run)
+  }
+  const json = encoded.value.consume((handle) => (context.typeof(handle) === 'string' ? context.getString(handle) : undefined))
+  if (json !== undefined && run.outputBytes + Buffer.byteLength(json) > limits.maxOutputBytes) {
+    fail(run, 'output', `the program's result is ${Buffer.byteLength(json)} bytes of JSON, which with the logs exceeds maxOutputBytes (${limits.maxOutputBytes}); return less, or aggregate inside the program`)
+    return finish(run)
+  }
+  finish(run, json)
+}
+
+/** Ends the current run, disposing its sandbox first so a broken interpreter is found before reuse. @param {Run} run @param {string} [result] */
+function finish(run, result) {
+  current = undefined
+  disposeSandbox(run.sandbox)
+  post({ type: 'done', ...(run.failure ? { failure: run.failure } : result !== undefined && { result }), heapBytes: memory.buffer.byteLength, reusable: true })
+}
+
+/**
+ * The interpreter itself failed (a WASM trap, an emscripten abort, the native stack exhausted inside
+ * a built-in): the module is unusable. Report it and end this thread; the pool starts a fresh one.
+ * @param {unknown} error
+ */
+function crash(error) {
+  const message = error instanceof Error ? error.message : String(error)
+  const failure = error instanceof RangeError
+    ? { kind: /** @type {const} */ ('memory'), detail: 'the program exhausted the native stack (deep recursion inside a built-in such as JSON.stringify of deeply nested data); the sandbox was reset' }
+    : { kind: /** @type {const} */ ('aborted'), detail: `the interpreter aborted (${message.split('\n')[0]}); the sandbox was reset` }
+  post({ type: 'done', failure: current?.failure?.kind === 'cpu' ? current.failure : failure, heapBytes: memory.buffer.byteLength, reusable: false })
+  process.exit(1)
+}
+
+/** @param {HostMessage} message */
+function handle(message) {
+  if (message.type === 'run') start(message)
+  else if (message.type === 'settle' && current) {
+    const run = current
+    const { context, helpers } = run.sandbox
+    for (const completion of message.completions) {
+      const payload = context.newString(completion)
+      const settled = enter(run, () => context.callFunction(helpers[1], context.undefined, payload))
+      payload.dispose()
+      if (settled.error) fail(run, 'runtime', explain(run, settled.error))
+      else settled.value.dispose()
+      if (run.failure) return finish(run)
+    }
+    step(run)
+  } else if (message.type === 'end') {
+    if (current) {
+      const run = current
+      current = undefined
+      disposeSandbox(run.sandbox)
+    }
+    post({ type: 'ended', heapBytes: memory.buffer.byteLength, reusable: true })
+  }
+}
+
+/**
+ * The thread's life after start-up: take the host's messages synchronously, and block on the doorbell
+ * while there are none. Waking a blocked thread through a futex costs a fraction of a trip through
+ * its event loop, and a run makes one such trip per batch of tool calls. The host terminates the
+ * thread to stop it, which also ends a wait.
+ */
+function serve() {
+  for (;;) {
+    const seen = Atomics.load(doorbell, 0)
+    const entry = receiveMessageOnPort(inbox)
+    if (entry) {
+      handle(entry.message)
+      continue
+    }
+    // Idle: make the next run's sandbox now, outside any run's time.
+    if (!current && !ready) {
+      ready = createSandbox()
+      continue
+    }
+    Atomics.wait(doorbell, 0, seen)
+  }
+}
+
+// V8 compiles WASM lazily and tiers it up while it runs: one throwaway run makes the first real run fast.
+try {
+  const sandbox = createSandbox()
+  const warm = sandbox.context.evalCode('(async () => { let n = 0; for (let i = 0; i < 2000; i++) n += JSON.stringify({ i }).length; return n })()')
+  if (warm.error) warm.error.dispose()
+  else warm.value.dispose()
+  sandbox.runtime.executePendingJobs()
+  disposeSandbox(sandbox)
+} catch (error) {
+  crash(error)
+}
+post({ type: 'ready' })
+try {
+  serve()
+} catch (error) {
+  crash(error)
+}

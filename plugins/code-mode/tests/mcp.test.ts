@@ -1,0 +1,47 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import * as McpServer from '@cordage/plugin-mcp-server'
+import { lookup, setup } from './helpers.js'
+
+const cleanups: Array<() => Promise<unknown>> = []
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+})
+
+// Over loopback HTTP + SSE a quiet tools/list already takes 10–170 ms on this loaded machine, so the
+// bound here only separates "answered" from "blocked behind the program" (the report saw 25 s); the
+// 100 ms bounds are asserted without a transport in isolation.test.ts.
+const TRANSPORT_BOUND_MS = 1000
+const FLOOD = 'for (let i=0;i<10000;i++) (function loop(){ Promise.resolve().then(loop) })(); await new Promise(()=>{})'
+
+describe('a hostile program behind `mcp serve`', () => {
+  it('leaves tools/list answering promptly, and the client cancel ends the run', async () => {
+    const { ctx } = await setup([lookup], { cpuTimeMs: 60_000, timeoutMs: 60_000 })
+    const fiber = await ctx.plugin(McpServer, { transport: 'http' })
+    cleanups.push(() => fiber.dispose())
+    const url = /listening on (\S+)/.exec(ctx.logs.map((record) => record.text).join('\n'))![1]!
+    const client = new Client({ name: 'code-mode-test', version: '1.0.0' })
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)))
+    cleanups.push(() => client.close())
+
+    const controller = new AbortController()
+    const runEnded = new Promise<{ code?: string }>((resolve) => ctx.on('tools/result', (exec, result) => {
+      if (exec.name === 'run_code') resolve({ code: result.isError ? result.error.info?.code : undefined })
+    }))
+    const flood = client.callTool({ name: 'run_code', arguments: { code: FLOOD } }, undefined, { signal: controller.signal, timeout: 60_000 })
+    flood.catch(() => {})
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    for (let i = 0; i < 3; i++) {
+      const start = performance.now()
+      const { tools } = await client.listTools()
+      expect(tools.map((tool) => tool.name)).toContain('run_code')
+      expect(performance.now() - start).toBeLessThan(TRANSPORT_BOUND_MS)
+    }
+    const cancelled = performance.now()
+    controller.abort()
+    await expect(flood).rejects.toThrow()
+    expect((await runEnded).code).toBe('ABORTED')
+    expect(performance.now() - cancelled).toBeLessThan(TRANSPORT_BOUND_MS)
+  })
+})

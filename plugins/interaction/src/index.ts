@@ -1,0 +1,40 @@
+import { symbols, type Context } from 'cordis'
+import Schema from 'schemastery'
+import type { ToolRegistry } from '@cordage/registry'
+import type { SystemSection } from '@cordage/services'
+import { askTool } from './ask.js'
+import { exitPlanTool } from './exit-plan.js'
+import { globToRegExp, PLAN_MODE_TEXT, PlanMode } from './plan-mode.js'
+
+export const name = 'interaction'
+export const inject = ['tools']
+
+export interface Config {
+  planMode: boolean
+  writeTools: string[]
+}
+
+export const Config: Schema<Partial<Config>, Config> = Schema.object({
+  planMode: Schema.boolean().default(false).description('Start in plan mode (the CLI\'s --plan sets it too).'),
+  writeTools: Schema.array(Schema.string().pattern(/^[a-zA-Z0-9_*-]+$/)).default(['bash', 'terminal_*', 'cordis_mount'])
+    .description('Tools plan mode always denies (`*` matches any characters), besides tools that declare a write path argument.'),
+})
+
+export { matchAnswers } from './ask.js'
+export { PlanMode, PLAN_MODE_TEXT, writesBecause } from './plan-mode.js'
+export { InteractionUnavailableError, InvalidAnswersError, InvalidPlanError, InvalidQuestionsError, PlanModeInactiveError, PlanRejectedError } from './errors.js'
+
+/** Registers `ask_user_question` and `exit_plan_mode` and provides `ctx.planMode`. */
+export function apply(ctx: Context, config: Config): void {
+  const tools: ToolRegistry = ctx.tools
+  // The registry itself for per-call lookups: each method read through the service proxy costs ~5 µs.
+  const registry: ToolRegistry = (tools as any)[symbols.original] ?? tools
+  const planMode = new PlanMode(ctx, registry, config.writeTools.map(globToRegExp))
+  ctx.provide('planMode', planMode)
+  tools.register(askTool(ctx))
+  tools.register(exitPlanTool(ctx, planMode))
+  ctx.on('agent/system', (sections: SystemSection[]) => {
+    if (planMode.active) sections.push({ source: 'plan-mode', text: PLAN_MODE_TEXT })
+  })
+  if (config.planMode) planMode.set(true)
+}
