@@ -1,6 +1,6 @@
-import { symbols, type Context } from 'cordis'
+import type { Context } from 'cordis'
 import Schema from 'schemastery'
-import type { ToolRegistry } from '@cordage/registry'
+import { unproxied, type ToolRegistry } from '@cordage/registry'
 import type { SystemSection } from '@cordage/services'
 import { askTool } from './ask.js'
 import { exitPlanTool } from './exit-plan.js'
@@ -27,8 +27,8 @@ export { InteractionUnavailableError, InvalidAnswersError, InvalidPlanError, Inv
 /** Registers `ask_user_question` and `exit_plan_mode` and provides `ctx.planMode`. */
 export function apply(ctx: Context, config: Config): void {
   const tools: ToolRegistry = ctx.tools
-  // The registry itself for per-call lookups: each method read through the service proxy costs ~5 µs.
-  const registry: ToolRegistry = (tools as any)[symbols.original] ?? tools
+  // The registry itself for per-call lookups: each method read through the service proxy costs microseconds.
+  const registry = unproxied(tools)
   const planMode = new PlanMode(ctx, registry, config.writeTools.map(globToRegExp))
   ctx.provide('planMode', planMode)
   tools.register(askTool(ctx))
