@@ -11,6 +11,7 @@ import { OpenAIModel } from '@cordage/plugin-model-openai'
 import * as Policy from '@cordage/plugin-policy'
 import * as Shell from '@cordage/plugin-shell'
 import { Spill } from '@cordage/plugin-spill'
+import * as Terminal from '@cordage/plugin-terminal'
 import { Subagents } from '@cordage/plugin-subagent'
 import * as Workflow from '@cordage/plugin-workflow'
 import { Web } from '@cordage/plugin-web'
@@ -33,6 +34,7 @@ const table: Array<[string, object, Record<string, unknown>, string, string]> = 
   ['cordis-tools', CordisTools, { timeoutMS: 10 }, 'timeoutMS', 'timeoutMs'],
   ['web', Web, { maxByte: 10_000 }, 'maxByte', 'maxBytes'],
   ['lsp', Lsp, { servers: [{ name: 'ts', command: 'x', glob: ['*'], languageId: 'ts' }] }, 'glob', 'globs'],
+  ['terminal', Terminal, { idleTimeoutMS: 10 }, 'idleTimeoutMS', 'idleTimeoutMs'],
 ]
 
 describe('strict config in every plugin', () => {

@@ -28,5 +28,12 @@ describe.concurrent('cordage tools', { timeout: 90_000 }, () => {
     expect(names).toEqual(expect.arrayContaining(['read', 'write', 'edit', 'glob', 'grep', 'bash', 'job_output', 'job_list', 'job_kill', 'web_fetch']))
     expect(names).not.toContain('web_search')
     expect(names).not.toContain('lsp')
+    expect(names.filter((name) => name.startsWith('terminal_'))).toEqual([])
+  })
+
+  it('adds the terminal tools when cordage.yml names the plugin', async () => {
+    const result = await cordage(['tools'], { cwd: project({ 'cordage.yml': 'plugins:\n  terminal: {}\n' }) })
+    expect(result.code).toBe(0)
+    expect(result.stdout.split('\n').map((line) => line.split(' ')[0]).filter(Boolean)).toEqual(['terminal_close', 'terminal_list', 'terminal_open', 'terminal_read', 'terminal_send', 'terminal_signal'])
   })
 })

@@ -1,0 +1,147 @@
+import { constants } from 'node:os'
+import * as pty from 'node-pty'
+import { TerminalSignalError, TerminalSpawnError } from './errors.js'
+import { Screen } from './screen.js'
+import type { SessionSnapshot } from './schemas.js'
+import { foregroundGroup, killSession, killSessionNow } from './tree.js'
+import { waitForOutput, type WaitOutcome, type WaitRequest } from './wait.js'
+
+/** What opening a session needs. */
+export interface SessionOptions {
+  id: string
+  owner: string | null
+  file: string
+  args: string[]
+  /** What the session runs, as shown to the model. */
+  command: string
+  cwd: string
+  env: Record<string, string>
+  cols: number
+  rows: number
+  scrollback: number
+  killGraceMs: number
+  /** Called once when the program exits on its own (not when the session is closed). */
+  onExit(session: TerminalSession): void
+}
+
+const signalNames = new Map<number, string>(Object.entries(constants.signals).map(([name, number]) => [number, name]))
+
+/**
+ * One live terminal: a program on a pseudo-terminal whose output feeds a headless emulator. Closing it
+ * (or unloading, or the process exiting) kills every process of its session, grandchildren included.
+ */
+export class TerminalSession {
+  readonly screen: Screen
+  readonly startedAt = new Date()
+  /** Settles when the program exits. */
+  readonly ended: Promise<void>
+  /** Settles once the program exited and whatever it left behind has been killed. */
+  readonly reaped: Promise<void>
+  state: 'running' | 'exited' = 'running'
+  exitCode: number | null = null
+  signal: string | null = null
+  endedAt: Date | null = null
+  /** `Date.now()` of the last tool call naming this session. */
+  usedAt = Date.now()
+  sending = false
+  private closing: Promise<void> | undefined
+  private readonly terminal: pty.IPty
+
+  constructor(readonly options: SessionOptions) {
+    let terminal!: pty.IPty
+    this.screen = new Screen(options.cols, options.rows, options.scrollback, (pause) => (pause ? terminal.pause() : terminal.resume()))
+    try {
+      terminal = pty.spawn(options.file, options.args, {
+        name: 'xterm-256color',
+        cols: options.cols,
+        rows: options.rows,
+        cwd: options.cwd,
+        env: options.env,
+      })
+    } catch (error) {
+      this.screen.dispose()
+      throw new TerminalSpawnError(`could not start ${options.command} in ${options.cwd}: ${(error as Error).message}`)
+    }
+    this.terminal = terminal
+    terminal.onData((data) => this.screen.write(data))
+    let ended!: () => void
+    this.ended = new Promise((resolve) => (ended = resolve))
+    this.reaped = new Promise((resolve) => {
+      terminal.onExit(({ exitCode, signal }) => {
+        this.state = 'exited'
+        this.endedAt = new Date()
+        this.signal = signal ? signalNames.get(signal) ?? String(signal) : null
+        this.exitCode = this.signal ? null : exitCode
+        // Whatever the program left behind (`sleep 1000 &` in a shell) dies with it.
+        void killSession(terminal.pid, options.killGraceMs).then(() => resolve(), () => resolve())
+        ended()
+        if (!this.closing) options.onExit(this)
+      })
+    })
+  }
+
+  get id(): string {
+    return this.options.id
+  }
+
+  get pid(): number {
+    return this.terminal.pid
+  }
+
+  /** The public snapshot: no owner, no internals. */
+  snapshot(): SessionSnapshot {
+    return {
+      id: this.id,
+      command: this.options.command,
+      cwd: this.options.cwd,
+      pid: this.pid,
+      cols: this.options.cols,
+      rows: this.options.rows,
+      state: this.state,
+      exitCode: this.exitCode,
+      signal: this.signal,
+      title: this.screen.title,
+      startedAt: this.startedAt.toISOString(),
+      endedAt: this.endedAt?.toISOString() ?? null,
+    }
+  }
+
+  /** Writes `input` (keys as typed: `\r` is Enter, `\u0003` Ctrl-C) and waits as asked. */
+  async send(input: string, request: WaitRequest, signal: AbortSignal): Promise<{ since: number; outcome: WaitOutcome }> {
+    // Parse what already arrived first, so the send's rows start at the cursor as the user last saw it.
+    await this.screen.flush()
+    const since = this.screen.cursorRow()
+    const waiting = waitForOutput(this, since, request, signal, input === '' ? undefined : this.screen.rows())
+    if (input) this.terminal.write(input)
+    return { since, outcome: await waiting }
+  }
+
+  /** Delivers a signal to the terminal's foreground process group; returns that group's id. */
+  deliver(name: NodeJS.Signals): number {
+    const group = foregroundGroup(this.pid)
+    try {
+      process.kill(-group, name)
+    } catch (error) {
+      throw new TerminalSignalError(`could not send ${name} to process group ${group} of ${this.id}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}; the program may have just exited (check with terminal_read)`)
+    }
+    return group
+  }
+
+  /** Kills every process of the session and frees the emulator; resolves once nothing is left. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      if (this.state === 'running') await killSession(this.pid, this.options.killGraceMs)
+      // The exit event follows the kill within node-pty's socket-close delay.
+      let timer: NodeJS.Timeout | undefined
+      await Promise.race([this.reaped, new Promise((resolve) => (timer = setTimeout(resolve, 3000)))])
+      clearTimeout(timer)
+      this.screen.dispose()
+    })()
+    return this.closing
+  }
+
+  /** For `process.on('exit')`: SIGKILL everything now, synchronously. */
+  killNow(): void {
+    killSessionNow(this.pid)
+  }
+}
