@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { describe, expect, it } from 'vitest'
-import Spill from '@cordage/plugin-spill'
+import { Spill } from '@cordage/plugin-spill'
 import { codeOf, loadWeb, serve, textOf, valueOf } from './helpers.js'
 
 const page = `<!doctype html><html><head><title>The  Title</title><style>body{}</style></head><body>
