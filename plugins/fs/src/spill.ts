@@ -1,5 +1,5 @@
 import type { Context } from 'cordis'
-import type { ToolRegistry } from '@cordage/registry'
+import { unproxied, type ToolRegistry } from '@cordage/registry'
 import type { JsonValue, ToolDefinition } from '@cordage/core'
 
 /** The part of the optional `spill` service the paged tools use. */
@@ -19,29 +19,37 @@ export interface PagedTool {
 }
 
 /**
- * Listens (not prepended) on `tools/post-execute`: after the inner listeners settle, a direct, accepted,
- * unmodified glob/grep result whose list does not fit on one page is saved in full through `ctx.spill`
- * (when loaded) and its content re-rendered with the file's path. Spilling fails open.
+ * Listens (not prepended) on `tools/present`, the phase after every policy decision: a direct,
+ * accepted glob/grep result whose list does not fit on one page, and whose content is still the tool's
+ * own first page, is saved in full through `ctx.spill` (when loaded) and re-rendered with the file's
+ * path. Running after policy means a list a policy blocked or redacted never reaches a spill file (a
+ * replaced value is re-rendered, so its own list is what gets saved), and content a policy replaced is
+ * left alone. Generic spill prepends on the same phase and calls `next()` first, so it bounds what this
+ * returns whatever the load order. Spilling fails open.
  */
 export function spillPages(ctx: Context, tools: PagedTool[]): void {
   const byName = new Map(tools.map((tool) => [tool.definition.name, tool]))
   const logger = ctx.logger('fs')
-  ctx.on('tools/post-execute', async (exec, result, next) => {
-    const decision = await next()
+  const registry: ToolRegistry = unproxied(ctx.get('tools')!)
+  ctx.on('tools/present', async (exec, result, next) => {
+    const content = await next()
     const tool = byName.get(exec.name)
-    if (!tool || exec.parent !== undefined || result.isError || decision?.kind !== 'accept' || decision.content !== undefined || decision.value !== undefined) return decision
+    if (!tool || result.isError) return content
     const value = result.value as JsonValue
-    if (tool.fits(value)) return decision
+    if (tool.fits(value)) return content
     // A same-named tool of another plugin is not ours to page.
-    if ((ctx.get('tools') as ToolRegistry | undefined)?.get(exec.name) !== tool.definition) return decision
+    if (registry.get(exec.name) !== tool.definition) return content
+    const own = tool.definition.output.render(exec.arguments, value)
+    const unchanged = content.length === 1 && own.length === 1 && content[0]!.type === 'text' && own[0]!.type === 'text' && content[0].text === own[0].text
+    if (!unchanged) return content
     const spill = ctx.get('spill') as SpillService | undefined
-    if (!spill) return decision
+    if (!spill) return content
     try {
       const saved = await spill.save({ toolName: exec.name, callId: exec.callId, suggestedName: tool.spillName, text: tool.fullText(value) })
-      return { ...decision, content: [{ type: 'text', text: tool.page(exec.arguments, value, saved.path) }] }
+      return [{ type: 'text', text: tool.page(exec.arguments, value, saved.path) }]
     } catch (error) {
       logger.warn(`could not spill the full ${exec.name} list (${exec.callId}); the first page is shown: ${error instanceof Error ? error.message : String(error)}`)
-      return decision
+      return content
     }
   })
 }

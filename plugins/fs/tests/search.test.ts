@@ -230,9 +230,9 @@ describe('glob and grep on a 20 000-file tree', () => {
     expect(children()).toEqual([])
   })
 
-  it('unloading removes its tools and its post-execute listener', async () => {
+  it('unloading removes its tools and its presentation listener', async () => {
     const { ctx, fiber } = await withSpill()
-    const hooks = () => listenerCount(ctx, 'tools/post-execute')
+    const hooks = () => listenerCount(ctx, 'tools/present')
     const loaded = hooks()
     expect(loaded).toBeGreaterThan(0)
     await fiber.dispose()
