@@ -1,8 +1,8 @@
 import type { Context } from 'cordis'
-import { unproxied, type ToolRegistry } from '@cordage/registry'
+import { hookTable, unproxied, type HookTable, type ToolRegistry } from '@cordage/registry'
 import { Agent, SessionLog, type AgentResult, type ModelService } from '@cordage/agent'
 import { ToolAbortedError, ToolArgsError, type JsonValue } from '@cordage/core'
-import type { ChildRunCaller, ChildRunOptions, ChildRunResult, SubagentService } from '@cordage/services'
+import type { ChildRunCaller, ChildRunEvent, ChildRunOptions, ChildRunResult, SubagentService } from '@cordage/services'
 import { SubagentError } from './errors.js'
 import { STRUCTURED_OUTPUT, prepareOutputSchema, structuredOutputSchema, type StructuredState } from './structured.js'
 
@@ -41,6 +41,29 @@ export interface RunRecord {
 
 const REMINDER = `You have not reported your result. Call the \`${STRUCTURED_OUTPUT}\` tool now with arguments matching its parameter schema exactly; a plain text answer does not count.`
 
+/**
+ * One signal aborted when either input aborts, and a `release` that detaches it. Cheaper than
+ * `AbortSignal.any` on Node 20, which keeps weak references per call.
+ */
+function linked(first: AbortSignal, second: AbortSignal): { signal: AbortSignal; release: () => void } {
+  const controller = new AbortController()
+  const onFirst = () => controller.abort(first.reason)
+  const onSecond = () => controller.abort(second.reason)
+  if (first.aborted) onFirst()
+  else if (second.aborted) onSecond()
+  else {
+    first.addEventListener('abort', onFirst, { once: true })
+    second.addEventListener('abort', onSecond, { once: true })
+  }
+  return {
+    signal: controller.signal,
+    release() {
+      first.removeEventListener('abort', onFirst)
+      second.removeEventListener('abort', onSecond)
+    },
+  }
+}
+
 /** The first line of a prompt, shortened, for progress lines and job titles. */
 export function labelOf(prompt: string): string {
   const line = prompt.trim().split('\n', 1)[0] ?? ''
@@ -66,10 +89,12 @@ export class ChildRuns implements SubagentService {
   private readonly get: Context['get']
   private readonly emit: Context['emit']
   private readonly tools: ToolRegistry
+  private readonly hooks: HookTable
 
   constructor(private readonly ctx: Context, private readonly settings: RunSettings) {
     this.get = ctx.get
     this.emit = ctx.emit
+    this.hooks = hookTable(ctx)
     const service = ctx.get('tools')!
     this.tools = unproxied(service)
   }
@@ -117,8 +142,8 @@ export class ChildRuns implements SubagentService {
     this.adjust(parent, caller.agent, +1)
     const label = options.label ?? labelOf(options.prompt)
     const begun = performance.now()
-    const signal = AbortSignal.any([caller.signal, this.lifetime.signal])
-    this.emit('agent/child', { type: 'start', runId, tool: caller.tool, parentCallId: caller.callId, depth, label })
+    const { signal, release } = linked(caller.signal, this.lifetime.signal)
+    this.progress({ type: 'start', runId, tool: caller.tool, parentCallId: caller.callId, depth, label })
     let stopReason = 'failed'
     try {
       const agent = new Agent(this.ctx, {
@@ -143,8 +168,14 @@ export class ChildRuns implements SubagentService {
       this.records.delete(runId)
       this.adjust(parent, caller.agent, -1)
       await session?.close({ reason: stopReason }).catch(() => {})
-      this.emit('agent/child', { type: 'end', runId, tool: caller.tool, parentCallId: caller.callId, depth, label, stopReason, isError: stopReason !== 'completed', durationMs: Math.round(performance.now() - begun) })
+      release()
+      this.progress({ type: 'end', runId, tool: caller.tool, parentCallId: caller.callId, depth, label, stopReason, isError: stopReason !== 'completed', durationMs: Math.round(performance.now() - begun) })
     }
+  }
+
+  /** Emits `agent/child` when someone listens (an emit through cordis costs more than the rest of a short run's bookkeeping). */
+  private progress(event: ChildRunEvent): void {
+    if (this.hooks['agent/child']?.length) this.emit('agent/child', event)
   }
 
   private outcome(runId: string, result: AgentResult, value: JsonValue | undefined): ChildRunResult {
@@ -177,16 +208,22 @@ export class ChildRuns implements SubagentService {
 
   /** The child's tools: what was asked (or the profile's, or the configured default), never more than its caller may use. */
   private subset(options: ChildRunOptions, profile: AgentProfile | undefined, parent: RunRecord | undefined): ReadonlySet<string> {
-    const callerMay = parent ? new Set([...parent.allowed].filter((name) => name !== STRUCTURED_OUTPUT)) : new Set(this.tools.list().map((tool) => tool.name))
+    // What the caller may use: its own subset, or (at the top level) every listed tool.
+    const listed = (name: string): boolean => {
+      const tool = this.tools.get(name)
+      return tool !== undefined && !tool.hidden
+    }
+    const mayUse = (name: string): boolean => name !== STRUCTURED_OUTPUT && (parent ? parent.allowed.has(name) : listed(name))
+    const everything = (): Set<string> => (parent ? new Set([...parent.allowed].filter((name) => name !== STRUCTURED_OUTPUT)) : new Set(this.tools.list().map((tool) => tool.name)))
     if (options.tools) {
-      const outside = options.tools.filter((name) => !callerMay.has(name))
+      const outside = options.tools.filter((name) => !mayUse(name))
       if (outside.length) {
-        throw new ToolArgsError(`tools not available to the caller cannot be given to a subagent: ${outside.join(', ')}; available: ${[...callerMay].sort().join(', ') || '(none)'}`)
+        throw new ToolArgsError(`tools not available to the caller cannot be given to a subagent: ${outside.join(', ')}; available: ${[...everything()].sort().join(', ') || '(none)'}`)
       }
       return new Set(options.tools)
     }
     const named = profile ? profile.tools : this.settings.tools
-    return named === '*' ? callerMay : new Set(named.filter((name) => callerMay.has(name)))
+    return named === '*' ? everything() : new Set(named.filter(mayUse))
   }
 
   private adjust(parent: RunRecord | undefined, caller: string | undefined, delta: number): void {
