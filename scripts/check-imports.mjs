@@ -18,7 +18,9 @@ function walk(dir) {
 }
 for (const group of ['packages', 'plugins', 'examples']) {
   for (const name of readdirSync(group)) {
-    try { walk(join(group, name, 'src')) } catch {}
+    try {
+      walk(join(group, name, 'src'))
+    } catch {}
   }
 }
 if (offences.length) {

@@ -4,13 +4,16 @@ import { existsSync, readFileSync, rmSync } from 'node:fs'
 
 const output = '.test-results.json'
 rmSync(output, { force: true })
-const run = spawnSync('pnpm', ['exec', 'vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${output}`, ...process.argv.slice(2)], { stdio: 'inherit' })
+const run = spawnSync('pnpm', ['exec', 'vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${output}`, ...process.argv.slice(2)], {
+  stdio: 'inherit',
+})
 let passed = 0
 let failed = 0
 if (existsSync(output)) {
   const report = JSON.parse(readFileSync(output, 'utf8'))
   passed = report.numPassedTests
-  failed = report.numFailedTests + (report.numRuntimeErrorTestSuites ?? 0) + (report.numFailedTestSuites && !report.numFailedTests ? report.numFailedTestSuites : 0)
+  failed =
+    report.numFailedTests + (report.numRuntimeErrorTestSuites ?? 0) + (report.numFailedTestSuites && !report.numFailedTests ? report.numFailedTestSuites : 0)
 } else {
   failed = 1
 }

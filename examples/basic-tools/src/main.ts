@@ -9,7 +9,13 @@ await ctx.plugin(ToolRegistry)
 const fiber = await ctx.plugin(basicTools)
 const tools = ctx.get('tools')!
 
-console.log('tools:', tools.list().map((tool) => tool.name).join(', '))
+console.log(
+  'tools:',
+  tools
+    .list()
+    .map((tool) => tool.name)
+    .join(', '),
+)
 
 const calls = [
   { name: 'word_count', arguments: { text: 'Every tool returns one typed JSON value\nand renders it for the model.' } },

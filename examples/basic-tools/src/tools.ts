@@ -18,7 +18,9 @@ export const wordCount = defineTool({
   parameters: wordCountParameters,
   output: {
     schema: wordCountValue,
-    render: (_args, value) => [{ type: 'text', text: `${value.words} words, ${value.lines} lines, ${value.characters} characters (longest word: "${value.longest}")` }],
+    render: (_args, value) => [
+      { type: 'text', text: `${value.words} words, ${value.lines} lines, ${value.characters} characters (longest word: "${value.longest}")` },
+    ],
   },
   concurrency: 'parallel',
   execute({ text }) {

@@ -15,7 +15,10 @@ import * as codeMode from '@cordage/plugin-code-mode'
 // tool/code-dispatch in the session file.
 const workspace = await mkdtemp(join(tmpdir(), 'cordage-code-mode-'))
 await mkdir(join(workspace, 'src'))
-await writeFile(join(workspace, 'src/server.ts'), 'export function serve() {\n  // TODO(ada): handle SIGTERM\n  return listen()\n}\n// TODO(linus): add metrics\n')
+await writeFile(
+  join(workspace, 'src/server.ts'),
+  'export function serve() {\n  // TODO(ada): handle SIGTERM\n  return listen()\n}\n// TODO(linus): add metrics\n',
+)
 await writeFile(join(workspace, 'src/client.ts'), 'export const retries = 3 // TODO(ada): make configurable\n')
 await writeFile(join(workspace, 'README.md'), '# demo\n\nNo open items here.\n')
 
@@ -46,16 +49,18 @@ const ctx = new Context()
 await ctx.plugin(ToolRegistry)
 await ctx.plugin(fs, { root: workspace })
 await ctx.plugin(codeMode, {})
-const model = (await ctx.plugin(ScriptedModel, {
-  turns: [
-    { text: 'I will search and aggregate in one program.', toolCalls: [{ id: 'call_1', name: 'run_code', arguments: { code: program } }] },
-    (request) => {
-      const result = request.messages.at(-1)!
-      const shown = result.role === 'tool' ? contentText(result.content) : ''
-      return { text: `Here is what the program found:\n${shown}` }
-    },
-  ],
-}), ctx.get('model') as ScriptedModel)
+const model =
+  (await ctx.plugin(ScriptedModel, {
+    turns: [
+      { text: 'I will search and aggregate in one program.', toolCalls: [{ id: 'call_1', name: 'run_code', arguments: { code: program } }] },
+      (request) => {
+        const result = request.messages.at(-1)!
+        const shown = result.role === 'tool' ? contentText(result.content) : ''
+        return { text: `Here is what the program found:\n${shown}` }
+      },
+    ],
+  }),
+  ctx.get('model') as ScriptedModel)
 
 const session = SessionLog.create({ cwd: workspace })
 const agent = new Agent(ctx, { session, system: 'You are a coding agent.' })
@@ -66,7 +71,10 @@ const sdkShown = model.requests[0].tools.find((tool) => tool.name === 'run_code'
 console.log('run_code description includes the SDK:', sdkShown.includes('grep(args: ToolArgsMap["grep"]): Promise<ToolOutputMap["grep"]>'))
 console.log(`\nmodel's final answer (${answer.stopReason}):\n${answer.text}`)
 
-const events = (await readFile(session.file, 'utf8')).trim().split('\n').map((line) => JSON.parse(line))
+const events = (await readFile(session.file, 'utf8'))
+  .trim()
+  .split('\n')
+  .map((line) => JSON.parse(line))
 const dispatches = events.filter((event) => event.type === 'tool/code-dispatch')
 console.log(`\nsession log: ${dispatches.length} tool/code-dispatch events: ${dispatches.map((event) => `${event.data.index}:${event.data.name}`).join(', ')}`)
 const runResult = events.find((event) => event.type === 'tool/result' && event.data.name === 'run_code')

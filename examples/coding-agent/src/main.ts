@@ -32,7 +32,7 @@ try {
   say(`project copied to ${project}`)
   const before = runTests(project)
   console.log(`before: ${before.summary}`)
-  if (before.ok) throw new Error('the fixture\'s tests already pass; there is nothing for the agent to fix')
+  if (before.ok) throw new Error("the fixture's tests already pass; there is nothing for the agent to fix")
 
   const model = live ? (record ? ['--record', record] : []) : ['--cassette', cassette]
   say(`cordage run ${live ? '(live model)' : '(offline: recorded cassette)'}`)
@@ -44,7 +44,9 @@ try {
   const [file] = readdirSync(sessions).filter((name) => name.endsWith('.jsonl'))
   const session = summarizeSession(readFileSync(join(sessions, file), 'utf8'))
   for (const line of session.lines) console.log(line)
-  console.log(keep ? `replay it: pnpm exec cordage replay ${join(sessions, file)}` : '(run with --keep to keep the project and replay the session with `cordage replay`)')
+  console.log(
+    keep ? `replay it: pnpm exec cordage replay ${join(sessions, file)}` : '(run with --keep to keep the project and replay the session with `cordage replay`)',
+  )
 
   say('checking the outcome')
   const after = runTests(project)
@@ -53,7 +55,12 @@ try {
   if (!after.ok) throw new Error('the tests still fail: the fix did not land')
   if (!session.edited.some((path) => path.endsWith('src/cart.js'))) throw new Error('the agent never edited src/cart.js through the edit tool')
   if (session.valuesLeaked) throw new Error('the session log contains a canonical value; it must hold rendered content only')
-  console.log(`src/cart.js now reads: ${fixed.split('\n').find((line) => line.includes('roundCents(amount'))?.trim()}`)
+  console.log(
+    `src/cart.js now reads: ${fixed
+      .split('\n')
+      .find((line) => line.includes('roundCents(amount'))
+      ?.trim()}`,
+  )
   console.log('\nOK: the agent fixed the bug and the tests pass.')
 } catch (error) {
   failed = true

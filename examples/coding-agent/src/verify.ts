@@ -9,12 +9,22 @@ export function runTests(project: string): { ok: boolean; summary: string } {
 
 interface SessionLine {
   type: string
-  data?: { name?: string; isError?: boolean; callId?: string; toolCalls?: Array<{ id: string; name: string; arguments: string }>; content?: unknown; value?: unknown }
+  data?: {
+    name?: string
+    isError?: boolean
+    callId?: string
+    toolCalls?: Array<{ id: string; name: string; arguments: string }>
+    content?: unknown
+    value?: unknown
+  }
 }
 
 /** Reads a session log: one line per tool call (name, argument, status), files edited, and whether a value leaked in. */
 export function summarizeSession(text: string): { lines: string[]; edited: string[]; valuesLeaked: boolean } {
-  const events = text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as SessionLine)
+  const events = text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as SessionLine)
   const calls = new Map<string, { name: string; arguments: Record<string, unknown> }>()
   const lines: string[] = []
   const edited: string[] = []
@@ -31,11 +41,15 @@ export function summarizeSession(text: string): { lines: string[]; edited: strin
     if (event.type === 'tool/result' && event.data) {
       if ('value' in event.data) valuesLeaked = true
       const call = calls.get(event.data.callId ?? '')
-      const target = call ? String(call.arguments.command ?? call.arguments.pattern ?? call.arguments.path ?? String(call.arguments.code ?? '').split('\n')[0]) : ''
+      const target = call
+        ? String(call.arguments.command ?? call.arguments.pattern ?? call.arguments.path ?? String(call.arguments.code ?? '').split('\n')[0])
+        : ''
       if (call?.name === 'edit' && !event.data.isError) edited.push(target)
       lines.push(`  ${event.data.isError ? 'failed' : 'ok    '}  ${event.data.name} ${target}`, ...nested.splice(0))
     }
   }
-  lines.unshift(`${lines.filter((line) => !line.includes('↳')).length} tool calls over ${events.filter((event) => event.type === 'assistant/message').length} model turns:`)
+  lines.unshift(
+    `${lines.filter((line) => !line.includes('↳')).length} tool calls over ${events.filter((event) => event.type === 'assistant/message').length} model turns:`,
+  )
   return { lines, edited, valuesLeaked }
 }

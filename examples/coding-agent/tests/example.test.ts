@@ -46,7 +46,9 @@ describe.concurrent('the coding-agent example (offline)', { timeout: 180_000 }, 
 
   it('--live talks to an OpenAI-compatible server over HTTP and --record writes a replayable cassette', async () => {
     // The fake server speaks the real wire format and plays the bundled cassette's turns.
-    const bundled = JSON.parse(readFileSync(join(root, 'cassette.json'), 'utf8')) as { turns: Array<{ text?: string; toolCalls?: Array<{ id: string; name: string; arguments: string }> }> }
+    const bundled = JSON.parse(readFileSync(join(root, 'cassette.json'), 'utf8')) as {
+      turns: Array<{ text?: string; toolCalls?: Array<{ id: string; name: string; arguments: string }> }>
+    }
     const server = await startFakeOpenAI(bundled.turns.map((turn) => ({ text: turn.text, toolCalls: turn.toolCalls })))
     const dir = mkdtempSync(join(tmpdir(), 'cordage-example-test-'))
     afterAll(async () => {
@@ -59,7 +61,9 @@ describe.concurrent('the coding-agent example (offline)', { timeout: 180_000 }, 
     expect(result.stdout).toContain('cordage run (live model)')
     expect(server.requests).toHaveLength(bundled.turns.length)
     const recorded = JSON.parse(readFileSync(join(dir, 'recorded.json'), 'utf8'))
-    expect(recorded.turns.map((turn: { toolCalls?: Array<{ name: string }> }) => turn.toolCalls?.map((call) => call.name) ?? [])).toEqual(bundled.turns.map((turn) => turn.toolCalls?.map((call) => call.name) ?? []))
+    expect(recorded.turns.map((turn: { toolCalls?: Array<{ name: string }> }) => turn.toolCalls?.map((call) => call.name) ?? [])).toEqual(
+      bundled.turns.map((turn) => turn.toolCalls?.map((call) => call.name) ?? []),
+    )
     const replay = await start([`--cassette=${join(dir, 'recorded.json')}`])
     expect(replay.code).toBe(0)
     expect(server.requests).toHaveLength(bundled.turns.length)

@@ -31,7 +31,9 @@ const fibers = [
   await ctx.plugin(ScriptedModel, script()),
 ]
 const model = ctx.get('model') as ScriptedModel
-ctx.on('agent/child', (event) => console.log(`  ${event.type === 'start' ? '┌' : '└'} ${event.label}${event.type === 'end' ? ` ${event.stopReason} (${event.durationMs} ms)` : ''}`))
+ctx.on('agent/child', (event) =>
+  console.log(`  ${event.type === 'start' ? '┌' : '└'} ${event.label}${event.type === 'end' ? ` ${event.stopReason} (${event.durationMs} ms)` : ''}`),
+)
 
 const session = SessionLog.create({ cwd: workspace, id: 'lead' })
 const agent = new Agent(ctx, { session, system: 'You lead a small research team.' })
@@ -46,7 +48,9 @@ let exact = 0
 for (const file of children) {
   const child = loadSession(file)
   const prompt = child.events.find((event) => event.type === 'user/message')?.data
-  const requests = model.requests.filter((request) => request.messages.find((message) => message.role === 'user')?.content === (prompt as { content: string }).content)
+  const requests = model.requests.filter(
+    (request) => request.messages.find((message) => message.role === 'user')?.content === (prompt as { content: string }).content,
+  )
   const last = requests.at(-1)!
   const replayed = deriveMessages(child.events)
   if (JSON.stringify(replayed.slice(0, last.messages.length)) === JSON.stringify(last.messages)) exact++
@@ -59,7 +63,13 @@ console.log(`cordage replay nests ${nested} child runs under the workflow call`)
 
 for (const fiber of fibers.reverse()) await fiber.dispose()
 await rm(workspace, { recursive: true, force: true })
-const ok = answer.stopReason === 'completed' && children.length === AREAS.length && exact === AREAS.length && nested === AREAS.length
-  && answer.text.includes('auth: rate-limit failed attempts') && answer.text.includes('billing: currency rounding') && answer.text.includes('5 files surveyed')
+const ok =
+  answer.stopReason === 'completed' &&
+  children.length === AREAS.length &&
+  exact === AREAS.length &&
+  nested === AREAS.length &&
+  answer.text.includes('auth: rate-limit failed attempts') &&
+  answer.text.includes('billing: currency rounding') &&
+  answer.text.includes('5 files surveyed')
 console.log(ok ? '\nOK: three researchers reported validated summaries and the lead merged them' : '\nFAILED: the team did not produce the expected report')
 process.exit(ok ? 0 : 1)

@@ -43,11 +43,16 @@ function researcher(area: string): ScriptStep[] {
   return [
     { toolCalls: [{ name: 'glob', arguments: { pattern: `src/${area}/**` } }] },
     (request) => {
-      files = lastToolText(request.messages).split('\n').filter((line) => line.startsWith('src/'))
+      files = lastToolText(request.messages)
+        .split('\n')
+        .filter((line) => line.startsWith('src/'))
       return { toolCalls: [{ name: 'grep', arguments: { pattern: 'TODO', path: `src/${area}` } }] }
     },
     (request) => {
-      const todos = lastToolText(request.messages).split('\n').map((line) => /TODO: (.*)$/.exec(line)?.[1]).filter((todo): todo is string => !!todo)
+      const todos = lastToolText(request.messages)
+        .split('\n')
+        .map((line) => /TODO: (.*)$/.exec(line)?.[1])
+        .filter((todo): todo is string => !!todo)
       return { toolCalls: [{ name: 'structured_output', arguments: { area, files, todos } }] }
     },
   ]

@@ -17,11 +17,14 @@ export interface Config {
   maxCharacters: number
 }
 
-export const Config: Schema<Partial<Config>, Config> = strictConfig(name, Schema.object({
-  top: Schema.natural().max(100).default(5).description('How many of the most frequent words the value lists.'),
-  caseSensitive: Schema.boolean().default(false).description('Whether "The" and "the" are different words.'),
-  maxCharacters: Schema.natural().min(1).default(1_000_000).description('Longer texts are refused with TEXT_TOO_LONG.'),
-}))
+export const Config: Schema<Partial<Config>, Config> = strictConfig(
+  name,
+  Schema.object({
+    top: Schema.natural().max(100).default(5).description('How many of the most frequent words the value lists.'),
+    caseSensitive: Schema.boolean().default(false).description('Whether "The" and "the" are different words.'),
+    maxCharacters: Schema.natural().min(1).default(1_000_000).description('Longer texts are refused with TEXT_TOO_LONG.'),
+  }),
+)
 
 /** A text longer than `maxCharacters`: the model is told the limit so it can split the text. */
 export class TextTooLongError extends CordageError {
@@ -55,7 +58,12 @@ export function wordCountTool(config: Config): ToolDefinition {
       schema: value,
       render: (_args, result) => {
         const frequent = result.frequent.map((entry) => `${entry.word} (${entry.count})`).join(', ')
-        return [{ type: 'text', text: `${result.words} words, ${result.lines} lines, ${result.characters} characters${frequent ? `; most frequent: ${frequent}` : ''}` }]
+        return [
+          {
+            type: 'text',
+            text: `${result.words} words, ${result.lines} lines, ${result.characters} characters${frequent ? `; most frequent: ${frequent}` : ''}`,
+          },
+        ]
       },
     },
     concurrency: 'parallel',
@@ -70,7 +78,10 @@ export function wordCountTool(config: Config): ToolDefinition {
         words++
       }
       // Ties keep a stable, alphabetical order so the value does not depend on the text's word order.
-      const frequent = [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, config.top).map(([word, count]) => ({ word, count }))
+      const frequent = [...counts]
+        .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+        .slice(0, config.top)
+        .map(([word, count]) => ({ word, count }))
       return { words, lines: text === '' ? 0 : text.split(/\r\n|\r|\n/).length, characters, frequent }
     },
   })

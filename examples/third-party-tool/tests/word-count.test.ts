@@ -25,7 +25,15 @@ describe('word_count', () => {
     const { ctx } = await load({ top: 2 })
     const result = await ctx.tools.execute({ name: 'word_count', arguments: { text: 'The cat saw the dog.\nA dog? The end — it’s done.' } })
     expect(result.isError).toBe(false)
-    expect(!result.isError && result.value).toEqual({ words: 11, lines: 2, characters: 48, frequent: [{ word: 'the', count: 3 }, { word: 'dog', count: 2 }] })
+    expect(!result.isError && result.value).toEqual({
+      words: 11,
+      lines: 2,
+      characters: 48,
+      frequent: [
+        { word: 'the', count: 3 },
+        { word: 'dog', count: 2 },
+      ],
+    })
     expect(contentText(result.content)).toBe('11 words, 2 lines, 48 characters; most frequent: the (3), dog (2)')
   })
 
@@ -47,7 +55,10 @@ describe('word_count', () => {
 
   it('rejects a config typo or a wrong type with INVALID_CONFIG before it registers anything', async () => {
     const ctx = await createTestContext({ print: false })
-    await expect(ctx.plugin(wordCount, { tpo: 3 } as object)).rejects.toMatchObject({ code: 'INVALID_CONFIG', message: expect.stringContaining('did you mean "top"') })
+    await expect(ctx.plugin(wordCount, { tpo: 3 } as object)).rejects.toMatchObject({
+      code: 'INVALID_CONFIG',
+      message: expect.stringContaining('did you mean "top"'),
+    })
     await expect(ctx.plugin(wordCount, { top: -1 })).rejects.toMatchObject({ code: 'INVALID_CONFIG' })
     expect(ctx.tools.list()).toEqual([])
   })

@@ -44,7 +44,10 @@ export class Agent {
   private running = false
   private idle: Promise<void> = Promise.resolve()
 
-  constructor(private readonly ctx: Context, private readonly options: AgentOptions = {}) {
+  constructor(
+    private readonly ctx: Context,
+    private readonly options: AgentOptions = {},
+  ) {
     this.session = options.session
     this.name = options.agent ?? options.session?.id
     this.messages = this.session ? deriveMessages(this.session.events) : [...(options.messages ?? [])]
@@ -63,7 +66,7 @@ export class Agent {
     // The methods used here (`list`, `get`, `execute`) never depend on the caller's context.
     const tools: ToolRegistry = unproxied(service)
     const lifetime = this.options.signal
-    const signal = runOptions.signal && lifetime ? AbortSignal.any([runOptions.signal, lifetime]) : runOptions.signal ?? lifetime
+    const signal = runOptions.signal && lifetime ? AbortSignal.any([runOptions.signal, lifetime]) : (runOptions.signal ?? lifetime)
     const maxTurns = runOptions.maxTurns ?? this.options.maxTurns ?? 50
     const agent = this.name
     const notices: AgentNotice[] = []
@@ -94,13 +97,19 @@ export class Agent {
         turns++
         this.emit({ type: 'turn/start', turn: turns })
         const offered = applyToolView(tools.list(), this.options.tools)
-        const turn = await streamTurn(model, { messages: [...this.messages], tools: offered.schemas, signal }, turns, (delta) => this.emit({ type: 'text/delta', delta }))
+        const turn = await streamTurn(model, { messages: [...this.messages], tools: offered.schemas, signal }, turns, (delta) =>
+          this.emit({ type: 'text/delta', delta }),
+        )
         if (turn.usage) {
           usage.inputTokens += turn.usage.inputTokens
           usage.outputTokens += turn.usage.outputTokens
         }
         if (turn.aborted && !turn.text && !turn.calls.length) return finish('aborted')
-        const data: SessionEventMap['assistant/message'] = { content: turn.text, ...(turn.calls.length && { toolCalls: turn.calls }), finishReason: turn.finishReason }
+        const data: SessionEventMap['assistant/message'] = {
+          content: turn.text,
+          ...(turn.calls.length && { toolCalls: turn.calls }),
+          finishReason: turn.finishReason,
+        }
         if (turn.usage) data.usage = turn.usage
         const message = this.commit('assistant/message', data) as Extract<Message, { role: 'assistant' }>
         text = turn.text
@@ -135,14 +144,17 @@ export class Agent {
     for (const call of calls) this.inFlight.add(call.id)
     let results: ToolExecutionResult[]
     try {
-      results = await runBatch({
-        tools,
-        signal,
-        agent: this.name,
-        offered,
-        emit: (event) => this.emit(event),
-        commit: (call, result) => this.commitResult(call, result),
-      }, calls)
+      results = await runBatch(
+        {
+          tools,
+          signal,
+          agent: this.name,
+          offered,
+          emit: (event) => this.emit(event),
+          commit: (call, result) => this.commitResult(call, result),
+        },
+        calls,
+      )
     } finally {
       for (const call of calls) this.inFlight.delete(call.id)
     }

@@ -81,7 +81,15 @@ export async function runBatch(host: BatchHost, calls: readonly ToolCall[]): Pro
       }
     }
     const code = result.isError ? result.error.info?.code : undefined
-    host.emit({ type: 'tool/end', callId: call.id, name: call.name, isError: result.isError, ...(code !== undefined && { code }), durationMs: performance.now() - started, content: result.content })
+    host.emit({
+      type: 'tool/end',
+      callId: call.id,
+      name: call.name,
+      isError: result.isError,
+      ...(code !== undefined && { code }),
+      durationMs: performance.now() - started,
+      content: result.content,
+    })
     settle(index, result)
   }
   let index = 0

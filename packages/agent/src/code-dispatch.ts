@@ -34,7 +34,14 @@ export function codeDispatchObserver(session: SessionLog, isOurs: (callId: strin
       roots.delete(exec.token)
       const index = counts.get(parentCallId) ?? 0
       counts.set(parentCallId, index + 1)
-      session.append('tool/code-dispatch', { parentCallId, index, name: exec.name, arguments: exec.arguments, content: result.content, isError: result.isError })
+      session.append('tool/code-dispatch', {
+        parentCallId,
+        index,
+        name: exec.name,
+        arguments: exec.arguments,
+        content: result.content,
+        isError: result.isError,
+      })
     },
   }
 }

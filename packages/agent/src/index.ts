@@ -10,7 +10,16 @@ declare module 'cordis' {
 export type { ToolCall, Message, Usage, ModelEvent, CompletionRequest, ModelService } from './model.js'
 export type { AgentEvent, AgentOptions, AgentResult, RunOptions, StopReason, ToolView } from './agent-types.js'
 export { Agent, formatContext } from './agent.js'
-export type { SessionHeader, SessionParent, SessionEvent, SessionEventMap, SessionEventType, SessionEventBody, ToolResultRecord, CodeDispatchRecord } from './session-types.js'
+export type {
+  SessionHeader,
+  SessionParent,
+  SessionEvent,
+  SessionEventMap,
+  SessionEventType,
+  SessionEventBody,
+  ToolResultRecord,
+  CodeDispatchRecord,
+} from './session-types.js'
 export { SESSION_VERSION } from './session-types.js'
 export type { SessionLocation, CreateSessionOptions } from './session-log.js'
 export { SessionLog, sessionDir, resolveSessionFile } from './session-log.js'

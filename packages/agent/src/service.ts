@@ -44,17 +44,23 @@ export class AgentService extends Service {
   private readonly lifetime = new AbortController()
   private readonly agents = new Set<WeakRef<Agent>>()
 
-  constructor(ctx: Context, private readonly config: AgentService.Config) {
+  constructor(
+    ctx: Context,
+    private readonly config: AgentService.Config,
+  ) {
     super(ctx, 'agent')
     this.home = ctx
     const { sessions, agents, lifetime } = this
-    ctx.effect(() => async () => {
-      lifetime.abort(new CordageError('ABORTED', 'the agent plugin was unloaded'))
-      await Promise.allSettled([...agents].map((ref) => ref.deref()?.whenIdle()))
-      agents.clear()
-      await Promise.allSettled([...sessions].map((session) => session.close({ reason: 'unloaded' })))
-      sessions.clear()
-    }, 'agent sessions')
+    ctx.effect(
+      () => async () => {
+        lifetime.abort(new CordageError('ABORTED', 'the agent plugin was unloaded'))
+        await Promise.allSettled([...agents].map((ref) => ref.deref()?.whenIdle()))
+        agents.clear()
+        await Promise.allSettled([...sessions].map((session) => session.close({ reason: 'unloaded' })))
+        sessions.clear()
+      },
+      'agent sessions',
+    )
   }
 
   private lifetimeOf(signal: AbortSignal | undefined): AbortSignal {
@@ -78,7 +84,15 @@ export class AgentService extends Service {
     const { persist = this.config.persist, id, ...rest } = options
     const model = rest.model ?? this.home.get('model')
     const session = persist ? this.track(SessionLog.create({ cwd: this.config.cwd, dir: this.config.sessionDir, id, model: model?.id })) : undefined
-    return this.adopt(new Agent(this.home, { system: this.config.system, maxTurns: this.config.maxTurns, ...rest, ...(session && { session }), signal: this.lifetimeOf(rest.signal) }))
+    return this.adopt(
+      new Agent(this.home, {
+        system: this.config.system,
+        maxTurns: this.config.maxTurns,
+        ...rest,
+        ...(session && { session }),
+        signal: this.lifetimeOf(rest.signal),
+      }),
+    )
   }
 
   /** An agent continuing session `idOrPath` (repaired as `SessionLog.open` describes). */

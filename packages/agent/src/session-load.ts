@@ -101,17 +101,21 @@ export function repairMissingResults(events: readonly SessionEvent[]): SessionEv
   const time = new Date().toISOString()
   // The log cannot tell whether a pending call had started (results commit in model order), so the
   // text says so instead of claiming it never ran.
-  const error = new ToolAbortedBeforeDispatchError('the session ended before this call\'s result was recorded; it may or may not have run, so check its effects before retrying')
-  return calls.filter((call) => !answered.has(call.id)).map((call) => ({
-    type: 'tool/result' as const,
-    seq: ++seq,
-    time,
-    data: {
-      callId: call.id,
-      name: call.name,
-      content: [{ type: 'text' as const, text: `Error: ${error.message}` }],
-      isError: true,
-      error: { message: error.message, code: error.code },
-    },
-  }))
+  const error = new ToolAbortedBeforeDispatchError(
+    "the session ended before this call's result was recorded; it may or may not have run, so check its effects before retrying",
+  )
+  return calls
+    .filter((call) => !answered.has(call.id))
+    .map((call) => ({
+      type: 'tool/result' as const,
+      seq: ++seq,
+      time,
+      data: {
+        callId: call.id,
+        name: call.name,
+        content: [{ type: 'text' as const, text: `Error: ${error.message}` }],
+        isError: true,
+        error: { message: error.message, code: error.code },
+      },
+    }))
 }

@@ -52,7 +52,8 @@ export class SessionLog {
   static create(options: CreateSessionOptions = {}): SessionLog {
     const now = new Date()
     const id = options.id ?? newSessionId(now)
-    if (!/^[\w.-]{1,128}$/.test(id)) throw new SessionError('INVALID_SESSION_ID', `invalid session id ${JSON.stringify(id)}: use letters, digits, '.', '_' and '-'`)
+    if (!/^[\w.-]{1,128}$/.test(id))
+      throw new SessionError('INVALID_SESSION_ID', `invalid session id ${JSON.stringify(id)}: use letters, digits, '.', '_' and '-'`)
     const dir = sessionDir(options)
     mkdirSync(dir, { recursive: true, mode: 0o700 })
     const file = join(dir, `${id}.jsonl`)
@@ -65,7 +66,11 @@ export class SessionLog {
       fd = openSync(file, 'wx', 0o600)
     } catch (error) {
       const exists = (error as NodeJS.ErrnoException).code === 'EEXIST'
-      throw new SessionError(exists ? 'INVALID_SESSION_ID' : 'SESSION_NOT_FOUND', exists ? `session ${id} already exists (${file}); resume it with SessionLog.open` : `cannot create ${file}: ${(error as Error).message}`, { cause: error })
+      throw new SessionError(
+        exists ? 'INVALID_SESSION_ID' : 'SESSION_NOT_FOUND',
+        exists ? `session ${id} already exists (${file}); resume it with SessionLog.open` : `cannot create ${file}: ${(error as Error).message}`,
+        { cause: error },
+      )
     }
     const log = new SessionLog(file, fd, header, [], [])
     log.writeLine(JSON.stringify(header))
@@ -84,7 +89,13 @@ export class SessionLog {
     } finally {
       closeSync(fd)
     }
-    const log = new SessionLog(file, openSync(file, 'a', 0o600), loaded.header, loaded.events.slice(0, loaded.events.length - loaded.repairs.length), loaded.warnings)
+    const log = new SessionLog(
+      file,
+      openSync(file, 'a', 0o600),
+      loaded.header,
+      loaded.events.slice(0, loaded.events.length - loaded.repairs.length),
+      loaded.warnings,
+    )
     if (loaded.missingNewline) log.writeLine('')
     for (const repair of loaded.repairs) log.append('tool/result', repair.data as SessionEventMap['tool/result'])
     return log
@@ -141,22 +152,26 @@ export class SessionLog {
     // Nothing written since the last flush started: that flush (if still running) covers every line.
     if (!this.dirty) return this.inFlight ?? Promise.resolve()
     if (!this.inFlight) return this.flush()
-    this.queued ??= this.inFlight.catch(() => {}).then(() => {
-      this.queued = undefined
-      return this.flush()
-    })
+    this.queued ??= this.inFlight
+      .catch(() => {})
+      .then(() => {
+        this.queued = undefined
+        return this.flush()
+      })
     return this.queued
   }
 
   private flush(): Promise<void> {
     if (this.isClosed) return Promise.resolve()
     this.dirty = false
-    const flushing: Promise<void> = new Promise<void>((done, fail) => fsync(this.fd, (error) => {
-      if (!error) return done()
-      // Those lines are not known to be on disk: the next sync must try again.
-      this.dirty = true
-      fail(error)
-    })).finally(() => {
+    const flushing: Promise<void> = new Promise<void>((done, fail) =>
+      fsync(this.fd, (error) => {
+        if (!error) return done()
+        // Those lines are not known to be on disk: the next sync must try again.
+        this.dirty = true
+        fail(error)
+      }),
+    ).finally(() => {
       if (this.inFlight === flushing) this.inFlight = undefined
     })
     this.inFlight = flushing

@@ -24,7 +24,13 @@ const byLabel = (intervals: Interval[], label: string) => intervals.find((interv
 describe('tool batches', () => {
   it('runs consecutive parallel-safe calls together and commits results in model order', async () => {
     const { ctx, intervals } = await setup([
-      { toolCalls: [{ name: 'nap', arguments: { label: 'a', ms: 120 } }, { name: 'nap', arguments: { label: 'b', ms: 30 } }, { name: 'nap', arguments: { label: 'c', ms: 60 } }] },
+      {
+        toolCalls: [
+          { name: 'nap', arguments: { label: 'a', ms: 120 } },
+          { name: 'nap', arguments: { label: 'b', ms: 30 } },
+          { name: 'nap', arguments: { label: 'c', ms: 60 } },
+        ],
+      },
       { text: 'done' },
     ])
     const events: AgentEvent[] = []
@@ -35,7 +41,9 @@ describe('tool batches', () => {
     // Every body started before any body ended: the three intervals overlap.
     expect(Math.max(a.start, b.start, c.start)).toBeLessThan(Math.min(a.end, b.end, c.end))
     expect(toolMessages(agent.messages).map((message) => message.content)).toEqual([
-      [{ type: 'text', text: 'slept a' }], [{ type: 'text', text: 'slept b' }], [{ type: 'text', text: 'slept c' }],
+      [{ type: 'text', text: 'slept a' }],
+      [{ type: 'text', text: 'slept b' }],
+      [{ type: 'text', text: 'slept c' }],
     ])
     // Progress reports completion order (b first), while the conversation keeps model order.
     const ends = events.filter((event) => event.type === 'tool/end')
@@ -48,9 +56,12 @@ describe('tool batches', () => {
     const { ctx, intervals } = await setup([
       {
         toolCalls: [
-          { name: 'nap', arguments: { label: 'p1', ms: 60 } }, { name: 'nap', arguments: { label: 'p2', ms: 20 } },
-          { name: 'work', arguments: { label: 'x1', ms: 20 } }, { name: 'work', arguments: { label: 'x2', ms: 20 } },
-          { name: 'maybe', arguments: { label: 'r1', ms: 40 } }, { name: 'nap', arguments: { label: 'p3', ms: 40 } },
+          { name: 'nap', arguments: { label: 'p1', ms: 60 } },
+          { name: 'nap', arguments: { label: 'p2', ms: 20 } },
+          { name: 'work', arguments: { label: 'x1', ms: 20 } },
+          { name: 'work', arguments: { label: 'x2', ms: 20 } },
+          { name: 'maybe', arguments: { label: 'r1', ms: 40 } },
+          { name: 'nap', arguments: { label: 'p3', ms: 40 } },
           { name: 'maybe', arguments: { label: 'w1', ms: 20 } },
         ],
       },
@@ -73,7 +84,13 @@ describe('tool batches', () => {
 
   it('gives calls not yet started ABORTED_BEFORE_DISPATCH when the run is aborted mid-batch', async () => {
     const { ctx, intervals, model } = await setup([
-      { toolCalls: [{ name: 'work', arguments: { label: 'first', ms: 5000 } }, { name: 'work', arguments: { label: 'second' } }, { name: 'nap', arguments: { label: 'third' } }] },
+      {
+        toolCalls: [
+          { name: 'work', arguments: { label: 'first', ms: 5000 } },
+          { name: 'work', arguments: { label: 'second' } },
+          { name: 'nap', arguments: { label: 'third' } },
+        ],
+      },
       { text: 'never requested' },
     ])
     const controller = new AbortController()
@@ -96,7 +113,12 @@ describe('tool batches', () => {
 
   it('answers malformed tool-call JSON with an INVALID_ARGS result the model sees, without running the tool', async () => {
     const { ctx, intervals, model } = await setup([
-      { toolCalls: [{ name: 'nap', arguments: '{"label": "a", ' }, { name: 'nap', arguments: { label: 'b', ms: 1 } }] },
+      {
+        toolCalls: [
+          { name: 'nap', arguments: '{"label": "a", ' },
+          { name: 'nap', arguments: { label: 'b', ms: 1 } },
+        ],
+      },
       { text: 'sorry' },
     ])
     const events: AgentEvent[] = []
@@ -107,7 +129,9 @@ describe('tool batches', () => {
     const [bad, good] = toolMessages(model.requests[1].messages)
     expect(bad.isError).toBe(true)
     expect(bad.content[0]).toMatchObject({ type: 'text' })
-    expect((bad.content[0] as { text: string }).text).toMatch(/^Error: the arguments of nap are not valid JSON \(.+\); send one JSON object matching the tool's parameters$/)
+    expect((bad.content[0] as { text: string }).text).toMatch(
+      /^Error: the arguments of nap are not valid JSON \(.+\); send one JSON object matching the tool's parameters$/,
+    )
     expect(good).toMatchObject({ isError: false, content: [{ type: 'text', text: 'slept b' }] })
     expect(events.find((event) => event.type === 'tool/end' && event.callId === 'call_1_0')).toMatchObject({ isError: true, code: 'INVALID_ARGS' })
   })
@@ -128,13 +152,28 @@ describe('tool batches', () => {
   it('appends additionalContexts as user-role context after the whole batch, in model order', async () => {
     const ctx = await createTestContext()
     ctx.tools.register(noteTool())
-    await ctx.plugin(ScriptedModel, { turns: [{ toolCalls: [{ name: 'note', arguments: { text: 'one' } }, { name: 'note', arguments: { text: 'two' } }] }, { text: 'ok' }] })
+    await ctx.plugin(ScriptedModel, {
+      turns: [
+        {
+          toolCalls: [
+            { name: 'note', arguments: { text: 'one' } },
+            { name: 'note', arguments: { text: 'two' } },
+          ],
+        },
+        { text: 'ok' },
+      ],
+    })
     const agent = new Agent(ctx)
     await agent.run('go')
     const model = ctx.get('model') as unknown as ScriptedModel
-    expect(model.requests[1].messages.slice(1).map((message) => [message.role, 'content' in message && typeof message.content === 'string' ? message.content : '-'])).toEqual([
-      ['assistant', ''], ['tool', '-'], ['tool', '-'],
-      ['user', '<context source="lint">\none\n</context>'], ['user', '<context source="lint">\ntwo\n</context>'],
+    expect(
+      model.requests[1].messages.slice(1).map((message) => [message.role, 'content' in message && typeof message.content === 'string' ? message.content : '-']),
+    ).toEqual([
+      ['assistant', ''],
+      ['tool', '-'],
+      ['tool', '-'],
+      ['user', '<context source="lint">\none\n</context>'],
+      ['user', '<context source="lint">\ntwo\n</context>'],
     ])
   })
 

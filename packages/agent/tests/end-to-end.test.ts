@@ -23,7 +23,13 @@ async function start(turns: FakeTurn[]) {
 it('persists an HTTP run without values and resumes it sending the same conversation, byte for byte', async () => {
   const cwd = await tempDir()
   const first = await start([
-    { text: 'Checking both.', toolCalls: [{ id: 'call_a', name: 'lookup', arguments: { key: 'alpha' } }, { id: 'call_b', name: 'lookup', arguments: { id: 7 } }] },
+    {
+      text: 'Checking both.',
+      toolCalls: [
+        { id: 'call_a', name: 'lookup', arguments: { key: 'alpha' } },
+        { id: 'call_b', name: 'lookup', arguments: { id: 7 } },
+      ],
+    },
     { text: 'Alpha found; beta was malformed.' },
   ])
   const session = SessionLog.create({ cwd, model: 'openai:fake-model' })
@@ -33,14 +39,19 @@ it('persists an HTTP run without values and resumes it sending the same conversa
 
   const file = readFileSync(session.file, 'utf8')
   expect(file).not.toContain(MARKER)
-  const results = loadSession(session.file).events.filter((event) => event.type === 'tool/result').map((event) => event.data)
+  const results = loadSession(session.file)
+    .events.filter((event) => event.type === 'tool/result')
+    .map((event) => event.data)
   expect(results).toMatchObject([
     { callId: 'call_a', content: [{ type: 'text', text: 'found alpha' }], isError: false },
     { callId: 'call_b', isError: true, error: { code: 'INVALID_ARGS' } },
   ])
   // The second request carried the rendered results exactly.
   const sent = first.server.requests[1].body.messages
-  expect(sent.filter((message: any) => message.role === 'tool').map((message: any) => message.content)).toEqual(['found alpha', expect.stringMatching(/^Error: invalid arguments for lookup/)])
+  expect(sent.filter((message: any) => message.role === 'tool').map((message: any) => message.content)).toEqual([
+    'found alpha',
+    expect.stringMatching(/^Error: invalid arguments for lookup/),
+  ])
 
   const second = await start([{ text: 'Still alpha.' }])
   const resumed = new Agent(second.ctx, { session: SessionLog.open(session.file) })
@@ -50,6 +61,9 @@ it('persists an HTTP run without values and resumes it sending the same conversa
   // On the wire, the resumed request starts with exactly what the original second request sent.
   const again = second.server.requests[0].body.messages
   expect(JSON.stringify(again.slice(0, sent.length))).toBe(JSON.stringify(sent))
-  expect(again.slice(sent.length)).toEqual([{ role: 'assistant', content: 'Alpha found; beta was malformed.' }, { role: 'user', content: 'Again?' }])
+  expect(again.slice(sent.length)).toEqual([
+    { role: 'assistant', content: 'Alpha found; beta was malformed.' },
+    { role: 'user', content: 'Again?' },
+  ])
   expect(deriveMessages(loadSession(session.file).events).at(-1)).toEqual({ role: 'assistant', content: 'Still alpha.' })
 })

@@ -23,14 +23,16 @@ const model: ModelService = {
 }
 
 const ctx = await createTestContext()
-ctx.tools.register(defineTool({
-  name: 'lookup',
-  description: 'Looks up a key.',
-  parameters: Schema.object({ key: Schema.string().required() }),
-  output: { schema: Schema.object({ key: Schema.string().required() }), render: (_args, value) => [{ type: 'text', text: `found ${value.key}` }] },
-  concurrency: 'parallel',
-  execute: (args) => ({ key: args.key }),
-}))
+ctx.tools.register(
+  defineTool({
+    name: 'lookup',
+    description: 'Looks up a key.',
+    parameters: Schema.object({ key: Schema.string().required() }),
+    output: { schema: Schema.object({ key: Schema.string().required() }), render: (_args, value) => [{ type: 'text', text: `found ${value.key}` }] },
+    concurrency: 'parallel',
+    execute: (args) => ({ key: args.key }),
+  }),
+)
 const tools = ctx.get('tools')!
 // Held once, as the loop holds the registry: the baseline reads nothing through the context per call either.
 const { execute } = tools
@@ -91,7 +93,11 @@ const variants = {
   },
 }
 
-bench('one run: a turn with 3 parallel tool calls, then a final answer', async () => {
-  await measure('in-process model, loop overhead per run', [variants.baseline, variants.memory], 500, 15)
-  await measure('session log cost per run', [variants.memory, variants.session], 20, 9)
-}, { iterations: 1, warmupIterations: 0, time: 0, warmupTime: 0 })
+bench(
+  'one run: a turn with 3 parallel tool calls, then a final answer',
+  async () => {
+    await measure('in-process model, loop overhead per run', [variants.baseline, variants.memory], 500, 15)
+    await measure('session log cost per run', [variants.memory, variants.session], 20, 9)
+  },
+  { iterations: 1, warmupIterations: 0, time: 0, warmupTime: 0 },
+)

@@ -13,7 +13,14 @@ describe('ScriptedModel', () => {
     const ctx = await createTestContext()
     const fiber = await ctx.plugin(ScriptedModel, {
       turns: [
-        { text: ['a', 'b'], toolCalls: [{ name: 'read', arguments: { path: 'x' } }, { id: 'mine', name: 'raw', arguments: '{not json' }], usage: { inputTokens: 3, outputTokens: 4 } },
+        {
+          text: ['a', 'b'],
+          toolCalls: [
+            { name: 'read', arguments: { path: 'x' } },
+            { id: 'mine', name: 'raw', arguments: '{not json' },
+          ],
+          usage: { inputTokens: 3, outputTokens: 4 },
+        },
         (request) => ({ text: `saw ${request.messages.length} messages` }),
       ],
     })
@@ -21,14 +28,18 @@ describe('ScriptedModel', () => {
     const messages: Message[] = [{ role: 'user', content: 'hi' }]
     const request: CompletionRequest = { messages, tools: [] }
     expect(await collect(model.stream(request))).toEqual([
-      { type: 'text', delta: 'a' }, { type: 'text', delta: 'b' },
+      { type: 'text', delta: 'a' },
+      { type: 'text', delta: 'b' },
       { type: 'tool-call', call: { id: 'call_1_0', name: 'read', arguments: '{"path":"x"}' } },
       { type: 'tool-call', call: { id: 'mine', name: 'raw', arguments: '{not json' } },
       { type: 'done', finishReason: 'tool_calls', usage: { inputTokens: 3, outputTokens: 4 } },
     ])
     messages.push({ role: 'assistant', content: 'later' })
     expect(model.requests[0].messages).toEqual([{ role: 'user', content: 'hi' }])
-    expect(await collect(model.stream(request))).toEqual([{ type: 'text', delta: 'saw 2 messages' }, { type: 'done', finishReason: 'stop' }])
+    expect(await collect(model.stream(request))).toEqual([
+      { type: 'text', delta: 'saw 2 messages' },
+      { type: 'done', finishReason: 'stop' },
+    ])
     expect(model.remaining).toBe(0)
     const error = await collect(model.stream(request)).catch((thrown: unknown) => thrown)
     expect(error).toBeInstanceOf(ScriptExhaustedError)

@@ -19,7 +19,10 @@ describe('unloading the agent plugin', () => {
     await fiber.dispose()
     expect(openFilesUnder(cwd)).toEqual([])
     expect(left.session!.closed).toBe(true)
-    const ends = (file: string) => loadSession(file).events.filter((event) => event.type === 'session/end').map((event) => event.data)
+    const ends = (file: string) =>
+      loadSession(file)
+        .events.filter((event) => event.type === 'session/end')
+        .map((event) => event.data)
     expect(ends(left.session!.file)).toEqual([{ reason: 'unloaded' }])
     expect(ends(closed.session!.file)).toEqual([{ reason: 'completed' }])
   })
@@ -33,19 +36,26 @@ describe('unloading the agent plugin', () => {
     await ctx.plugin({
       name: 'slow-tools',
       inject: ['tools'],
-      apply: (scoped) => void scoped.tools.register({
-        name: 'nap',
-        description: 'Waits until cancelled.',
-        parameters: { type: 'object' },
-        output: { schema: { type: 'null' }, render: () => [{ type: 'text', text: 'rested' }] },
-        execute: (_args, exec) => new Promise((_resolve, reject) => {
-          markStarted()
-          exec.signal.addEventListener('abort', () => setTimeout(() => {
-            settledAfterAbort = true
-            reject(exec.signal.reason)
-          }, 20), { once: true })
+      apply: (scoped) =>
+        void scoped.tools.register({
+          name: 'nap',
+          description: 'Waits until cancelled.',
+          parameters: { type: 'object' },
+          output: { schema: { type: 'null' }, render: () => [{ type: 'text', text: 'rested' }] },
+          execute: (_args, exec) =>
+            new Promise((_resolve, reject) => {
+              markStarted()
+              exec.signal.addEventListener(
+                'abort',
+                () =>
+                  setTimeout(() => {
+                    settledAfterAbort = true
+                    reject(exec.signal.reason)
+                  }, 20),
+                { once: true },
+              )
+            }),
         }),
-      }),
     })
     await ctx.plugin(ScriptedModel, { turns: [{ toolCalls: [{ name: 'nap' }, { name: 'nap' }] }, { text: 'never reached' }] })
     const fiber = await ctx.plugin(AgentService, { cwd })

@@ -49,7 +49,10 @@ describe('run progress and cancellation', () => {
     await ctx.plugin(ScriptedModel, { turns: [{ text: ['Hel', 'lo'], usage: { inputTokens: 10, outputTokens: 2 } }] })
     await ctx.plugin(AgentService, { persist: false })
     const events: AgentEvent[] = []
-    const result = await ctx.get('agent')!.create({ onEvent: (event) => events.push(event) }).run('hi')
+    const result = await ctx
+      .get('agent')!
+      .create({ onEvent: (event) => events.push(event) })
+      .run('hi')
     expect(result).toEqual({ text: 'Hello', stopReason: 'completed', turns: 1, usage: { inputTokens: 10, outputTokens: 2 } })
     expect(events.map((event) => event.type)).toEqual(['turn/start', 'text/delta', 'text/delta', 'assistant/message', 'turn/end'])
     expect(events.filter((event) => event.type === 'text/delta').map((event) => event.delta)).toEqual(['Hel', 'lo'])
@@ -68,16 +71,18 @@ describe('run progress and cancellation', () => {
 
   it('adds an agent/notice as context before the next model request', async () => {
     const ctx = await createTestContext()
-    ctx.tools.register(defineTool({
-      name: 'finish_job',
-      description: 'Pretends a background job finished.',
-      parameters: Schema.object({}),
-      output: { schema: Schema.object({ ok: Schema.boolean().required() }), render: () => [{ type: 'text', text: 'ok' }] },
-      execute() {
-        ctx.emit('agent/notice', { source: 'jobs', text: 'Background job job_1 exited with code 0.' })
-        return { ok: true }
-      },
-    }))
+    ctx.tools.register(
+      defineTool({
+        name: 'finish_job',
+        description: 'Pretends a background job finished.',
+        parameters: Schema.object({}),
+        output: { schema: Schema.object({ ok: Schema.boolean().required() }), render: () => [{ type: 'text', text: 'ok' }] },
+        execute() {
+          ctx.emit('agent/notice', { source: 'jobs', text: 'Background job job_1 exited with code 0.' })
+          return { ok: true }
+        },
+      }),
+    )
     await ctx.plugin(ScriptedModel, { turns: [{ toolCalls: [{ name: 'finish_job' }] }, { text: 'seen' }] })
     await ctx.plugin(AgentService, { persist: false })
     const agent = ctx.get('agent')!.create()

@@ -17,11 +17,20 @@ async function setup(turns: ScriptStep[]) {
 }
 
 function lines(file: string): any[] {
-  return readFileSync(file, 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line))
+  return readFileSync(file, 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line))
 }
 
 const twoLookups: ScriptStep[] = [
-  { text: ['Looking ', 'up.'], toolCalls: [{ name: 'lookup', arguments: { key: 'alpha' } }, { name: 'lookup', arguments: { key: 'beta' } }] },
+  {
+    text: ['Looking ', 'up.'],
+    toolCalls: [
+      { name: 'lookup', arguments: { key: 'alpha' } },
+      { name: 'lookup', arguments: { key: 'beta' } },
+    ],
+  },
   { text: 'Both found.' },
 ]
 
@@ -38,11 +47,29 @@ describe('session log', () => {
     const [header, ...events] = lines(session.file)
     expect(header).toEqual({ type: 'session', version: 1, id: session.id, createdAt: expect.any(String), cwd, model: 'scripted' })
     expect(events.map((event) => event.type)).toEqual([
-      'system/message', 'user/message', 'assistant/message', 'tool/result', 'tool/result', 'assistant/message', 'session/end',
+      'system/message',
+      'user/message',
+      'assistant/message',
+      'tool/result',
+      'tool/result',
+      'assistant/message',
+      'session/end',
     ])
     expect(events.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5, 6, 7])
-    expect(events[3].data).toEqual({ callId: 'call_1_0', name: 'lookup', content: [{ type: 'text', text: 'found alpha' }], isError: false, meta: { key: 'alpha' } })
-    expect(events[2].data).toMatchObject({ content: 'Looking up.', toolCalls: [{ id: 'call_1_0', name: 'lookup', arguments: '{"key":"alpha"}' }, { id: 'call_1_1', name: 'lookup', arguments: '{"key":"beta"}' }] })
+    expect(events[3].data).toEqual({
+      callId: 'call_1_0',
+      name: 'lookup',
+      content: [{ type: 'text', text: 'found alpha' }],
+      isError: false,
+      meta: { key: 'alpha' },
+    })
+    expect(events[2].data).toMatchObject({
+      content: 'Looking up.',
+      toolCalls: [
+        { id: 'call_1_0', name: 'lookup', arguments: '{"key":"alpha"}' },
+        { id: 'call_1_1', name: 'lookup', arguments: '{"key":"beta"}' },
+      ],
+    })
     expect(events[6].data).toEqual({ reason: 'completed' })
     expect(resolveSessionFile(session.id, { cwd })).toBe(session.file)
   })
@@ -54,7 +81,9 @@ describe('session log', () => {
     await new Agent(ctx, { session }).run('go')
     const result = session.events.find((event) => event.type === 'tool/result')!
     expect(result.data).toEqual({
-      callId: 'call_1_0', name: 'nope', isError: true,
+      callId: 'call_1_0',
+      name: 'nope',
+      isError: true,
       content: [{ type: 'text', text: 'Error: unknown tool "nope"; available: lookup' }],
       error: { message: 'unknown tool "nope"; available: lookup', code: 'UNKNOWN_TOOL' },
     })
@@ -63,7 +92,13 @@ describe('session log', () => {
   it('replays (deriveMessages on the file) byte for byte what the model received', async () => {
     const cwd = await tempDir()
     const { ctx, model } = await setup([
-      { text: 'Looking.', toolCalls: [{ name: 'lookup', arguments: { key: 'alpha' } }, { name: 'note', arguments: { text: 'ünïcode ✓ "quoted"\n' } }] },
+      {
+        text: 'Looking.',
+        toolCalls: [
+          { name: 'lookup', arguments: { key: 'alpha' } },
+          { name: 'note', arguments: { text: 'ünïcode ✓ "quoted"\n' } },
+        ],
+      },
       { toolCalls: [{ name: 'missing', arguments: '{bad' }] },
       { text: 'Done.' },
     ])
@@ -95,7 +130,10 @@ describe('session log', () => {
     truncateSync(session.file, Buffer.byteLength(text.slice(0, start + 40)))
 
     const loaded = loadSession(session.file)
-    expect(loaded.warnings).toEqual([expect.stringMatching(/^dropped a torn last line \(40 bytes\)/), 'tool call call_1_1 (lookup) had no result; recorded ABORTED_BEFORE_DISPATCH'])
+    expect(loaded.warnings).toEqual([
+      expect.stringMatching(/^dropped a torn last line \(40 bytes\)/),
+      'tool call call_1_1 (lookup) had no result; recorded ABORTED_BEFORE_DISPATCH',
+    ])
 
     const second = await setup([{ text: 'Resumed.' }])
     const resumed = SessionLog.open(session.file)
@@ -105,13 +143,28 @@ describe('session log', () => {
     expect(result).toMatchObject({ text: 'Resumed.', stopReason: 'completed' })
     const [request] = second.model.requests
     expect(request.messages.at(-1)).toEqual({
-      role: 'tool', callId: 'call_1_1', name: 'lookup', isError: true,
-      content: [{ type: 'text', text: "Error: the session ended before this call's result was recorded; it may or may not have run, so check its effects before retrying" }],
+      role: 'tool',
+      callId: 'call_1_1',
+      name: 'lookup',
+      isError: true,
+      content: [
+        {
+          type: 'text',
+          text: "Error: the session ended before this call's result was recorded; it may or may not have run, so check its effects before retrying",
+        },
+      ],
     })
     // The file is whole again: every line parses, no warnings, and it replays what both models saw.
     const reloaded = loadSession(session.file)
     expect(reloaded.warnings).toEqual([])
-    expect(reloaded.events.map((event) => event.type)).toEqual(['user/message', 'assistant/message', 'tool/result', 'tool/result', 'assistant/message', 'session/end'])
+    expect(reloaded.events.map((event) => event.type)).toEqual([
+      'user/message',
+      'assistant/message',
+      'tool/result',
+      'tool/result',
+      'assistant/message',
+      'session/end',
+    ])
     expect(reloaded.events.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5, 6])
     expect(reloaded.events[3]).toMatchObject({ type: 'tool/result', data: { callId: 'call_1_1', error: { code: 'ABORTED_BEFORE_DISPATCH' } } })
     expect(JSON.stringify(deriveMessages(reloaded.events).slice(0, request.messages.length))).toBe(JSON.stringify(request.messages))
@@ -120,7 +173,14 @@ describe('session log', () => {
   it('records a result for every call of an aborted batch, so the session resumes without repairs', async () => {
     const cwd = await tempDir()
     const intervals: Interval[] = []
-    const { ctx } = await setup([{ toolCalls: [{ name: 'work', arguments: { label: 'long', ms: 5000 } }, { name: 'work', arguments: { label: 'next' } }] }])
+    const { ctx } = await setup([
+      {
+        toolCalls: [
+          { name: 'work', arguments: { label: 'long', ms: 5000 } },
+          { name: 'work', arguments: { label: 'next' } },
+        ],
+      },
+    ])
     ctx.tools.register(sleepTool('work', 'exclusive', intervals))
     const session = SessionLog.create({ cwd })
     const controller = new AbortController()
@@ -129,7 +189,10 @@ describe('session log', () => {
     await session.close({ reason: 'aborted' })
     const loaded = loadSession(session.file)
     expect(loaded.warnings).toEqual([])
-    expect(loaded.events.filter((event) => event.type === 'tool/result').map((event) => (event.data as { error?: { code?: string } }).error?.code)).toEqual(['ABORTED', 'ABORTED_BEFORE_DISPATCH'])
+    expect(loaded.events.filter((event) => event.type === 'tool/result').map((event) => (event.data as { error?: { code?: string } }).error?.code)).toEqual([
+      'ABORTED',
+      'ABORTED_BEFORE_DISPATCH',
+    ])
     expect(intervals.map((interval) => interval.label)).toEqual(['long'])
   })
 
@@ -155,9 +218,13 @@ describe('session log', () => {
     const text = readFileSync(session.file, 'utf8').split('\n')
     text[1] = '{oops'
     writeFileSync(session.file, text.join('\n'))
-    expect(() => loadSession(session.file)).toThrow(expect.objectContaining({ code: 'SESSION_CORRUPT', message: expect.stringContaining(':2: not a session event') }))
+    expect(() => loadSession(session.file)).toThrow(
+      expect.objectContaining({ code: 'SESSION_CORRUPT', message: expect.stringContaining(':2: not a session event') }),
+    )
     expect(() => loadSession(join(cwd, 'absent.jsonl'))).toThrow(expect.objectContaining({ code: 'SESSION_NOT_FOUND' }))
-    expect(() => SessionLog.create({ cwd, id: session.id })).toThrow(expect.objectContaining({ code: 'INVALID_SESSION_ID', message: expect.stringContaining('already exists') }))
+    expect(() => SessionLog.create({ cwd, id: session.id })).toThrow(
+      expect.objectContaining({ code: 'INVALID_SESSION_ID', message: expect.stringContaining('already exists') }),
+    )
     expect(() => SessionLog.create({ cwd, id: '../escape' })).toThrow(expect.objectContaining({ code: 'INVALID_SESSION_ID' }))
   })
 
@@ -165,24 +232,33 @@ describe('session log', () => {
     const cwd = await tempDir()
     const { ctx, model } = await setup([{ toolCalls: [{ id: 'outer', name: 'script', arguments: { keys: ['x', 'y'] } }] }, { text: 'ok' }])
     const tools = ctx.get('tools')!
-    ctx.tools.register(defineTool({
-      name: 'script',
-      description: 'Runs nested lookups.',
-      parameters: Schema.object({ keys: Schema.array(Schema.string()).required() }),
-      output: { schema: Schema.object({ count: Schema.natural().required() }), render: (_args, value) => [{ type: 'text', text: `ran ${value.count}` }] },
-      async execute(args, exec) {
-        for (const key of args.keys) await tools.execute({ name: 'lookup', arguments: { key }, parent: exec.token })
-        await tools.execute({ name: 'ghost', arguments: {}, parent: exec.token })
-        return { count: args.keys.length + 1 }
-      },
-    }))
+    ctx.tools.register(
+      defineTool({
+        name: 'script',
+        description: 'Runs nested lookups.',
+        parameters: Schema.object({ keys: Schema.array(Schema.string()).required() }),
+        output: { schema: Schema.object({ count: Schema.natural().required() }), render: (_args, value) => [{ type: 'text', text: `ran ${value.count}` }] },
+        async execute(args, exec) {
+          for (const key of args.keys) await tools.execute({ name: 'lookup', arguments: { key }, parent: exec.token })
+          await tools.execute({ name: 'ghost', arguments: {}, parent: exec.token })
+          return { count: args.keys.length + 1 }
+        },
+      }),
+    )
     const session = SessionLog.create({ cwd })
     await new Agent(ctx, { session }).run('go')
     const dispatches = session.events.filter((event): event is SessionEvent<'tool/code-dispatch'> => event.type === 'tool/code-dispatch')
     expect(dispatches.map((event) => event.data)).toEqual([
       { parentCallId: 'outer', index: 0, name: 'lookup', arguments: { key: 'x' }, content: [{ type: 'text', text: 'found x' }], isError: false },
       { parentCallId: 'outer', index: 1, name: 'lookup', arguments: { key: 'y' }, content: [{ type: 'text', text: 'found y' }], isError: false },
-      { parentCallId: 'outer', index: 2, name: 'ghost', arguments: {}, content: [{ type: 'text', text: 'Error: unknown tool "ghost"; available: lookup, script' }], isError: true },
+      {
+        parentCallId: 'outer',
+        index: 2,
+        name: 'ghost',
+        arguments: {},
+        content: [{ type: 'text', text: 'Error: unknown tool "ghost"; available: lookup, script' }],
+        isError: true,
+      },
     ])
     // Nested dispatches are logged but are not part of what the model sees.
     expect(JSON.stringify(deriveMessages(session.events))).toBe(JSON.stringify([...model.requests[1].messages, { role: 'assistant', content: 'ok' }]))

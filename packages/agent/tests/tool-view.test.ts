@@ -40,7 +40,12 @@ describe('an agent tool view', () => {
     ctx.tools.register(counter('alpha', calls))
     ctx.tools.register({ ...counter('report', calls), hidden: true })
     await ctx.plugin(ScriptedModel, { turns: [{ toolCalls: [{ name: 'report' }] }, { text: 'done' }] })
-    const extra = { name: 'report', description: 'Report for this run.', parameters: { type: 'object' as const, properties: { x: { type: 'string' as const } } }, outputSchema: {} }
+    const extra = {
+      name: 'report',
+      description: 'Report for this run.',
+      parameters: { type: 'object' as const, properties: { x: { type: 'string' as const } } },
+      outputSchema: {},
+    }
     const agent = new Agent(ctx, { tools: { extra: [extra] } })
     await agent.run('go')
     const model = ctx.get('model') as unknown as ScriptedModel

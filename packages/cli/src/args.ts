@@ -28,7 +28,7 @@ export const modelOptions = {
   model: { type: 'string', short: 'm', description: 'model name (e.g. gpt-4o-mini, deepseek-chat)' },
   'base-url': { type: 'string', description: 'OpenAI-compatible endpoint (default from env or cordage.yml)' },
   cassette: { type: 'string', description: 'replay recorded model turns from this file (no network)' },
-  record: { type: 'string', description: 'record the real model\'s turns into this cassette file' },
+  record: { type: 'string', description: "record the real model's turns into this cassette file" },
   'max-turns': { type: 'string', description: 'stop after this many model turns' },
 } satisfies Options
 

@@ -23,7 +23,9 @@ export interface Cassette {
 
 /** Validates a parsed cassette document; errors name the turn and field. */
 export function parseCassette(document: unknown, source = 'cassette'): Cassette {
-  const fail = (message: string): never => { throw new CliError(`${source}: ${message}`) }
+  const fail = (message: string): never => {
+    throw new CliError(`${source}: ${message}`)
+  }
   if (!document || typeof document !== 'object' || !Array.isArray((document as Cassette).turns)) fail('expected { "version": 1, "turns": [...] }')
   const cassette = document as Cassette
   if (cassette.version !== 1) fail(`version: expected 1 but got ${JSON.stringify(cassette.version)}`)
@@ -70,7 +72,10 @@ export class CassetteModel implements ModelService {
   readonly id: string
   private next = 0
 
-  constructor(readonly cassette: Cassette, private readonly options: CassetteModelOptions = {}) {
+  constructor(
+    readonly cassette: Cassette,
+    private readonly options: CassetteModelOptions = {},
+  ) {
     this.id = `cassette:${cassette.model ?? 'recorded'}`
   }
 
@@ -106,7 +111,10 @@ export class RecordingModel implements ModelService {
   readonly id: string
   readonly turns: CassetteTurn[] = []
 
-  constructor(private readonly inner: ModelService, readonly file: string) {
+  constructor(
+    private readonly inner: ModelService,
+    readonly file: string,
+  ) {
     this.id = inner.id
   }
 

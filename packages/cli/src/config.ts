@@ -78,14 +78,16 @@ export function parseConfig(document: unknown, path: string): CordageConfig {
   const model = document.model ?? {}
   if (!isRecord(model)) throw new CliConfigError(`${where}: model: expected a mapping (model, baseURL, cassette, …)`)
   for (const key of ['model', 'baseURL', 'apiKey', 'cassette']) {
-    if (model[key] !== undefined && typeof model[key] !== 'string') throw new CliConfigError(`${where}: model: ${key}: expected string but got ${JSON.stringify(model[key])}`)
+    if (model[key] !== undefined && typeof model[key] !== 'string')
+      throw new CliConfigError(`${where}: model: ${key}: expected string but got ${JSON.stringify(model[key])}`)
   }
   const agent = document.agent ?? {}
   if (!isRecord(agent)) throw new CliConfigError(`${where}: agent: expected a mapping (maxTurns, system)`)
   if (agent.maxTurns !== undefined && !(Number.isInteger(agent.maxTurns) && (agent.maxTurns as number) > 0)) {
     throw new CliConfigError(`${where}: agent: maxTurns: expected a positive integer but got ${JSON.stringify(agent.maxTurns)}`)
   }
-  if (agent.system !== undefined && typeof agent.system !== 'string') throw new CliConfigError(`${where}: agent: system: expected string but got ${JSON.stringify(agent.system)}`)
+  if (agent.system !== undefined && typeof agent.system !== 'string')
+    throw new CliConfigError(`${where}: agent: system: expected string but got ${JSON.stringify(agent.system)}`)
   return { file: path, baseDir: dirname(path), plugins: parsePlugins(document.plugins, where), model: model as ModelSettings, agent: agent as AgentSettings }
 }
 

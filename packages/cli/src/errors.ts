@@ -2,7 +2,11 @@ import { CordageError } from '@cordage/core'
 
 /** A developer-facing failure of the command line: printed without a stack, exits with `exitCode`. */
 export class CliError extends CordageError {
-  constructor(message: string, readonly exitCode = 2, code = 'CLI_USAGE') {
+  constructor(
+    message: string,
+    readonly exitCode = 2,
+    code = 'CLI_USAGE',
+  ) {
     super(code, message)
   }
 }

@@ -18,7 +18,10 @@ export interface HumanOptions {
 }
 
 function unavailable(exec: ToolExec, reason: string | undefined): CordageError {
-  return new CordageError('APPROVAL_UNAVAILABLE', `APPROVAL_UNAVAILABLE: "${exec.name}" needs approval${reason ? ` (${reason})` : ''}, but there is no terminal to ask on; rerun with --yes to allow such calls or --no to deny them`)
+  return new CordageError(
+    'APPROVAL_UNAVAILABLE',
+    `APPROVAL_UNAVAILABLE: "${exec.name}" needs approval${reason ? ` (${reason})` : ''}, but there is no terminal to ask on; rerun with --yes to allow such calls or --no to deny them`,
+  )
 }
 
 /** The `approval` service: a preset answer, a prompt (remembering "always" per tool), or a clear failure. */
@@ -50,7 +53,12 @@ export function createInteraction(options: HumanOptions, queue: PromptQueue | un
   if (!options.preset) return undefined
   return {
     ask(): Promise<Answer[]> {
-      return Promise.reject(new CordageError('INTERACTION_UNAVAILABLE', 'ask_user_question: no user can be asked here (headless run); decide yourself, state your assumption, and carry on'))
+      return Promise.reject(
+        new CordageError(
+          'INTERACTION_UNAVAILABLE',
+          'ask_user_question: no user can be asked here (headless run); decide yourself, state your assumption, and carry on',
+        ),
+      )
     },
     async approvePlan(plan): Promise<PlanReview> {
       options.output.error(sanitize(plan))
@@ -68,7 +76,8 @@ export function humanPlugin(options: HumanOptions) {
   return {
     name: 'cli-human',
     apply(ctx: Context) {
-      const queue = options.interactive && options.io ? new PromptQueue({ ...options.io, print: (text) => options.output.error(text) }, options.output) : undefined
+      const queue =
+        options.interactive && options.io ? new PromptQueue({ ...options.io, print: (text) => options.output.error(text) }, options.output) : undefined
       ctx.provide('approval', createApproval(options, queue))
       const interaction = createInteraction(options, queue)
       if (interaction) ctx.provide('interaction', interaction)
@@ -81,5 +90,8 @@ export function formatTodos(list: TodoList, output: Output): string {
   const marks = { pending: output.style('dim', '[ ]'), in_progress: output.style('yellow', '[~]'), completed: output.style('green', '[x]') }
   const { pending, inProgress, completed } = list.counts
   const head = output.style('dim', `  todo: ${completed} done, ${inProgress} in progress, ${pending} pending`)
-  return [head, ...list.todos.map((todo) => `    ${marks[todo.status]} ${todo.status === 'completed' ? output.style('dim', todo.content) : todo.content}`)].join('\n')
+  return [
+    head,
+    ...list.todos.map((todo) => `    ${marks[todo.status]} ${todo.status === 'completed' ? output.style('dim', todo.content) : todo.content}`),
+  ].join('\n')
 }

@@ -1,6 +1,15 @@
 export { main, type MainIo } from './main.js'
 export { commands, findCommand, type Command, type CommandInput } from './commands/index.js'
-export { CassetteModel, RecordingModel, cassettePlugin, loadCassette, parseCassette, type Cassette, type CassetteTurn, type CassetteModelOptions } from './cassette.js'
+export {
+  CassetteModel,
+  RecordingModel,
+  cassettePlugin,
+  loadCassette,
+  parseCassette,
+  type Cassette,
+  type CassetteTurn,
+  type CassetteModelOptions,
+} from './cassette.js'
 export { readConfig, parseConfig, type CordageConfig, type PluginEntry, type ModelSettings, type AgentSettings } from './config.js'
 export { resolvePlugins, loadPlugins, importPlugin, pluginOf, configIssues, type ResolvedPlugin } from './plugins.js'
 export { defaultPreset } from './preset.js'

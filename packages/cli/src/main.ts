@@ -33,7 +33,14 @@ function generalHelp(table: readonly Command[]): string {
 }
 
 function commandHelp(command: Command): string {
-  return [`usage: cordage ${command.name} ${command.usage}`.trimEnd(), '', command.summary, '', 'options:', ...describeOptions({ ...command.options, ...commonOptions })].join('\n')
+  return [
+    `usage: cordage ${command.name} ${command.usage}`.trimEnd(),
+    '',
+    command.summary,
+    '',
+    'options:',
+    ...describeOptions({ ...command.options, ...commonOptions }),
+  ].join('\n')
 }
 
 /** Runs the `cordage` command line; resolves to the exit code (0 ok, 1 failed work, 2 usage or config error). */

@@ -15,9 +15,7 @@ export interface ModelFlags {
 }
 
 /** What `startModel` decided. */
-export type ModelChoice =
-  | { kind: 'cassette'; file: string }
-  | { kind: 'provider'; config: Record<string, unknown> }
+export type ModelChoice = { kind: 'cassette'; file: string } | { kind: 'provider'; config: Record<string, unknown> }
 
 const DEEPSEEK_URL = 'https://api.deepseek.com/v1'
 const LOCAL = /^https?:\/\/(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?(\/|$)/
@@ -37,7 +35,9 @@ export function chooseModel(settings: ModelSettings, flags: ModelFlags, cwd: str
   const model = flags.model ?? settings.model ?? env.CORDAGE_MODEL
   const hasKey = !!(settings.apiKey ?? env.OPENAI_API_KEY ?? env.DEEPSEEK_API_KEY)
   if (!hasKey && !(baseURL && LOCAL.test(baseURL))) {
-    throw new CliError('no model configured: set OPENAI_API_KEY or DEEPSEEK_API_KEY, pass --base-url for a local server (Ollama, vLLM, llama.cpp), or replay a recording with --cassette <file>')
+    throw new CliError(
+      'no model configured: set OPENAI_API_KEY or DEEPSEEK_API_KEY, pass --base-url for a local server (Ollama, vLLM, llama.cpp), or replay a recording with --cassette <file>',
+    )
   }
   return { kind: 'provider', config: { ...rest, ...(model && { model }), ...(baseURL && { baseURL }) } }
 }

@@ -15,7 +15,11 @@ export class Output {
   /** Styles are decided by stdout; lines written to a non-terminal stderr lose them again. */
   readonly color: boolean
   private readonly errorColor: boolean
-  constructor(readonly out: Writable & { isTTY?: boolean } = process.stdout, readonly err: Writable & { isTTY?: boolean } = process.stderr, env: NodeJS.ProcessEnv = process.env) {
+  constructor(
+    readonly out: Writable & { isTTY?: boolean } = process.stdout,
+    readonly err: Writable & { isTTY?: boolean } = process.stderr,
+    env: NodeJS.ProcessEnv = process.env,
+  ) {
     this.color = useColor(out, env)
     this.errorColor = useColor(err, env)
   }

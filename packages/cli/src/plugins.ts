@@ -67,7 +67,8 @@ export function pluginOf(module: Record<string, any>): Plugin | undefined {
 /** Imports the module a spec names; undefined plugin when the module exports none (a placeholder package). */
 export async function importPlugin(spec: string, baseDir: string, where: string): Promise<Plugin | undefined> {
   const { url, tried } = locate(spec, baseDir)
-  if (!url) throw new CliConfigError(`${where}: cannot find plugin "${spec}"; tried ${tried.join(', ')} (from ${baseDir} and from the cordage command's own packages)`)
+  if (!url)
+    throw new CliConfigError(`${where}: cannot find plugin "${spec}"; tried ${tried.join(', ')} (from ${baseDir} and from the cordage command's own packages)`)
   let module: Record<string, any>
   try {
     module = await import(url)
@@ -91,7 +92,7 @@ function validationIssues(schema: any, config: unknown): string[] {
   try {
     if (schema['~standard']) {
       const result = schema['~standard'].validate(config)
-      if (result && typeof result.then === 'function') return ['the plugin\'s Config validates asynchronously, which is not supported']
+      if (result && typeof result.then === 'function') return ["the plugin's Config validates asynchronously, which is not supported"]
       return (result.issues ?? []).map(formatIssue)
     }
     if (typeof schema === 'function') schema(config)
@@ -121,13 +122,19 @@ function stripPath(message: string): string {
 }
 
 /** Imports every entry and validates its config; throws one error listing every problem before anything starts. */
-export async function resolvePlugins(entries: PluginEntry[], baseDir: string, where: string, options: { skipPlaceholders?: boolean } = {}): Promise<ResolvedPlugin[]> {
+export async function resolvePlugins(
+  entries: PluginEntry[],
+  baseDir: string,
+  where: string,
+  options: { skipPlaceholders?: boolean } = {},
+): Promise<ResolvedPlugin[]> {
   const resolved: ResolvedPlugin[] = []
   const problems: string[] = []
   for (const entry of entries) {
     const plugin = await importPlugin(entry.spec, baseDir, where)
     if (!plugin) {
-      if (!options.skipPlaceholders) problems.push(`${where}: plugin ${entry.spec}: the package exports no Cordis plugin (expected a default export or an \`apply\` function)`)
+      if (!options.skipPlaceholders)
+        problems.push(`${where}: plugin ${entry.spec}: the package exports no Cordis plugin (expected a default export or an \`apply\` function)`)
       continue
     }
     for (const issue of configIssues(plugin, entry.config)) problems.push(`${where}: plugin ${entry.spec}: ${issue}`)
@@ -152,8 +159,12 @@ export async function loadPlugins(ctx: Context, plugins: ResolvedPlugin[], where
     // A fiber still pending after every plugin loaded waits for a service that nothing provides.
     for (const { spec, fiber } of fibers) {
       if (fiber.state !== 0) continue
-      const missing = Object.entries(fiber.inject ?? {}).filter(([name, meta]) => (meta as any)?.required !== false && ctx.get(name) === undefined).map(([name]) => name)
-      throw new CliError(`${where}: plugin ${spec}: did not start: it needs ${missing.length ? missing.map((name) => `"${name}"`).join(', ') : 'a service'} that no loaded plugin provides`)
+      const missing = Object.entries(fiber.inject ?? {})
+        .filter(([name, meta]) => (meta as any)?.required !== false && ctx.get(name) === undefined)
+        .map(([name]) => name)
+      throw new CliError(
+        `${where}: plugin ${spec}: did not start: it needs ${missing.length ? missing.map((name) => `"${name}"`).join(', ') : 'a service'} that no loaded plugin provides`,
+      )
     }
   } catch (error) {
     // Nothing of a failed load stays behind (a live reload keeps running after it).

@@ -11,7 +11,11 @@ export class Progress {
   private waiting: NodeJS.Timeout | undefined
   private readonly running = new Map<string, { name: string; summary: string; timer: NodeJS.Timeout }>()
 
-  constructor(private readonly output: Output, private readonly json: boolean, private readonly slowMs = 1500) {}
+  constructor(
+    private readonly output: Output,
+    private readonly json: boolean,
+    private readonly slowMs = 1500,
+  ) {}
 
   /** The agent's `onEvent` listener. */
   readonly onEvent = (event: AgentEvent): void => {
@@ -41,7 +45,9 @@ export class Progress {
         this.running.delete(event.callId)
         const mark = event.isError ? this.output.style('red', '✗') : this.output.style('green', '✓')
         const duration = this.output.style('dim', `(${formatDuration(event.durationMs)})`)
-        const failure = event.isError ? ` ${this.output.style('red', `${event.code ?? 'ERROR'}: ${oneLine(contentText(event.content).replace(/^Error:\s*/, ''), 100)}`)}` : ''
+        const failure = event.isError
+          ? ` ${this.output.style('red', `${event.code ?? 'ERROR'}: ${oneLine(contentText(event.content).replace(/^Error:\s*/, ''), 100)}`)}`
+          : ''
         this.print(`  ${mark} ${this.output.style('bold', event.name)} ${started?.summary ?? ''} ${duration}${failure}`.replace(/ {2,}\(/, ' ('))
         return
       }
@@ -96,7 +102,9 @@ export class Progress {
     this.endLine()
     const tokens = result.usage.inputTokens || result.usage.outputTokens ? ` · ${result.usage.inputTokens} in / ${result.usage.outputTokens} out tokens` : ''
     const status = result.stopReason === 'completed' ? this.output.style('green', 'completed') : this.output.style('yellow', result.stopReason)
-    this.output.error(this.output.style('dim', `${status} · ${result.turns} turn${result.turns === 1 ? '' : 's'}${tokens}${session ? ` · session ${session.id}` : ''}`))
+    this.output.error(
+      this.output.style('dim', `${status} · ${result.turns} turn${result.turns === 1 ? '' : 's'}${tokens}${session ? ` · session ${session.id}` : ''}`),
+    )
   }
 
   /** Stops the "waiting for the model" notice (after a failed turn). */

@@ -33,7 +33,8 @@ export function sanitize(text: string): string {
 function dismissed(io: PromptIO, error: unknown): CordageError {
   const name = (error as Error | undefined)?.name
   if (name === 'ExitPromptError') io.interrupt()
-  if (name === 'ExitPromptError' || name === 'AbortPromptError') return new CordageError('ABORTED', 'the user dismissed the prompt (Ctrl-C) without answering', { cause: error })
+  if (name === 'ExitPromptError' || name === 'AbortPromptError')
+    return new CordageError('ABORTED', 'the user dismissed the prompt (Ctrl-C) without answering', { cause: error })
   return new CordageError('INTERACTION_FAILED', `the prompt failed: ${(error as Error)?.message ?? String(error)}`, { cause: error })
 }
 
@@ -44,7 +45,10 @@ function dismissed(io: PromptIO, error: unknown): CordageError {
 export class PromptQueue {
   private tail: Promise<unknown> = Promise.resolve()
 
-  constructor(private readonly io: PromptIO, private readonly output: Output) {}
+  constructor(
+    private readonly io: PromptIO,
+    private readonly output: Output,
+  ) {}
 
   /** Asks each question in turn: arrow-key choice (space to tick several), or typing an own answer. */
   ask(questions: readonly Question[], signal: AbortSignal): Promise<Answer[]> {
@@ -60,10 +64,16 @@ export class PromptQueue {
     return this.serial(async (context) => {
       const rule = this.output.style('dim', '─'.repeat(60))
       this.io.print(`${rule}\n${renderMarkdown(sanitize(plan), this.output)}\n${rule}`)
-      const choice = await select({ message: 'Approve this plan and leave plan mode?', choices: [
-        { name: 'Approve', value: 'approve', description: 'The agent carries out the plan.' },
-        { name: 'Keep planning', value: 'keep', description: 'Stay in plan mode; you can say what to change.' },
-      ] }, { ...context, signal })
+      const choice = await select(
+        {
+          message: 'Approve this plan and leave plan mode?',
+          choices: [
+            { name: 'Approve', value: 'approve', description: 'The agent carries out the plan.' },
+            { name: 'Keep planning', value: 'keep', description: 'Stay in plan mode; you can say what to change.' },
+          ],
+        },
+        { ...context, signal },
+      )
       if (choice === 'approve') return { approved: true }
       const feedback = (await input({ message: 'What should change? (Enter to skip)' }, { ...context, signal })).trim()
       return feedback ? { approved: false, feedback } : { approved: false }
@@ -78,11 +88,18 @@ export class PromptQueue {
     return this.serial(async (context) => {
       if (settled()) return 'allow'
       this.io.print(summary)
-      return expand({ message: 'Allow this call?', default: 'n', choices: [
-        { key: 'y', name: 'Yes, this once', value: 'allow' as const },
-        { key: 'n', name: 'No', value: 'deny' as const },
-        { key: 'a', name: 'Always for this tool, this session', value: 'always' as const },
-      ] }, { ...context, signal })
+      return expand(
+        {
+          message: 'Allow this call?',
+          default: 'n',
+          choices: [
+            { key: 'y', name: 'Yes, this once', value: 'allow' as const },
+            { key: 'n', name: 'No', value: 'deny' as const },
+            { key: 'a', name: 'Always for this tool, this session', value: 'always' as const },
+          ],
+        },
+        { ...context, signal },
+      )
     })
   }
 
@@ -90,11 +107,13 @@ export class PromptQueue {
     const message = sanitize(question.header ? `[${question.header}] ${question.question}` : question.question)
     if (!question.options.length) return { id: question.id, selected: [], custom: await input({ message, required: true }, context) }
     // The value stays the exact label (the answer must match it); only what is drawn is sanitised.
-    const choices = question.options.map((option) => ({ name: sanitize(option.label), value: option.label as string | typeof OWN_ANSWER, ...(option.description && { description: sanitize(option.description) }) }))
+    const choices = question.options.map((option) => ({
+      name: sanitize(option.label),
+      value: option.label as string | typeof OWN_ANSWER,
+      ...(option.description && { description: sanitize(option.description) }),
+    }))
     choices.push({ name: 'Type my own answer…', value: OWN_ANSWER })
-    const picked = question.multiSelect
-      ? await checkbox({ message, choices, required: true }, context)
-      : [await select({ message, choices }, context)]
+    const picked = question.multiSelect ? await checkbox({ message, choices, required: true }, context) : [await select({ message, choices }, context)]
     const selected = picked.filter((value): value is string => value !== OWN_ANSWER)
     if (!picked.includes(OWN_ANSWER)) return { id: question.id, selected }
     const custom = (await input({ message: 'Your answer:', required: true }, context)).trim()
@@ -103,16 +122,18 @@ export class PromptQueue {
   }
 
   private serial<T>(run: (context: { input: NodeJS.ReadableStream; output: NodeJS.WritableStream }) => Promise<T>): Promise<T> {
-    const result = this.tail.then(async () => {
-      this.io.prompting?.(true)
-      try {
-        return await run({ input: this.io.input, output: this.io.output })
-      } finally {
-        this.io.prompting?.(false)
-      }
-    }).catch((error: unknown) => {
-      throw CordageError.is(error) ? error : dismissed(this.io, error)
-    })
+    const result = this.tail
+      .then(async () => {
+        this.io.prompting?.(true)
+        try {
+          return await run({ input: this.io.input, output: this.io.output })
+        } finally {
+          this.io.prompting?.(false)
+        }
+      })
+      .catch((error: unknown) => {
+        throw CordageError.is(error) ? error : dismissed(this.io, error)
+      })
     this.tail = result.catch(() => {})
     return result
   }
@@ -121,12 +142,15 @@ export class PromptQueue {
 /** Terminal rendering of a markdown plan: headings bold, list markers and code dimmed. */
 export function renderMarkdown(markdown: string, output: Output): string {
   // Without colours, backticks stay: they are the only marker left.
-  const inline = (text: string) => output.color ? text.replace(/`([^`]+)`/g, (_match, code: string) => output.style('yellow', code)) : text
-  return markdown.split('\n').map((line) => {
-    const heading = /^(#{1,6})\s+(.*)$/.exec(line)
-    if (heading) return output.style('bold', heading[2]!)
-    const item = /^(\s*)([-*+]|\d+[.)])\s+(.*)$/.exec(line)
-    if (item) return `${item[1]}${output.style('cyan', item[2]!.replace(/^[-*+]$/, '•'))} ${inline(item[3]!)}`
-    return inline(line)
-  }).join('\n')
+  const inline = (text: string) => (output.color ? text.replace(/`([^`]+)`/g, (_match, code: string) => output.style('yellow', code)) : text)
+  return markdown
+    .split('\n')
+    .map((line) => {
+      const heading = /^(#{1,6})\s+(.*)$/.exec(line)
+      if (heading) return output.style('bold', heading[2]!)
+      const item = /^(\s*)([-*+]|\d+[.)])\s+(.*)$/.exec(line)
+      if (item) return `${item[1]}${output.style('cyan', item[2]!.replace(/^[-*+]$/, '•'))} ${inline(item[3]!)}`
+      return inline(line)
+    })
+    .join('\n')
 }

@@ -53,13 +53,19 @@ export async function reloadConfig(runtime: Runtime, options: ReloadOptions): Pr
   const report: ReloadReport = {
     loaded: start.filter(({ key }) => !current.has(key)).map(({ entry }) => entry.spec),
     reloaded: start.filter(({ key }) => current.has(key)).map(({ entry }) => entry.spec),
-    unloaded: keyed(stop).filter(({ key }) => !next.some((item) => item.key === key)).map(({ entry }) => entry.spec),
+    unloaded: keyed(stop)
+      .filter(({ key }) => !next.some((item) => item.key === key))
+      .map(({ entry }) => entry.spec),
   }
   if (!stop.length && !start.length) return report
   for (const entry of stop.toReversed()) await entry.fiber.dispose()
   let fibers
   try {
-    fibers = await loadPlugins(runtime.ctx, start.map(({ entry }) => entry), where)
+    fibers = await loadPlugins(
+      runtime.ctx,
+      start.map(({ entry }) => entry),
+      where,
+    )
   } catch (error) {
     // Put back what was stopped, with the config it ran with.
     const restored = new Map<LoadedPlugin, LoadedPlugin>()
@@ -113,8 +119,15 @@ export function watchConfig(runtime: Runtime, options: WatchOptions): ConfigWatc
     if (closed) return
     try {
       const report = await reloadConfig(runtime, options)
-      const parts = [['loaded', report.loaded], ['reloaded', report.reloaded], ['unloaded', report.unloaded]] as const
-      const summary = parts.filter(([, specs]) => specs.length).map(([verb, specs]) => `${verb} ${specs.join(', ')}`).join('; ')
+      const parts = [
+        ['loaded', report.loaded],
+        ['reloaded', report.reloaded],
+        ['unloaded', report.unloaded],
+      ] as const
+      const summary = parts
+        .filter(([, specs]) => specs.length)
+        .map(([verb, specs]) => `${verb} ${specs.join(', ')}`)
+        .join('; ')
       output.error(output.style('dim', `${where} reloaded: ${summary || 'no plugin changed'} (${runtime.ctx.get('tools')!.list().length} tools)`))
       options.onReload?.(report)
     } catch (error) {

@@ -37,8 +37,7 @@ export interface Runtime {
 
 /** Reads cordage.yml (or the default preset), validates every plugin's config, then loads them in order. */
 export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
-  const config: CordageConfig = readConfig(options.cwd, options.configFile)
-    ?? { baseDir: options.cwd, plugins: [...defaultPreset], model: {}, agent: {} }
+  const config: CordageConfig = readConfig(options.cwd, options.configFile) ?? { baseDir: options.cwd, plugins: [...defaultPreset], model: {}, agent: {} }
   const where = config.file ? (config.file.endsWith('/cordage.yml') ? 'cordage.yml' : config.file) : 'default preset'
   // Everything is imported and validated before the first plugin starts.
   const resolved = await resolvePlugins(config.plugins, config.baseDir, where, { skipPlaceholders: !config.file })

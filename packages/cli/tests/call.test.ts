@@ -44,7 +44,12 @@ describe.concurrent('cordage call', { timeout: 90_000 }, () => {
     const plain = project({ 'notes.txt': 'first\nsecond\n' })
     const value = await cordage(['call', 'read', '{"path":"notes.txt"}', '--json'], { cwd: plain })
     expect(value.code).toBe(0)
-    expect(JSON.parse(value.stdout)).toMatchObject({ lines: [{ number: 1, text: 'first' }, { number: 2, text: 'second' }] })
+    expect(JSON.parse(value.stdout)).toMatchObject({
+      lines: [
+        { number: 1, text: 'first' },
+        { number: 2, text: 'second' },
+      ],
+    })
     const content = await cordage(['call', 'read', '{"path":"notes.txt"}'], { cwd: plain })
     expect(content.code).toBe(0)
     expect(content.stdout).toMatch(/1.*first\n.*2.*second/s)

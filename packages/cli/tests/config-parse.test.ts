@@ -12,9 +12,16 @@ import { chooseModel, configIssues, findCommand, commands, parseConfig, resolveP
 describe('parseConfig', () => {
   it('accepts plugins as a map, a list of names, one-key maps and { name, config }, in file order', () => {
     const map = parseConfig({ plugins: { fs: { root: '.' }, shell: null } }, '/p/cordage.yml')
-    expect(map.plugins).toEqual([{ spec: 'fs', config: { root: '.' } }, { spec: 'shell', config: undefined }])
+    expect(map.plugins).toEqual([
+      { spec: 'fs', config: { root: '.' } },
+      { spec: 'shell', config: undefined },
+    ])
     const list = parseConfig({ plugins: ['spill', { fs: { root: 'x' } }, { name: './local.js', config: { a: 1 } }] }, '/p/cordage.yml')
-    expect(list.plugins).toEqual([{ spec: 'spill', config: undefined }, { spec: 'fs', config: { root: 'x' } }, { spec: './local.js', config: { a: 1 } }])
+    expect(list.plugins).toEqual([
+      { spec: 'spill', config: undefined },
+      { spec: 'fs', config: { root: 'x' } },
+      { spec: './local.js', config: { a: 1 } },
+    ])
     expect(list.baseDir).toBe('/p')
   })
 
@@ -43,7 +50,21 @@ describe('parseConfig', () => {
 
 describe('configIssues', () => {
   it('prints each standard-schema issue as `field: message`', () => {
-    const plugin = { apply() {}, Config: { '~standard': { version: 1, vendor: 't', validate: () => ({ issues: [{ message: '$.a.b expected string but got 1', path: ['a', 'b'] }, { message: 'bad', path: ['list', 2] }] }) } } }
+    const plugin = {
+      apply() {},
+      Config: {
+        '~standard': {
+          version: 1,
+          vendor: 't',
+          validate: () => ({
+            issues: [
+              { message: '$.a.b expected string but got 1', path: ['a', 'b'] },
+              { message: 'bad', path: ['list', 2] },
+            ],
+          }),
+        },
+      },
+    }
     expect(configIssues(plugin as any, {})).toEqual(['a.b: expected string but got 1', 'list[2]: bad'])
   })
 
@@ -69,7 +90,10 @@ describe('chooseModel', () => {
     expect(chooseModel({ cassette: 'c.json' }, {}, '/w', '/p', {})).toEqual({ kind: 'cassette', file: '/p/c.json' })
     expect(chooseModel({ cassette: 'c.json' }, { model: 'm' }, '/w', '/p', { OPENAI_API_KEY: 'k' })).toEqual({ kind: 'provider', config: { model: 'm' } })
     expect(chooseModel({}, {}, '/w', '/p', { DEEPSEEK_API_KEY: 'k' })).toEqual({ kind: 'provider', config: { baseURL: 'https://api.deepseek.com/v1' } })
-    expect(chooseModel({}, { baseURL: 'http://127.0.0.1:11434/v1' }, '/w', '/p', {})).toEqual({ kind: 'provider', config: { baseURL: 'http://127.0.0.1:11434/v1' } })
+    expect(chooseModel({}, { baseURL: 'http://127.0.0.1:11434/v1' }, '/w', '/p', {})).toEqual({
+      kind: 'provider',
+      config: { baseURL: 'http://127.0.0.1:11434/v1' },
+    })
     expect(() => chooseModel({}, {}, '/w', '/p', {})).toThrow('no model configured')
   })
 })
@@ -94,7 +118,10 @@ describe('resolvePlugins', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
   it('skips a module that exports no plugin when asked (the preset), and names it otherwise', async () => {
-    const entries = [{ spec: './empty.mjs', config: undefined }, { spec: './real.mjs', config: undefined }]
+    const entries = [
+      { spec: './empty.mjs', config: undefined },
+      { spec: './real.mjs', config: undefined },
+    ]
     expect((await resolvePlugins(entries, dir, 'default preset', { skipPlaceholders: true })).map((entry) => entry.spec)).toEqual(['./real.mjs'])
     await expect(resolvePlugins(entries, dir, 'cordage.yml')).rejects.toThrow('cordage.yml: plugin ./empty.mjs: the package exports no Cordis plugin')
   })

@@ -7,11 +7,13 @@ describe.concurrent('cordage.yml', { timeout: 90_000 }, () => {
     const result = await cordage(['tools'], { cwd: dir })
     expect(result.code).toBe(2)
     expect(result.stdout).toBe('')
-    expect(result.stderr).toContain('cordage.yml: cannot find plugin "nonexistent-thing"; tried nonexistent-thing, @cordage/plugin-nonexistent-thing, cordage-plugin-nonexistent-thing')
+    expect(result.stderr).toContain(
+      'cordage.yml: cannot find plugin "nonexistent-thing"; tried nonexistent-thing, @cordage/plugin-nonexistent-thing, cordage-plugin-nonexistent-thing',
+    )
   })
 
   it('an invalid field names the plugin and the field, before any plugin starts', async () => {
-    const dir = project({ 'cordage.yml': 'plugins:\n  ./echo.mjs: {}\n  \'@cordage/plugin-fs\':\n    root: 42\n', 'echo.mjs': echoPlugin })
+    const dir = project({ 'cordage.yml': "plugins:\n  ./echo.mjs: {}\n  '@cordage/plugin-fs':\n    root: 42\n", 'echo.mjs': echoPlugin })
     const result = await cordage(['call', 'echo', '{"text":"x"}'], { cwd: dir })
     expect(result.code).toBe(2)
     expect(result.stdout).toBe('')
@@ -28,12 +30,16 @@ describe.concurrent('cordage.yml', { timeout: 90_000 }, () => {
     ])
   })
 
-  it('a typo in a plugin\'s config stops the start, naming the plugin, the key and the nearest valid key', async () => {
-    const dir = project({ 'cordage.yml': 'plugins:\n  policy:\n    rules:\n      - tool: read\n        whne: [{ pointer: /path, glob: secret.txt }]\n        action: deny\n' })
+  it("a typo in a plugin's config stops the start, naming the plugin, the key and the nearest valid key", async () => {
+    const dir = project({
+      'cordage.yml': 'plugins:\n  policy:\n    rules:\n      - tool: read\n        whne: [{ pointer: /path, glob: secret.txt }]\n        action: deny\n',
+    })
     const result = await cordage(['tools'], { cwd: dir })
     expect(result.code).toBe(2)
     expect(result.stdout).toBe('')
-    expect(result.stderr.trim()).toBe('cordage.yml: plugin policy: rules[0]: unknown key "whne"; did you mean "when"? (valid keys: tool, path, access, when, action, reason, feedback, pointers, replacement, content, direct)')
+    expect(result.stderr.trim()).toBe(
+      'cordage.yml: plugin policy: rules[0]: unknown key "whne"; did you mean "when"? (valid keys: tool, path, access, when, action, reason, feedback, pointers, replacement, content, direct)',
+    )
   })
 
   it('resolves `fs` as shorthand for @cordage/plugin-fs and accepts a list of { name, config }', async () => {

@@ -34,7 +34,15 @@ describe('stray errors from a third-party tool', { timeout: 60_000 }, () => {
     const server = start(['mcp', 'serve'], dir)
     running.push(server)
     const send = (message: object) => server.child.stdin!.write(JSON.stringify({ jsonrpc: '2.0', ...message }) + '\n')
-    const answer = (id: number) => waitFor(() => server.stdout().split('\n').some((line) => line.includes(`"id":${id}`)), 20_000)
+    const answer = (id: number) =>
+      waitFor(
+        () =>
+          server
+            .stdout()
+            .split('\n')
+            .some((line) => line.includes(`"id":${id}`)),
+        20_000,
+      )
     send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } } })
     expect(await answer(1), server.stderr()).toBe(true)
     send({ method: 'notifications/initialized' })
@@ -51,7 +59,18 @@ describe('stray errors from a third-party tool', { timeout: 60_000 }, () => {
   })
 
   it('cordage run logs and contains them and completes the run', async () => {
-    const tape = { version: 1, turns: [{ toolCalls: [{ id: 'call_1', name: 'stray', arguments: {} }, { id: 'call_2', name: 'stray', arguments: {} }] }, { text: 'All fine.' }] }
+    const tape = {
+      version: 1,
+      turns: [
+        {
+          toolCalls: [
+            { id: 'call_1', name: 'stray', arguments: {} },
+            { id: 'call_2', name: 'stray', arguments: {} },
+          ],
+        },
+        { text: 'All fine.' },
+      ],
+    }
     const dir = project({ 'cordage.yml': 'plugins:\n  ./stray.mjs: {}\n', 'stray.mjs': strayPlugin, 'tape.json': JSON.stringify(tape) })
     const run = await cordage(['run', '--cassette', 'tape.json', 'go'], { cwd: dir })
     expect(run.code, run.stderr).toBe(0)
@@ -60,7 +79,10 @@ describe('stray errors from a third-party tool', { timeout: 60_000 }, () => {
     expect(run.stderr).toMatch(/\(UNCAUGHT_EXCEPTION\): timer boom/)
     const sessions = join(dir, '.cordage', 'sessions')
     const file = readdirSync(sessions).find((name) => name.endsWith('.jsonl'))!
-    const events = readFileSync(join(sessions, file), 'utf8').trim().split('\n').map((line) => JSON.parse(line))
+    const events = readFileSync(join(sessions, file), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
     expect(events.at(-1)).toMatchObject({ type: 'session/end', data: { reason: 'completed' } })
   })
 

@@ -6,10 +6,21 @@ import { call, humanProject, question } from './human-fixture.js'
 
 function toolResults(dir: string): Array<{ name: string; isError: boolean; text: string; code?: string }> {
   const sessions = join(dir, '.cordage', 'sessions')
-  const file = readdirSync(sessions).filter((name) => name.endsWith('.jsonl')).sort().at(-1)!
-  return readFileSync(join(sessions, file), 'utf8').trim().split('\n').map((line) => JSON.parse(line))
+  const file = readdirSync(sessions)
+    .filter((name) => name.endsWith('.jsonl'))
+    .sort()
+    .at(-1)!
+  return readFileSync(join(sessions, file), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line))
     .filter((event) => event.type === 'tool/result')
-    .map((event) => ({ name: event.data.name, isError: event.data.isError, text: event.data.content[0].text, ...(event.data.error?.code && { code: event.data.error.code }) }))
+    .map((event) => ({
+      name: event.data.name,
+      isError: event.data.isError,
+      text: event.data.content[0].text,
+      ...(event.data.error?.code && { code: event.data.error.code }),
+    }))
 }
 
 const turns = [call('c1', 'echo', { text: 'hi' }), call('c2', 'ask_user_question', question), { text: 'finished' }]
@@ -21,7 +32,9 @@ describe('cordage run without a terminal (headless)', { timeout: 90_000 }, () =>
     expect(run.code).toBe(0)
     const [echo, ask] = toolResults(dir)
     expect(echo).toMatchObject({ name: 'echo', isError: true, code: 'DENIED' })
-    expect(echo!.text).toContain('APPROVAL_UNAVAILABLE: "echo" needs approval (echo is loud), but there is no terminal to ask on; rerun with --yes to allow such calls or --no to deny them')
+    expect(echo!.text).toContain(
+      'APPROVAL_UNAVAILABLE: "echo" needs approval (echo is loud), but there is no terminal to ask on; rerun with --yes to allow such calls or --no to deny them',
+    )
     expect(ask).toMatchObject({ name: 'ask_user_question', isError: true, code: 'INTERACTION_UNAVAILABLE' })
   })
 
@@ -63,21 +76,38 @@ describe('cordage run without a terminal (headless)', { timeout: 90_000 }, () =>
   })
 
   it('--plan without the interaction plugin is a usage error', async () => {
-    const dir = project({ 'cordage.yml': 'plugins:\n  ./echo.mjs: {}\n', 'echo.mjs': echoPlugin, 'tape.json': JSON.stringify({ version: 1, turns: [{ text: 'x' }] }) })
+    const dir = project({
+      'cordage.yml': 'plugins:\n  ./echo.mjs: {}\n',
+      'echo.mjs': echoPlugin,
+      'tape.json': JSON.stringify({ version: 1, turns: [{ text: 'x' }] }),
+    })
     const run = await cordage(['run', '--plan', '--cassette', 'tape.json', 'go'], { cwd: dir })
     expect(run.code).not.toBe(0)
     expect(run.stderr).toContain('--plan needs @cordage/plugin-interaction: add it to cordage.yml')
   })
 
   it('prints the todo list when it changes, and JSON lines with --json', async () => {
-    const todo = (status: string) => call(`t-${status}`, 'todo_write', { todos: [{ id: '1', content: 'Write the test', status }, { id: '2', content: 'Fix it', status: 'pending' }] })
+    const todo = (status: string) =>
+      call(`t-${status}`, 'todo_write', {
+        todos: [
+          { id: '1', content: 'Write the test', status },
+          { id: '2', content: 'Fix it', status: 'pending' },
+        ],
+      })
     const dir = humanProject([todo('in_progress'), todo('in_progress'), todo('completed'), { text: 'ok' }])
     const run = await cordage(['run', '--cassette', 'tape.json', 'go'], { cwd: dir })
     expect(run.stdout.match(/todo: /g)).toHaveLength(2)
     expect(run.stdout).toContain('  todo: 0 done, 1 in progress, 1 pending\n    [~] Write the test\n    [ ] Fix it\n')
     expect(run.stdout).toContain('  todo: 1 done, 0 in progress, 1 pending\n    [x] Write the test\n    [ ] Fix it\n')
     const json = await cordage(['run', '--json', '--cassette', 'tape.json', 'go'], { cwd: dir })
-    const todos = json.stdout.trim().split('\n').map((line) => JSON.parse(line)).filter((event) => event.type === 'todo')
-    expect(todos.map((event) => event.counts)).toEqual([{ pending: 1, inProgress: 1, completed: 0 }, { pending: 1, inProgress: 0, completed: 1 }])
+    const todos = json.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+      .filter((event) => event.type === 'todo')
+    expect(todos.map((event) => event.counts)).toEqual([
+      { pending: 1, inProgress: 1, completed: 0 },
+      { pending: 1, inProgress: 0, completed: 1 },
+    ])
   })
 })

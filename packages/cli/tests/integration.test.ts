@@ -43,7 +43,9 @@ function entries(root: string, spillDir: string): Entry[] {
   return [
     { key: 'spill', plugin: Spill, config: { dir: spillDir, maxInlineBytes: 1024, headBytes: 300, tailBytes: 300, deleteOnDispose: true } },
     {
-      key: 'policy', plugin: Policy, config: {
+      key: 'policy',
+      plugin: Policy,
+      config: {
         rules: [
           { tool: 'write', when: [{ pointer: '/path', glob: 'secret*' }], action: 'deny', reason: 'no secrets' },
           { tool: 'edit', when: [{ pointer: '/path', equals: 'never-edited.txt' }], action: 'block', feedback: 'blocked' },
@@ -51,7 +53,9 @@ function entries(root: string, spillDir: string): Entry[] {
       },
     },
     {
-      key: 'hooks', plugin: Hooks, config: {
+      key: 'hooks',
+      plugin: Hooks,
+      config: {
         cwd: root,
         hooks: {
           PreToolUse: [{ matcher: 'job_list', hooks: [{ type: 'command', command: 'true' }] }],
@@ -119,7 +123,12 @@ describe('disposal is total', () => {
     for (const { key, plugin, config } of entries(root, spillDir)) await load(key, plugin, config)
     await load('model', ScriptedModel, {
       turns: [
-        { toolCalls: [{ name: 'job_list', arguments: {} }, { name: 'grep', arguments: { pattern: 'needle' } }] },
+        {
+          toolCalls: [
+            { name: 'job_list', arguments: {} },
+            { name: 'grep', arguments: { pattern: 'needle' } },
+          ],
+        },
         { text: 'done' },
       ] satisfies ScriptStep[],
     })
@@ -176,10 +185,14 @@ describe('disposal in flight', () => {
     const { root, spillDir } = workspace()
     const ctx = await createTestContext({ print: false, registry: { timeoutGraceMs: 5000 } })
     const marker = `${process.pid}${Date.now() % 100_000}`
-    const plan = entries(root, spillDir).map((entry) => entry.key !== 'hooks' ? entry : {
-      ...entry,
-      config: { cwd: root, hooks: { PreToolUse: [{ matcher: 'Glob', hooks: [{ type: 'command', command: `sleep 31.${marker}` }] }] } },
-    })
+    const plan = entries(root, spillDir).map((entry) =>
+      entry.key !== 'hooks'
+        ? entry
+        : {
+            ...entry,
+            config: { cwd: root, hooks: { PreToolUse: [{ matcher: 'Glob', hooks: [{ type: 'command', command: `sleep 31.${marker}` }] }] } },
+          },
+    )
     const baseline = listenerCounts(ctx)
     const fibers: Fiber[] = []
     for (const { plugin, config } of plan) fibers.push(await ctx.plugin(plugin, config as any))
@@ -217,20 +230,22 @@ describe('bad input gets a clear error and loses nothing', () => {
     const ctx = await createTestContext({ print: false })
     const fibers: Fiber[] = []
     for (const { plugin, config } of entries(root, spillDir)) fibers.push(await ctx.plugin(plugin, config as any))
-    fibers.push(await ctx.plugin(ScriptedModel, {
-      turns: [
-        {
-          toolCalls: [
-            { id: 'c_json', name: 'read', arguments: '{"path": "src/mod0.ts",' },
-            { id: 'c_unknown', name: 'no_such_tool', arguments: {} },
-            { id: 'c_outside', name: 'read', arguments: { path: '../../etc/passwd' } },
-            { id: 'c_throw', name: 'run_code', arguments: { code: 'throw new Error("program-failure-7731")' } },
-            { id: 'c_exit', name: 'bash', arguments: { command: 'echo out-5521; echo err-5521 >&2; exit 3' } },
-          ],
-        },
-        { text: 'all handled' },
-      ] satisfies ScriptStep[],
-    }))
+    fibers.push(
+      await ctx.plugin(ScriptedModel, {
+        turns: [
+          {
+            toolCalls: [
+              { id: 'c_json', name: 'read', arguments: '{"path": "src/mod0.ts",' },
+              { id: 'c_unknown', name: 'no_such_tool', arguments: {} },
+              { id: 'c_outside', name: 'read', arguments: { path: '../../etc/passwd' } },
+              { id: 'c_throw', name: 'run_code', arguments: { code: 'throw new Error("program-failure-7731")' } },
+              { id: 'c_exit', name: 'bash', arguments: { command: 'echo out-5521; echo err-5521 >&2; exit 3' } },
+            ],
+          },
+          { text: 'all handled' },
+        ] satisfies ScriptStep[],
+      }),
+    )
     const model = ctx.get('model') as ScriptedModel
     fibers.push(await ctx.plugin(AgentService, { cwd: root, persist: true }))
 
@@ -257,7 +272,10 @@ describe('bad input gets a clear error and loses nothing', () => {
     // The model's second request carried all five results.
     expect(model.requests[1]!.messages.filter((message) => message.role === 'tool')).toHaveLength(5)
 
-    const lines = readFileSync(agent.session!.file, 'utf8').trim().split('\n').map((line) => JSON.parse(line))
+    const lines = readFileSync(agent.session!.file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
     const logged = lines.filter((line) => line.type === 'tool/result').map((line) => line.data)
     expect(logged.map((data) => data.callId)).toEqual(['c_json', 'c_unknown', 'c_outside', 'c_throw', 'c_exit'])
     const codes = Object.fromEntries(logged.map((data) => [data.callId, data.isError ? data.error?.code : 'ok']))

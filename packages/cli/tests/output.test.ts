@@ -26,8 +26,19 @@ describe('colours', () => {
       const out = terminal(isTTY)
       const progress = new Progress(new Output(out.stream, terminal(false).stream, {}), false)
       progress.onEvent({ type: 'tool/start', callId: 'c', name: 'read', arguments: '{"path":"a.js"}' })
-      progress.onEvent({ type: 'tool/end', callId: 'c', name: 'read', isError: true, code: 'DENIED', durationMs: 1234, content: [{ type: 'text', text: 'Error: no' }] })
-      const plain = out.text().replaceAll(ESC, '').replace(/\[\d+m/g, '')
+      progress.onEvent({
+        type: 'tool/end',
+        callId: 'c',
+        name: 'read',
+        isError: true,
+        code: 'DENIED',
+        durationMs: 1234,
+        content: [{ type: 'text', text: 'Error: no' }],
+      })
+      const plain = out
+        .text()
+        .replaceAll(ESC, '')
+        .replace(/\[\d+m/g, '')
       expect(plain).toBe('  ✗ read a.js (1.2s) DENIED: no\n')
       expect(out.text().includes(ESC)).toBe(isTTY)
     }

@@ -44,7 +44,9 @@ export function start(args: string[], cwd: string, input?: string): Running {
   child.stdout!.on('data', (chunk) => (stdout += chunk))
   child.stderr!.on('data', (chunk) => (stderr += chunk))
   if (input !== undefined) child.stdin!.write(input)
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  )
   return { child, stdout: () => stdout, stderr: () => stderr, exited }
 }
 

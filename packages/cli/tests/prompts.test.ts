@@ -10,6 +10,8 @@ describe('prompt text', () => {
   })
 
   it('renders a markdown plan for the terminal', () => {
-    expect(renderMarkdown('# Fix the parser\nWhy: `parse` drops input.\n- add a test\n  2. run `pnpm test`', plain)).toBe('Fix the parser\nWhy: `parse` drops input.\n• add a test\n  2. run `pnpm test`')
+    expect(renderMarkdown('# Fix the parser\nWhy: `parse` drops input.\n- add a test\n  2. run `pnpm test`', plain)).toBe(
+      'Fix the parser\nWhy: `parse` drops input.\n• add a test\n  2. run `pnpm test`',
+    )
   })
 })

@@ -8,7 +8,7 @@ describe('cordage run --record, then --cassette', { timeout: 90_000 }, () => {
   const dir = project({ 'cordage.yml': 'plugins:\n  ./echo.mjs: {}\n', 'echo.mjs': echoPlugin })
   const durations = (text: string) => text.replace(/\(\d+ms\)/g, '(…)')
 
-  it('records the real provider\'s turns and replays them with no network', async () => {
+  it("records the real provider's turns and replays them with no network", async () => {
     const server = await startFakeOpenAI([
       { text: 'Let me echo.', toolCalls: [{ id: 'call_a', name: 'echo', arguments: { text: 'hi' } }] },
       { text: 'Done: it said hi.' },

@@ -48,7 +48,12 @@ function setup(yml: string): { dir: string; start: () => Promise<{ runtime: Runt
 async function call(runtime: Runtime, name: string, args: object = {}): Promise<string> {
   return contentText((await runtime.ctx.get('tools')!.execute({ name, arguments: args })).content)
 }
-const names = (runtime: Runtime) => runtime.ctx.get('tools')!.list().map((tool) => tool.name).sort()
+const names = (runtime: Runtime) =>
+  runtime.ctx
+    .get('tools')!
+    .list()
+    .map((tool) => tool.name)
+    .sort()
 
 describe('reloadConfig', () => {
   it('re-applies an edited entry with its new config and leaves the others running', async () => {
@@ -84,9 +89,17 @@ describe('reloadConfig', () => {
   it.each([
     ['not YAML', 'plugins: [unclosed\n', 'cordage.yml: not valid YAML'],
     ['a key typo', 'plugns:\n  ./echo.mjs: { prefix: new }\n', 'unknown key "plugns"; did you mean "plugins"?'],
-    ['a bad value', 'plugins:\n  ./echo.mjs: { prefix: 42 }\n  ./counted.mjs: { label: a }\n', 'cordage.yml: plugin ./echo.mjs: prefix: expected string but got 42'],
+    [
+      'a bad value',
+      'plugins:\n  ./echo.mjs: { prefix: 42 }\n  ./counted.mjs: { label: a }\n',
+      'cordage.yml: plugin ./echo.mjs: prefix: expected string but got 42',
+    ],
     ['an unknown plugin', 'plugins:\n  ./echo.mjs: { prefix: new }\n  no-such-plugin: {}\n', 'cannot find plugin "no-such-plugin"'],
-    ['a plugin that fails to start', 'plugins:\n  ./echo.mjs: { prefix: new }\n  ./counted.mjs: { fail: true }\n', 'plugin ./counted.mjs: failed to start: refusing to start'],
+    [
+      'a plugin that fails to start',
+      'plugins:\n  ./echo.mjs: { prefix: new }\n  ./counted.mjs: { fail: true }\n',
+      'plugin ./counted.mjs: failed to start: refusing to start',
+    ],
   ])('rejects %s and keeps the running composition', async (_title, edit, message) => {
     const { dir, start } = setup('plugins:\n  ./echo.mjs: { prefix: old }\n  ./counted.mjs: { label: a }\n')
     const { runtime } = await start()
@@ -96,7 +109,10 @@ describe('reloadConfig', () => {
     expect(names(runtime)).toEqual(['counted', 'echo'])
     expect(await call(runtime, 'echo', { text: 'hi' })).toBe('old: hi')
     expect(await call(runtime, 'counted')).toBe('a')
-    expect(runtime.loaded.map((entry) => [entry.spec, entry.config])).toEqual([['./echo.mjs', { prefix: 'old' }], ['./counted.mjs', { label: 'a' }]])
+    expect(runtime.loaded.map((entry) => [entry.spec, entry.config])).toEqual([
+      ['./echo.mjs', { prefix: 'old' }],
+      ['./counted.mjs', { label: 'a' }],
+    ])
     // The restored composition is fully owned by the runtime: disposing it removes everything.
     await runtime.dispose()
     expect(tools.list()).toEqual([])
@@ -115,11 +131,18 @@ describe('watchConfig', () => {
   function watched(runtime: Runtime, dir: string, busy?: () => Promise<unknown> | undefined) {
     const outcomes: Array<ReloadReport | Error> = []
     let notify = () => {}
-    const watcher = watchConfig(runtime, { cwd: dir, output: new Output(new PassThrough(), new PassThrough(), { NO_COLOR: '1' }), debounceMs: 20, busy, onReload: (outcome) => (outcomes.push(outcome), notify()) })
-    const next = (count: number) => new Promise<void>((resolve) => {
-      notify = () => outcomes.length >= count && resolve()
-      notify()
+    const watcher = watchConfig(runtime, {
+      cwd: dir,
+      output: new Output(new PassThrough(), new PassThrough(), { NO_COLOR: '1' }),
+      debounceMs: 20,
+      busy,
+      onReload: (outcome) => (outcomes.push(outcome), notify()),
     })
+    const next = (count: number) =>
+      new Promise<void>((resolve) => {
+        notify = () => outcomes.length >= count && resolve()
+        notify()
+      })
     return { watcher, outcomes, next }
   }
 

@@ -20,14 +20,21 @@ const cassette = {
 }
 
 describe('cordage run with a cassette, then cordage replay', { timeout: 90_000 }, () => {
-  const dir = project({ 'cordage.yml': 'plugins:\n  ./echo.mjs: {}\nagent:\n  system: Be brief.\n', 'echo.mjs': echoPlugin, 'tape.json': JSON.stringify(cassette) })
+  const dir = project({
+    'cordage.yml': 'plugins:\n  ./echo.mjs: {}\nagent:\n  system: Be brief.\n',
+    'echo.mjs': echoPlugin,
+    'tape.json': JSON.stringify(cassette),
+  })
   let run: Outcome
   let sessionFile: string
 
   beforeAll(async () => {
     run = await cordage(['run', '--cassette', 'tape.json', 'say one'], { cwd: dir })
     const sessions = join(dir, '.cordage', 'sessions')
-    sessionFile = join(sessions, readdirSync(sessions).find((name) => name.endsWith('.jsonl'))!)
+    sessionFile = join(
+      sessions,
+      readdirSync(sessions).find((name) => name.endsWith('.jsonl'))!,
+    )
   }, 90_000)
 
   it('streams the text and one line per tool call with status and duration, and exits 0', () => {
@@ -42,10 +49,17 @@ describe('cordage run with a cassette, then cordage replay', { timeout: 90_000 }
   })
 
   it('writes a session log with rendered content and no canonical values', () => {
-    const events = readFileSync(sessionFile, 'utf8').trim().split('\n').map((line) => JSON.parse(line))
+    const events = readFileSync(sessionFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
     expect(events[0]).toMatchObject({ type: 'session', version: 1, cwd: dir, model: 'cassette:test' })
     const results = events.filter((event) => event.type === 'tool/result')
-    expect(results.map((event) => [event.data.callId, event.data.isError])).toEqual([['call_1', false], ['call_2', true], ['call_3', true]])
+    expect(results.map((event) => [event.data.callId, event.data.isError])).toEqual([
+      ['call_1', false],
+      ['call_2', true],
+      ['call_3', true],
+    ])
     expect(results[0].data.content).toEqual([{ type: 'text', text: 'echo: one' }])
     for (const result of results) expect(result.data).not.toHaveProperty('value')
     expect(events.at(-1)).toMatchObject({ type: 'session/end', data: { reason: 'completed' } })
@@ -54,21 +68,36 @@ describe('cordage run with a cassette, then cordage replay', { timeout: 90_000 }
   it('replay prints the conversation as the model saw it', async () => {
     const replay = await cordage(['replay', sessionFile], { cwd: dir })
     expect(replay.code).toBe(0)
-    expect(replay.stdout).toBe([
-      '── system ──', 'Be brief.',
-      '── user ──', 'say one',
-      '── assistant ──', 'Checking the notes.',
-      '  → echo {"text":"one"} [call_1]', '  → no_such_tool {} [call_2]', '  → echo {"text":"fail"} [call_3]',
-      '── tool echo [call_1] ──', 'echo: one',
-      '── tool no_such_tool [call_2] (error) ──', 'Error: unknown tool "no_such_tool"; available: echo',
-      '── tool echo [call_3] (error) ──', 'Error: asked to fail',
-      '── assistant ──', 'All done: echoed one.',
-      '── end: completed ──', '',
-    ].join('\n'))
+    expect(replay.stdout).toBe(
+      [
+        '── system ──',
+        'Be brief.',
+        '── user ──',
+        'say one',
+        '── assistant ──',
+        'Checking the notes.',
+        '  → echo {"text":"one"} [call_1]',
+        '  → no_such_tool {} [call_2]',
+        '  → echo {"text":"fail"} [call_3]',
+        '── tool echo [call_1] ──',
+        'echo: one',
+        '── tool no_such_tool [call_2] (error) ──',
+        'Error: unknown tool "no_such_tool"; available: echo',
+        '── tool echo [call_3] (error) ──',
+        'Error: asked to fail',
+        '── assistant ──',
+        'All done: echoed one.',
+        '── end: completed ──',
+        '',
+      ].join('\n'),
+    )
   })
 
   it('replay --json prints the derived messages, and finds a session by id', async () => {
-    const id = sessionFile.split('/').at(-1)!.replace(/\.jsonl$/, '')
+    const id = sessionFile
+      .split('/')
+      .at(-1)!
+      .replace(/\.jsonl$/, '')
     const replay = await cordage(['replay', id, '--json'], { cwd: dir })
     expect(replay.code).toBe(0)
     const messages = JSON.parse(replay.stdout)
@@ -79,21 +108,35 @@ describe('cordage run with a cassette, then cordage replay', { timeout: 90_000 }
   it('--json streams one agent event per line and ends with the result', async () => {
     const json = await cordage(['run', '--json', '--cassette', 'tape.json', 'say one'], { cwd: dir })
     expect(json.code).toBe(0)
-    const events = json.stdout.trim().split('\n').map((line) => JSON.parse(line))
-    expect(events.filter((event) => event.type === 'tool/end').map((event) => [event.name, event.isError, event.code])).toEqual([['echo', false, undefined], ['no_such_tool', true, 'UNKNOWN_TOOL'], ['echo', true, undefined]])
+    const events = json.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+    expect(events.filter((event) => event.type === 'tool/end').map((event) => [event.name, event.isError, event.code])).toEqual([
+      ['echo', false, undefined],
+      ['no_such_tool', true, 'UNKNOWN_TOOL'],
+      ['echo', true, undefined],
+    ])
     expect(events.at(-1)).toMatchObject({ type: 'result', stopReason: 'completed', turns: 2, text: 'All done: echoed one.' })
   })
 })
 
 describe.concurrent('cordage run failures', { timeout: 90_000 }, () => {
   it('exits 1 when the cassette runs out before the model finishes', async () => {
-    const dir = project({ 'cordage.yml': 'plugins:\n  ./echo.mjs: {}\n', 'echo.mjs': echoPlugin, 'short.json': JSON.stringify({ version: 1, turns: [cassette.turns[0]] }) })
+    const dir = project({
+      'cordage.yml': 'plugins:\n  ./echo.mjs: {}\n',
+      'echo.mjs': echoPlugin,
+      'short.json': JSON.stringify({ version: 1, turns: [cassette.turns[0]] }),
+    })
     const result = await cordage(['run', '--cassette', 'short.json', 'go'], { cwd: dir })
     expect(result.code).toBe(1)
     expect(result.stderr).toContain('run failed')
     expect(result.stderr).toContain('the cassette has no turn 2 (it holds 1)')
     const sessions = join(dir, '.cordage', 'sessions')
-    const events = readFileSync(join(sessions, readdirSync(sessions)[0]), 'utf8').trim().split('\n').map((line) => JSON.parse(line))
+    const events = readFileSync(join(sessions, readdirSync(sessions)[0]), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
     expect(events.at(-1)).toMatchObject({ type: 'session/end', data: { reason: 'error' } })
     expect(events.at(-1).data.message).toContain('the cassette has no turn 2')
   })
@@ -129,7 +172,11 @@ describe('cordage chat', { timeout: 90_000 }, () => {
     expect(result.stdout).toMatch(/^Hello there\.\n {2}✓ echo again \(\d+ms\)\nEchoed again\.\n$/)
     const sessions = join(dir, '.cordage', 'sessions')
     const file = join(sessions, readdirSync(sessions)[0])
-    const users = readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line)).filter((event) => event.type === 'user/message')
+    const users = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+      .filter((event) => event.type === 'user/message')
     expect(users.map((event) => event.data.content)).toEqual(['hi', 'please echo'])
   })
 })

@@ -19,18 +19,19 @@ afterEach(() => {
   }
 })
 
-const cassette = (command: string) => JSON.stringify({
-  version: 1,
-  turns: [
-    { text: 'Starting.', toolCalls: [{ id: 'call_1', name: 'bash', arguments: { command, timeout_ms: 300_000 } }] },
-    { text: 'Done.' },
-  ],
-})
+const cassette = (command: string) =>
+  JSON.stringify({
+    version: 1,
+    turns: [{ text: 'Starting.', toolCalls: [{ id: 'call_1', name: 'bash', arguments: { command, timeout_ms: 300_000 } }] }, { text: 'Done.' }],
+  })
 
 function sessionEvents(dir: string): Array<{ type: string; data: any }> {
   const sessions = join(dir, '.cordage', 'sessions')
   const file = readdirSync(sessions).find((name) => name.endsWith('.jsonl'))!
-  return readFileSync(join(sessions, file), 'utf8').trim().split('\n').map((line) => JSON.parse(line))
+  return readFileSync(join(sessions, file), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line))
 }
 
 const CODES = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const
@@ -41,11 +42,12 @@ describe.each(['SIGTERM', 'SIGHUP', 'SIGINT'] as const)('%s', { timeout: 60_000 
     const { command: script, marker } = sleepers(SLEEPERS)
     markers.push(marker)
     const dir = project({ 'tape.json': cassette(script) })
-    const cli = command === 'call'
-      ? start(['call', 'bash', JSON.stringify({ command: script, timeout_ms: 300_000 })], dir)
-      : command === 'run'
-        ? start(['run', '--cassette', 'tape.json', 'start the sleepers'], dir)
-        : start(['chat', '--cassette', 'tape.json'], dir, 'start the sleepers\n')
+    const cli =
+      command === 'call'
+        ? start(['call', 'bash', JSON.stringify({ command: script, timeout_ms: 300_000 })], dir)
+        : command === 'run'
+          ? start(['run', '--cassette', 'tape.json', 'start the sleepers'], dir)
+          : start(['chat', '--cassette', 'tape.json'], dir, 'start the sleepers\n')
     running.push(cli)
     expect(await waitFor(() => processesWith(marker).length > SLEEPERS, 20_000), `sleepers started; stderr: ${cli.stderr()}`).toBe(true)
     cli.child.kill(signal)

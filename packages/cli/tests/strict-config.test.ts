@@ -38,16 +38,25 @@ const table: Array<[string, object, Record<string, unknown>, string, string]> = 
 ]
 
 describe('strict config in every plugin', () => {
-  it.each(table)('%s: an unknown key fails the load with INVALID_CONFIG, naming the plugin, the key and the nearest valid key', async (name, plugin, config, key, nearest) => {
-    const ctx = await createTestContext({ print: false })
-    const error = await ctx.plugin(plugin as never, config as never).then(() => undefined, (error: unknown) => error)
-    expect(error).toMatchObject({ code: 'INVALID_CONFIG' })
-    expect((error as Error).message).toMatch(new RegExp(`^${name}: (\\S+: )?unknown key "${key}"; did you mean "${nearest}"\\?`))
-  })
+  it.each(table)(
+    '%s: an unknown key fails the load with INVALID_CONFIG, naming the plugin, the key and the nearest valid key',
+    async (name, plugin, config, key, nearest) => {
+      const ctx = await createTestContext({ print: false })
+      const error = await ctx.plugin(plugin as never, config as never).then(
+        () => undefined,
+        (error: unknown) => error,
+      )
+      expect(error).toMatchObject({ code: 'INVALID_CONFIG' })
+      expect((error as Error).message).toMatch(new RegExp(`^${name}: (\\S+: )?unknown key "${key}"; did you mean "${nearest}"\\?`))
+    },
+  )
 
   it('a wrong type is INVALID_CONFIG too, not a bare validation error', async () => {
     const ctx = await createTestContext({ print: false })
-    const error = await ctx.plugin(Fs, { root: 42 } as never).then(() => undefined, (error: unknown) => error)
+    const error = await ctx.plugin(Fs, { root: 42 } as never).then(
+      () => undefined,
+      (error: unknown) => error,
+    )
     expect(error).toMatchObject({ code: 'INVALID_CONFIG', message: 'fs: root: expected string but got 42' })
   })
 })

@@ -38,7 +38,10 @@ describe('a third-party tool package installed from its packed tarball', { timeo
     if (!existsSync(join(example, 'dist/index.js'))) throw new Error(`${example}/dist is missing: run \`pnpm build\` first`)
     packs = mkdtempSync(join(tmpdir(), 'cordage-pack-'))
     execFileSync('pnpm', ['pack', '--pack-destination', packs], { cwd: example, stdio: 'pipe' })
-    tarball = join(packs, readdirSync(packs).find((name) => name.endsWith('.tgz'))!)
+    tarball = join(
+      packs,
+      readdirSync(packs).find((name) => name.endsWith('.tgz'))!,
+    )
   })
   afterAll(() => rmSync(packs, { recursive: true, force: true }))
 
@@ -56,12 +59,24 @@ describe('a third-party tool package installed from its packed tarball', { timeo
     expect(tools.stderr).toBe('')
     expect(tools.code).toBe(0)
     const [tool] = JSON.parse(tools.stdout)
-    expect(tool).toMatchObject({ name: 'word_count', description: expect.stringContaining('2 most frequent words'), parameters: { type: 'object', required: ['text'] } })
+    expect(tool).toMatchObject({
+      name: 'word_count',
+      description: expect.stringContaining('2 most frequent words'),
+      parameters: { type: 'object', required: ['text'] },
+    })
 
     const call = await cordage(['call', 'word_count', '{"text":"one fish two fish red fish"}'], { cwd: dir })
     expect(call).toMatchObject({ code: 0, stdout: '6 words, 1 lines, 26 characters; most frequent: fish (3), one (1)\n' })
     const value = await cordage(['call', 'word_count', '{"text":"a b a"}', '--json'], { cwd: dir })
-    expect(JSON.parse(value.stdout)).toEqual({ words: 3, lines: 1, characters: 5, frequent: [{ word: 'a', count: 2 }, { word: 'b', count: 1 }] })
+    expect(JSON.parse(value.stdout)).toEqual({
+      words: 3,
+      lines: 1,
+      characters: 5,
+      frequent: [
+        { word: 'a', count: 2 },
+        { word: 'b', count: 1 },
+      ],
+    })
   })
 
   it('answers a coded failure from the package, a shorthand name, and a config typo in cordage.yml', async () => {

@@ -13,7 +13,10 @@ export class Terminal {
   private readonly socket = `cordage-test-${process.pid}-${++sessions}`
   private readonly exitFile: string
 
-  constructor(readonly cwd: string, args: string[]) {
+  constructor(
+    readonly cwd: string,
+    args: string[],
+  ) {
     this.exitFile = join(cwd, `.exit-${sessions}`)
     const quoted = [process.execPath, bin, ...args].map((part) => `'${part.replace(/'/g, `'\\''`)}'`).join(' ')
     const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' }
@@ -23,7 +26,10 @@ export class Terminal {
 
   /** The visible screen, blank lines dropped. */
   screen(): string {
-    return this.tmux(['capture-pane', '-p', '-J', '-t', 'main']).split('\n').filter((line) => line.trim()).join('\n')
+    return this.tmux(['capture-pane', '-p', '-J', '-t', 'main'])
+      .split('\n')
+      .filter((line) => line.trim())
+      .join('\n')
   }
 
   /** Waits (polling, wide timeout: the machine is shared) until the screen matches. */

@@ -6,12 +6,14 @@ describe.concurrent('cordage tools', { timeout: 90_000 }, () => {
     const dir = project({ 'cordage.yml': 'plugins:\n  - ./echo.mjs\n', 'echo.mjs': echoPlugin })
     const result = await cordage(['tools', '--json'], { cwd: dir })
     expect(result.code).toBe(0)
-    expect(JSON.parse(result.stdout)).toEqual([{
-      name: 'echo',
-      description: 'Repeats what it is told.',
-      parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'], additionalProperties: false },
-      outputSchema: { type: 'object', properties: { said: { type: 'string' } }, required: ['said'], additionalProperties: false },
-    }])
+    expect(JSON.parse(result.stdout)).toEqual([
+      {
+        name: 'echo',
+        description: 'Repeats what it is told.',
+        parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'], additionalProperties: false },
+        outputSchema: { type: 'object', properties: { said: { type: 'string' } }, required: ['said'], additionalProperties: false },
+      },
+    ])
   })
 
   it('lists name and description per line without --json', async () => {
@@ -34,6 +36,11 @@ describe.concurrent('cordage tools', { timeout: 90_000 }, () => {
   it('adds the terminal tools when cordage.yml names the plugin', async () => {
     const result = await cordage(['tools'], { cwd: project({ 'cordage.yml': 'plugins:\n  terminal: {}\n' }) })
     expect(result.code).toBe(0)
-    expect(result.stdout.split('\n').map((line) => line.split(' ')[0]).filter(Boolean)).toEqual(['terminal_close', 'terminal_list', 'terminal_open', 'terminal_read', 'terminal_send', 'terminal_signal'])
+    expect(
+      result.stdout
+        .split('\n')
+        .map((line) => line.split(' ')[0])
+        .filter(Boolean),
+    ).toEqual(['terminal_close', 'terminal_list', 'terminal_open', 'terminal_read', 'terminal_send', 'terminal_signal'])
   })
 })

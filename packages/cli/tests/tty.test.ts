@@ -6,8 +6,14 @@ import { hasTmux, Terminal } from './tmux.js'
 
 function results(dir: string): Array<{ name: string; text: string; code?: string }> {
   const sessions = join(dir, '.cordage', 'sessions')
-  const file = readdirSync(sessions).filter((name) => name.endsWith('.jsonl')).sort().at(-1)!
-  return readFileSync(join(sessions, file), 'utf8').trim().split('\n').map((line) => JSON.parse(line))
+  const file = readdirSync(sessions)
+    .filter((name) => name.endsWith('.jsonl'))
+    .sort()
+    .at(-1)!
+  return readFileSync(join(sessions, file), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line))
     .filter((event) => event.type === 'tool/result')
     .map((event) => ({ name: event.data.name, text: event.data.content[0].text, ...(event.data.error?.code && { code: event.data.error.code }) }))
 }
@@ -26,7 +32,12 @@ describe.skipIf(!hasTmux)('the CLI as the human side, on a real terminal (tmux)'
   it('run: arrow keys answer questions, own text is typed, and "always" approves the rest of the session', async () => {
     const dir = humanProject([
       call('c1', 'ask_user_question', question),
-      { toolCalls: [{ id: 'c2', name: 'echo', arguments: { text: 'one' } }, { id: 'c3', name: 'echo', arguments: { text: 'two' } }] },
+      {
+        toolCalls: [
+          { id: 'c2', name: 'echo', arguments: { text: 'one' } },
+          { id: 'c3', name: 'echo', arguments: { text: 'two' } },
+        ],
+      },
       call('c4', 'echo', { text: 'three' }),
       { text: 'finished' },
     ])
@@ -54,7 +65,12 @@ describe.skipIf(!hasTmux)('the CLI as the human side, on a real terminal (tmux)'
   })
 
   it('run: "n" denies one call; Ctrl-C at a prompt stops the run (exit 130) and runs nothing more', async () => {
-    const dir = humanProject([call('c1', 'echo', { text: 'one' }), call('c2', 'ask_user_question', question), call('c3', 'echo', { text: 'never' }), { text: 'never' }])
+    const dir = humanProject([
+      call('c1', 'echo', { text: 'one' }),
+      call('c2', 'ask_user_question', question),
+      call('c3', 'echo', { text: 'never' }),
+      { text: 'never' },
+    ])
     const terminal = open(dir, ['run', '--cassette', 'tape.json', 'go'])
     await terminal.waitFor(/Allow this call\?/)
     terminal.keys('n', 'Enter')
@@ -68,12 +84,15 @@ describe.skipIf(!hasTmux)('the CLI as the human side, on a real terminal (tmux)'
   })
 
   it('chat --plan: the plan is shown rendered; "Keep planning" returns feedback, "Approve" leaves plan mode', async () => {
-    const dir = humanProject([
-      call('c1', 'exit_plan_mode', { plan: '# Echo plan\n- echo `one`' }),
-      call('c2', 'exit_plan_mode', { plan: '# Echo plan v2\n- echo `two`' }),
-      call('c3', 'echo', { text: 'two' }),
-      { text: 'done' },
-    ], { writeTools: ['echo'] })
+    const dir = humanProject(
+      [
+        call('c1', 'exit_plan_mode', { plan: '# Echo plan\n- echo `one`' }),
+        call('c2', 'exit_plan_mode', { plan: '# Echo plan v2\n- echo `two`' }),
+        call('c3', 'echo', { text: 'two' }),
+        { text: 'done' },
+      ],
+      { writeTools: ['echo'] },
+    )
     const terminal = open(dir, ['chat', '--plan', '--yes', '--cassette', 'tape.json'])
     await terminal.waitFor(/›/)
     terminal.keys('-l', 'make a plan')

@@ -32,7 +32,13 @@ async function until(predicate: () => boolean | Promise<boolean>, what: string, 
 
 describe('cordage mcp serve --watch', { timeout: 90_000 }, () => {
   const dir = project({ 'cordage.yml': 'plugins:\n  ./echo.mjs: { prefix: one }\n', 'echo.mjs': echoPlugin, 'shout.mjs': shoutPlugin })
-  const transport = new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp', 'serve', '--watch'], cwd: dir, env: { ...process.env, NO_COLOR: '1' } as Record<string, string>, stderr: 'pipe' })
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [bin, 'mcp', 'serve', '--watch'],
+    cwd: dir,
+    env: { ...process.env, NO_COLOR: '1' } as Record<string, string>,
+    stderr: 'pipe',
+  })
   let stderr = ''
   transport.stderr!.on('data', (chunk) => (stderr += chunk))
   const client = new Client({ name: 'watch-test', version: '1.0.0' })
@@ -60,7 +66,9 @@ describe('cordage mcp serve --watch', { timeout: 90_000 }, () => {
     const before = changes
     edit('plugins:\n  ./echo.mjs: { prefix: 3 }\n  ./shout.mjs: {}\n')
     await until(() => reloads() === 2, 'the rejected reload')
-    expect(stderr).toContain('cordage.yml: reload rejected, the running plugins are unchanged:\ncordage.yml: plugin ./echo.mjs: prefix: expected string but got 3')
+    expect(stderr).toContain(
+      'cordage.yml: reload rejected, the running plugins are unchanged:\ncordage.yml: plugin ./echo.mjs: prefix: expected string but got 3',
+    )
     expect(await toolNames()).toEqual(['echo', 'shout'])
     expect(await echo('hi')).toBe('two: hi')
     expect(changes).toBe(before)
@@ -78,13 +86,26 @@ describe('cordage mcp serve --watch', { timeout: 90_000 }, () => {
 
 describe('cordage chat --watch', { timeout: 90_000 }, () => {
   it('reloads between turns and the conversation goes on in the same session', async () => {
-    const tape = { version: 1, turns: [
-      { toolCalls: [{ name: 'echo', arguments: { text: 'a' } }] },
-      { text: 'first done' },
-      { toolCalls: [{ name: 'shout', arguments: { text: 'b' } }, { name: 'echo', arguments: { text: 'b' } }] },
-      { text: 'second done' },
-    ] }
-    const dir = project({ 'cordage.yml': 'plugins:\n  ./echo.mjs: { prefix: one }\n', 'echo.mjs': echoPlugin, 'shout.mjs': shoutPlugin, 'tape.json': JSON.stringify(tape) })
+    const tape = {
+      version: 1,
+      turns: [
+        { toolCalls: [{ name: 'echo', arguments: { text: 'a' } }] },
+        { text: 'first done' },
+        {
+          toolCalls: [
+            { name: 'shout', arguments: { text: 'b' } },
+            { name: 'echo', arguments: { text: 'b' } },
+          ],
+        },
+        { text: 'second done' },
+      ],
+    }
+    const dir = project({
+      'cordage.yml': 'plugins:\n  ./echo.mjs: { prefix: one }\n',
+      'echo.mjs': echoPlugin,
+      'shout.mjs': shoutPlugin,
+      'tape.json': JSON.stringify(tape),
+    })
     const child = spawn(process.execPath, [bin, 'chat', '--watch', '--cassette', 'tape.json'], { cwd: dir, env: { ...process.env, NO_COLOR: '1' } })
     let stdout = ''
     let stderr = ''
@@ -107,7 +128,10 @@ describe('cordage chat --watch', { timeout: 90_000 }, () => {
     const sessions = join(dir, '.cordage', 'sessions')
     const files = readdirSync(sessions).filter((name) => name.endsWith('.jsonl'))
     expect(files).toHaveLength(1)
-    const events = readFileSync(join(sessions, files[0]), 'utf8').trim().split('\n').map((line) => JSON.parse(line))
+    const events = readFileSync(join(sessions, files[0]), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
     expect(events.filter((event) => event.type === 'user/message').map((event) => event.data.content)).toEqual(['first', 'second'])
     const results = events.filter((event) => event.type === 'tool/result').map((event) => event.data.content[0].text)
     expect(results).toEqual(['one: a', 'B', 'two: b'])

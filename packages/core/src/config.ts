@@ -11,7 +11,10 @@ export interface ConfigIssue {
 
 /** A plugin's config is invalid (code `INVALID_CONFIG`); thrown at load, naming the plugin and every issue. */
 export class ConfigError extends CordageError {
-  constructor(readonly plugin: string, readonly issues: readonly ConfigIssue[]) {
+  constructor(
+    readonly plugin: string,
+    readonly issues: readonly ConfigIssue[],
+  ) {
     super('INVALID_CONFIG', issues.map((issue) => `${plugin}: ${issue.path ? `${issue.path}: ` : ''}${issue.message}`).join('\n'))
   }
 }
@@ -63,10 +66,13 @@ export function strictConfig(plugin: string, schema: Schema | StandardConfig, sh
     const result = standard.validate(value) as StandardResult | Promise<unknown>
     if ('then' in result) throw new ConfigError(plugin, [{ path: '', message: 'the config validates asynchronously, which is not supported' }])
     if (!result.issues?.length) return result
-    throw new ConfigError(plugin, result.issues.map((issue) => ({
-      path: formatPath((issue.path ?? []).map((part) => (typeof part === 'object' && part !== null ? part.key : part))),
-      message: issue.message,
-    })))
+    throw new ConfigError(
+      plugin,
+      result.issues.map((issue) => ({
+        path: formatPath((issue.path ?? []).map((part) => (typeof part === 'object' && part !== null ? part.key : part))),
+        message: issue.message,
+      })),
+    )
   }
   return Object.create(schema, { '~standard': { value: { ...standard, validate }, enumerable: false } })
 }

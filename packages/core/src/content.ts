@@ -2,9 +2,7 @@ import type { JsonValue } from './json.js'
 
 /** One block of model-facing content. Images are base64. */
 export type ContentBlock =
-  | { type: 'text'; text: string }
-  | { type: 'image'; data: string; mimeType: string }
-  | { type: 'resource'; uri: string; mimeType?: string; text?: string }
+  { type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string } | { type: 'resource'; uri: string; mimeType?: string; text?: string }
 
 /** Extra user-role context the agent appends after a batch of results. */
 export interface HookContext {

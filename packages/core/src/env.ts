@@ -3,11 +3,36 @@
  * them. Patterns are case-insensitive; `*` matches any run of characters.
  */
 export const DEFAULT_ENV_DENY: readonly string[] = [
-  '*_API_KEY', '*_APIKEY', 'API_KEY', '*_KEY', '*_KEYS',
-  '*_TOKEN', 'TOKEN', '*_TOKENS', '*_SECRET', 'SECRET', '*_SECRET_*', '*_SECRETS',
-  '*_PASSWORD', 'PASSWORD', '*_PASSWD', '*_PASS', '*_CREDENTIALS', '*_CREDENTIAL', '*_AUTH',
-  'AWS_*', 'AZURE_*', 'GOOGLE_APPLICATION_CREDENTIALS', 'GCP_*', 'SSH_AUTH_SOCK', 'GPG_AGENT_INFO',
-  'NPM_CONFIG__AUTH*', 'NODE_AUTH_TOKEN', 'DOCKER_AUTH_CONFIG', 'KUBECONFIG', 'VAULT_*',
+  '*_API_KEY',
+  '*_APIKEY',
+  'API_KEY',
+  '*_KEY',
+  '*_KEYS',
+  '*_TOKEN',
+  'TOKEN',
+  '*_TOKENS',
+  '*_SECRET',
+  'SECRET',
+  '*_SECRET_*',
+  '*_SECRETS',
+  '*_PASSWORD',
+  'PASSWORD',
+  '*_PASSWD',
+  '*_PASS',
+  '*_CREDENTIALS',
+  '*_CREDENTIAL',
+  '*_AUTH',
+  'AWS_*',
+  'AZURE_*',
+  'GOOGLE_APPLICATION_CREDENTIALS',
+  'GCP_*',
+  'SSH_AUTH_SOCK',
+  'GPG_AGENT_INFO',
+  'NPM_CONFIG__AUTH*',
+  'NODE_AUTH_TOKEN',
+  'DOCKER_AUTH_CONFIG',
+  'KUBECONFIG',
+  'VAULT_*',
 ]
 
 /** The environment policy: `allow` and `deny` are name patterns; `set` adds or overrides variables. */
@@ -19,7 +44,12 @@ export interface EnvPolicy {
 
 function compile(patterns: readonly string[]): RegExp {
   if (!patterns.length) return /$^/
-  const alternatives = patterns.map((pattern) => pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*'))
+  const alternatives = patterns.map((pattern) =>
+    pattern
+      .split('*')
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*'),
+  )
   return new RegExp(`^(?:${alternatives.join('|')})$`, 'i')
 }
 

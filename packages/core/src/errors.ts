@@ -25,21 +25,33 @@ export class CordageError extends Error {
 
 /** A tool call's arguments do not satisfy its parameter schema, or are not JSON. */
 export class ToolArgsError extends CordageError {
-  constructor(message: string, readonly violations: Violation[] = [], options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    readonly violations: Violation[] = [],
+    options?: { cause?: unknown },
+  ) {
     super('INVALID_ARGS', message, options)
   }
 }
 
 /** A tool's output was not lossless JSON, did not satisfy its output schema, or could not be rendered. */
 export class ToolOutputError extends CordageError {
-  constructor(message: string, readonly violations: Violation[] = [], options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    readonly violations: Violation[] = [],
+    options?: { cause?: unknown },
+  ) {
     super('INVALID_TOOL_OUTPUT', message, options)
   }
 }
 
 /** No tool is registered under the requested name. */
 export class UnknownToolError extends CordageError {
-  constructor(readonly toolName: string, available: string[], reason = 'is unknown') {
+  constructor(
+    readonly toolName: string,
+    available: string[],
+    reason = 'is unknown',
+  ) {
     const list = available.length ? available.join(', ') : '(none)'
     super('UNKNOWN_TOOL', reason === 'is unknown' ? `unknown tool "${toolName}"; available: ${list}` : `tool "${toolName}" ${reason}; available: ${list}`)
   }
@@ -75,14 +87,20 @@ export class ToolTimeoutError extends CordageError {
 
 /** A schema uses constructs outside the supported JSON Schema subset; `violations` lists every one. */
 export class UnsupportedSchemaError extends CordageError {
-  constructor(message: string, readonly violations: Violation[] = []) {
+  constructor(
+    message: string,
+    readonly violations: Violation[] = [],
+  ) {
     super('UNSUPPORTED_SCHEMA', violations.length ? `${message}:\n${formatViolations(violations)}` : message)
   }
 }
 
 /** A value is not lossless JSON; `path` names the first offence (`$` is the root). */
 export class NotJsonError extends CordageError {
-  constructor(readonly path: string, readonly reason: string) {
+  constructor(
+    readonly path: string,
+    readonly reason: string,
+  ) {
     super('NOT_JSON', `${path}: ${reason}`)
   }
 }

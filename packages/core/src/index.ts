@@ -9,14 +9,33 @@ export type { Validator } from './validator.js'
 export { compileValidator, compileDefaultingValidator } from './validator.js'
 export type { ValueSchemaSpec, Infer } from './schemastery.js'
 export { toJsonSchema, isSchemastery } from './schemastery.js'
-export type { ToolDefinition, ToolOutput, ToolSpec, ToolExec, ToolRunContext, ToolExecutionToken, ToolConcurrency, ToolPathArgument, ReturnsOutput } from './tool.js'
+export type {
+  ToolDefinition,
+  ToolOutput,
+  ToolSpec,
+  ToolExec,
+  ToolRunContext,
+  ToolExecutionToken,
+  ToolConcurrency,
+  ToolPathArgument,
+  ReturnsOutput,
+} from './tool.js'
 export { defineTool, TOOL_NAME_PATTERN } from './tool.js'
 export type { ConfigIssue, KeyShape, StandardConfig } from './config.js'
 export { ConfigError, strictConfig, unknownConfigKeys, formatPath } from './config.js'
 export type { Violation } from './errors.js'
 export {
-  CordageError, ToolArgsError, ToolOutputError, UnknownToolError, ToolDeniedError, ToolAbortedError,
-  ToolAbortedBeforeDispatchError, ToolTimeoutError, UnsupportedSchemaError, NotJsonError, ToolDefinitionError,
+  CordageError,
+  ToolArgsError,
+  ToolOutputError,
+  UnknownToolError,
+  ToolDeniedError,
+  ToolAbortedError,
+  ToolAbortedBeforeDispatchError,
+  ToolTimeoutError,
+  UnsupportedSchemaError,
+  NotJsonError,
+  ToolDefinitionError,
   formatViolations,
 } from './errors.js'
 export type { EnvPolicy } from './env.js'

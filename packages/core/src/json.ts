@@ -150,7 +150,8 @@ export function toJsonValue(input: unknown, options?: ToJsonOptions): JsonValue 
         for (let f: Frame | undefined = frame; f; f = f.parent) active.add(f.source)
       }
       if (child.keys === null) checkArrayShape(child)
-      if (keys !== null && key === '__proto__') Object.defineProperty(target, key, { value: child.target, enumerable: true, writable: true, configurable: true })
+      if (keys !== null && key === '__proto__')
+        Object.defineProperty(target, key, { value: child.target, enumerable: true, writable: true, configurable: true })
       else target[key] = child.target
       active?.add(value as object)
       frame = child

@@ -54,32 +54,84 @@ const TYPES = new Set<string>(['null', 'boolean', 'object', 'array', 'number', '
 
 /** Formats ajv-formats validates; any other `format` is rejected rather than silently ignored. */
 export const SUPPORTED_FORMATS: readonly string[] = [
-  'date', 'time', 'date-time', 'iso-time', 'iso-date-time', 'duration', 'uri', 'uri-reference', 'uri-template',
-  'url', 'email', 'hostname', 'ipv4', 'ipv6', 'regex', 'uuid', 'json-pointer', 'relative-json-pointer', 'byte',
-  'int32', 'int64', 'float', 'double', 'password', 'binary',
+  'date',
+  'time',
+  'date-time',
+  'iso-time',
+  'iso-date-time',
+  'duration',
+  'uri',
+  'uri-reference',
+  'uri-template',
+  'url',
+  'email',
+  'hostname',
+  'ipv4',
+  'ipv6',
+  'regex',
+  'uuid',
+  'json-pointer',
+  'relative-json-pointer',
+  'byte',
+  'int32',
+  'int64',
+  'float',
+  'double',
+  'password',
+  'binary',
 ]
 const FORMATS = new Set(SUPPORTED_FORMATS)
 
-type Kind = 'schema' | 'schemaMap' | 'schemaList' | 'number' | 'natural' | 'boolean' | 'string' | 'stringList' | 'any' | 'anyList' | 'type' | 'pattern' | 'format' | 'ref'
+type Kind =
+  'schema' | 'schemaMap' | 'schemaList' | 'number' | 'natural' | 'boolean' | 'string' | 'stringList' | 'any' | 'anyList' | 'type' | 'pattern' | 'format' | 'ref'
 
 /** Every keyword the supported subset accepts, with the shape of its value. */
 const KEYWORDS: Record<string, Kind> = {
-  type: 'type', enum: 'anyList', const: 'any',
-  properties: 'schemaMap', required: 'stringList', additionalProperties: 'schema', patternProperties: 'schemaMap',
-  propertyNames: 'schema', minProperties: 'natural', maxProperties: 'natural',
-  items: 'schema', prefixItems: 'schemaList', minItems: 'natural', maxItems: 'natural', uniqueItems: 'boolean', contains: 'schema',
-  oneOf: 'schemaList', anyOf: 'schemaList', allOf: 'schemaList', not: 'schema',
-  minimum: 'number', maximum: 'number', exclusiveMinimum: 'number', exclusiveMaximum: 'number', multipleOf: 'number',
-  minLength: 'natural', maxLength: 'natural', pattern: 'pattern', format: 'format',
-  $ref: 'ref', $defs: 'schemaMap', definitions: 'schemaMap', $schema: 'string', $comment: 'string', $id: 'string',
-  title: 'string', description: 'string', default: 'any', examples: 'anyList', deprecated: 'boolean', readOnly: 'boolean', writeOnly: 'boolean',
+  type: 'type',
+  enum: 'anyList',
+  const: 'any',
+  properties: 'schemaMap',
+  required: 'stringList',
+  additionalProperties: 'schema',
+  patternProperties: 'schemaMap',
+  propertyNames: 'schema',
+  minProperties: 'natural',
+  maxProperties: 'natural',
+  items: 'schema',
+  prefixItems: 'schemaList',
+  minItems: 'natural',
+  maxItems: 'natural',
+  uniqueItems: 'boolean',
+  contains: 'schema',
+  oneOf: 'schemaList',
+  anyOf: 'schemaList',
+  allOf: 'schemaList',
+  not: 'schema',
+  minimum: 'number',
+  maximum: 'number',
+  exclusiveMinimum: 'number',
+  exclusiveMaximum: 'number',
+  multipleOf: 'number',
+  minLength: 'natural',
+  maxLength: 'natural',
+  pattern: 'pattern',
+  format: 'format',
+  $ref: 'ref',
+  $defs: 'schemaMap',
+  definitions: 'schemaMap',
+  $schema: 'string',
+  $comment: 'string',
+  $id: 'string',
+  title: 'string',
+  description: 'string',
+  default: 'any',
+  examples: 'anyList',
+  deprecated: 'boolean',
+  readOnly: 'boolean',
+  writeOnly: 'boolean',
 }
 
-const ALLOWED_DIALECTS = [
-  'https://json-schema.org/draft/2020-12/schema',
-  'http://json-schema.org/draft-07/schema',
-  'https://json-schema.org/draft-07/schema',
-]
+const ALLOWED_DIALECTS = ['https://json-schema.org/draft/2020-12/schema', 'http://json-schema.org/draft-07/schema', 'https://json-schema.org/draft-07/schema']
 
 function escapePointer(key: string): string {
   return key.replace(/~/g, '~0').replace(/\//g, '~1')
@@ -144,7 +196,8 @@ export function checkSupportedSchema(schema: unknown): Violation[] {
           break
         case 'string':
           if (typeof value !== 'string') push('must be a string', key)
-          else if (key === '$schema' && !ALLOWED_DIALECTS.includes(value.replace(/#$/, ''))) push(`unsupported dialect ${JSON.stringify(value)} (use draft 2020-12)`, key)
+          else if (key === '$schema' && !ALLOWED_DIALECTS.includes(value.replace(/#$/, '')))
+            push(`unsupported dialect ${JSON.stringify(value)} (use draft 2020-12)`, key)
           else if (key === '$id' && path !== '') push('$id is only supported at the root', key)
           break
         case 'stringList':

@@ -92,9 +92,15 @@ function convertType(schema: Schema, path: string, violations: Violation[]): Jso
     }
     case 'tuple': {
       const list = schema.list ?? []
-      const node: JsonSchemaNode = { type: 'array', prefixItems: list.map((inner, index) => convert(inner, `${path}/prefixItems/${index}`, violations)), items: false }
+      const node: JsonSchemaNode = {
+        type: 'array',
+        prefixItems: list.map((inner, index) => convert(inner, `${path}/prefixItems/${index}`, violations)),
+        items: false,
+      }
       let required = 0
-      list.forEach((inner, index) => { if (inner.meta?.required) required = index + 1 })
+      list.forEach((inner, index) => {
+        if (inner.meta?.required) required = index + 1
+      })
       if (required) node.minItems = required
       return node
     }

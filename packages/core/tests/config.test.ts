@@ -29,8 +29,21 @@ describe('unknown config keys', () => {
   it.each([
     [{ rulez: [] }, '', 'unknown key "rulez"; did you mean "rules"? (valid keys: rules, env, extra)'],
     [{ rule: [] }, '', 'unknown key "rule"; did you mean "rules"? (valid keys: rules, env, extra)'],
-    [{ rules: [{ tool: 'x', action: 'deny' }, { tool: 'y', whne: [], action: 'deny' }] }, 'rules[1]', 'unknown key "whne"; did you mean "when"? (valid keys: tool, when, action)'],
-    [{ rules: [{ tool: 'x', action: 'deny', when: [{ pointer: '/a', Glob: '*' }] }] }, 'rules[0].when[0]', 'unknown key "Glob"; did you mean "glob"? (valid keys: pointer, glob)'],
+    [
+      {
+        rules: [
+          { tool: 'x', action: 'deny' },
+          { tool: 'y', whne: [], action: 'deny' },
+        ],
+      },
+      'rules[1]',
+      'unknown key "whne"; did you mean "when"? (valid keys: tool, when, action)',
+    ],
+    [
+      { rules: [{ tool: 'x', action: 'deny', when: [{ pointer: '/a', Glob: '*' }] }] },
+      'rules[0].when[0]',
+      'unknown key "Glob"; did you mean "glob"? (valid keys: pointer, glob)',
+    ],
     [{ env: { HOME: { value: 'x', valeu: 'y' } } }, 'env.HOME', 'unknown key "valeu"; did you mean "value"? (valid keys: value)'],
   ])('%j → %s: %s', (config, path, message) => {
     expect(unknownConfigKeys(Policy, config)).toEqual([{ path, message }])
@@ -46,7 +59,10 @@ describe('unknown config keys', () => {
   })
 
   it('judges a union against its best-fitting alternative and an intersection against all its keys', () => {
-    const Either = Schema.union([Schema.object({ kind: Schema.const('a'), alpha: Schema.string() }), Schema.object({ kind: Schema.const('b'), beta: Schema.string() })])
+    const Either = Schema.union([
+      Schema.object({ kind: Schema.const('a'), alpha: Schema.string() }),
+      Schema.object({ kind: Schema.const('b'), beta: Schema.string() }),
+    ])
     expect(unknownConfigKeys(Either, { kind: 'b', beta: 'x' })).toEqual([])
     expect(unknownConfigKeys(Either, { kind: 'b', betta: 'x' })[0]!.message).toMatch(/unknown key "betta"; did you mean "beta"\?/)
     const Both = Schema.intersect([Schema.object({ a: Schema.string() }), Schema.object({ b: Schema.string() })])
@@ -57,12 +73,17 @@ describe('unknown config keys', () => {
   it('walks a JSON Schema (a zod config through z.toJSONSchema): properties close an object, records stay open', () => {
     const shape = {
       oneOf: [
-        { type: 'object', properties: { transport: { const: 'stdio' }, command: { type: 'string' }, env: { type: 'object', additionalProperties: { type: 'string' } } } },
+        {
+          type: 'object',
+          properties: { transport: { const: 'stdio' }, command: { type: 'string' }, env: { type: 'object', additionalProperties: { type: 'string' } } },
+        },
         { type: 'object', properties: { transport: { const: 'http' }, url: { type: 'string' } } },
       ],
     } as JsonSchemaNode
     expect(unknownConfigKeys(shape, { transport: 'stdio', command: 'x', env: { ANY: 'y' } })).toEqual([])
-    expect(unknownConfigKeys(shape, { transport: 'http', ulr: 'x' })).toEqual([{ path: '', message: 'unknown key "ulr"; did you mean "url"? (valid keys: transport, url)' }])
+    expect(unknownConfigKeys(shape, { transport: 'http', ulr: 'x' })).toEqual([
+      { path: '', message: 'unknown key "ulr"; did you mean "url"? (valid keys: transport, url)' },
+    ])
   })
 
   it('counts a swap of neighbouring letters as one edit', () => {
@@ -98,12 +119,19 @@ describe('strictConfig', () => {
   it('wraps another Standard Schema (zod-like) without losing its methods', () => {
     const inner = {
       parse: (value: unknown) => value,
-      '~standard': { version: 1 as const, vendor: 'test', validate: (value: unknown) => ((value as { port?: unknown }).port === 'x' ? { issues: [{ message: 'expected number', path: [{ key: 'port' }] }] } : { value }) },
+      '~standard': {
+        version: 1 as const,
+        vendor: 'test',
+        validate: (value: unknown) =>
+          (value as { port?: unknown }).port === 'x' ? { issues: [{ message: 'expected number', path: [{ key: 'port' }] }] } : { value },
+      },
     }
     const Strict = strictConfig('mcp-server', inner, { type: 'object', properties: { port: { type: 'number' }, host: { type: 'string' } } } as JsonSchemaNode)
     expect(Strict.parse({ port: 1 })).toEqual({ port: 1 })
     expect(Strict['~standard'].validate({ port: 1 })).toEqual({ value: { port: 1 } })
-    expect(thrown(() => Strict['~standard'].validate({ prot: 1 })).message).toBe('mcp-server: unknown key "prot"; did you mean "port"? (valid keys: port, host)')
+    expect(thrown(() => Strict['~standard'].validate({ prot: 1 })).message).toBe(
+      'mcp-server: unknown key "prot"; did you mean "port"? (valid keys: port, host)',
+    )
     expect(thrown(() => Strict['~standard'].validate({ port: 'x' })).message).toBe('mcp-server: port: expected number')
   })
 })

@@ -56,7 +56,9 @@ describe('defineTool', () => {
 
   it('supports scalar, array and null output roots', async () => {
     const count = defineTool({
-      name: 'count', description: 'Counts.', parameters: Schema.object({}),
+      name: 'count',
+      description: 'Counts.',
+      parameters: Schema.object({}),
       output: { schema: Schema.array(Schema.natural()), render: (_args, value) => [{ type: 'text', text: value.join(',') }] },
       execute: () => [1, 2, 3],
     })
@@ -65,10 +67,15 @@ describe('defineTool', () => {
   })
 
   it('requires an object parameters schema', () => {
-    expect(() => defineTool({
-      name: 'bad', description: '', parameters: Schema.string() as any,
-      output: { schema: Schema.any(), render: () => [] }, execute: () => null,
-    })).toThrow(ToolDefinitionError)
+    expect(() =>
+      defineTool({
+        name: 'bad',
+        description: '',
+        parameters: Schema.string() as any,
+        output: { schema: Schema.any(), render: () => [] },
+        execute: () => null,
+      }),
+    ).toThrow(ToolDefinitionError)
   })
 })
 

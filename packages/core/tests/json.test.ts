@@ -56,7 +56,16 @@ describe('toJsonValue', () => {
     ['a Buffer', { b: Buffer.from('x') }, '$.b', 'Buffer'],
     ['a typed array', { t: new Uint8Array(2) }, '$.t', 'Uint8Array'],
     ['an Error', { e: new Error('x') }, '$.e', 'Error'],
-    ['a class instance', { p: new (class Point { x = 1 })() }, '$.p', 'Point'],
+    [
+      'a class instance',
+      {
+        p: new (class Point {
+          x = 1
+        })(),
+      },
+      '$.p',
+      'Point',
+    ],
     ['a key needing quotes', { 'a b': [undefined] }, '$["a b"][0]', 'undefined'],
   ])('rejects %s with its JSON path', (_label, value, path, reason) => {
     const error = offence(value)
@@ -72,7 +81,11 @@ describe('toJsonValue', () => {
     expect(offence({ [Symbol('k')]: 1 }).message).toContain('symbol-keyed')
     const hidden = Object.defineProperty({}, 'secret', { value: 1, enumerable: false })
     expect(offence({ h: hidden }).path).toBe('$.h.secret')
-    const getter = { get boom() { throw new Error('nope') } }
+    const getter = {
+      get boom() {
+        throw new Error('nope')
+      },
+    }
     const error = offence({ g: getter })
     expect(error.path).toBe('$.g.boom')
     expect(error.message).toContain('nope')
@@ -90,7 +103,11 @@ describe('toJsonValue', () => {
 
   it('accepts getters that return JSON, snapshotting their value', () => {
     let count = 0
-    const copy = toJsonValue({ get n() { return ++count } }) as any
+    const copy = toJsonValue({
+      get n() {
+        return ++count
+      },
+    }) as any
     expect(copy.n).toBe(1)
     expect(Object.getOwnPropertyDescriptor(copy, 'n')!.value).toBe(1)
   })
@@ -126,6 +143,9 @@ describe('deepFreeze', () => {
     expect(deepFreeze(value)).toBe(value)
     expect(Object.isFrozen(value.list[0])).toBe(true)
     expect(Object.isFrozen(value.nested.deeper)).toBe(true)
-    expect(() => { 'use strict'; value.list.push(1) }).toThrow(TypeError)
+    expect(() => {
+      'use strict'
+      value.list.push(1)
+    }).toThrow(TypeError)
   })
 })

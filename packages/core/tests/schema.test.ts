@@ -1,11 +1,24 @@
 import Schema from 'schemastery'
 import { describe, expect, it } from 'vitest'
-import { UnsupportedSchemaError, assertSupportedSchema, checkSupportedSchema, compileValidator, nestSchema, toJsonSchema, type JsonSchemaNode } from '../src/index.js'
+import {
+  UnsupportedSchemaError,
+  assertSupportedSchema,
+  checkSupportedSchema,
+  compileValidator,
+  nestSchema,
+  toJsonSchema,
+  type JsonSchemaNode,
+} from '../src/index.js'
 
 describe('toJsonSchema', () => {
   it('converts the JSON-expressible subset', () => {
     const schema = Schema.object({
-      name: Schema.string().required().description('who').pattern(/^[a-z]+$/).min(1).max(10),
+      name: Schema.string()
+        .required()
+        .description('who')
+        .pattern(/^[a-z]+$/)
+        .min(1)
+        .max(10),
       count: Schema.natural().default(3),
       ratio: Schema.number().min(0).max(1),
       step: Schema.number().step(0.5),
@@ -57,7 +70,10 @@ describe('toJsonSchema', () => {
       expect(error).toBeInstanceOf(UnsupportedSchemaError)
       const paths = (error as UnsupportedSchemaError).violations.map((v) => v.path)
       for (const field of ['when', 'fn', 'cls', 'shout']) {
-        expect(paths.some((path) => path.startsWith(`/properties/${field}`)), field).toBe(true)
+        expect(
+          paths.some((path) => path.startsWith(`/properties/${field}`)),
+          field,
+        ).toBe(true)
       }
     }
   })
@@ -69,15 +85,21 @@ describe('toJsonSchema', () => {
 
 describe('assertSupportedSchema', () => {
   it('accepts the documented subset, including local $ref and $defs', () => {
-    expect(() => assertSupportedSchema({
-      $schema: 'https://json-schema.org/draft/2020-12/schema',
-      type: ['object', 'null'],
-      properties: { a: { $ref: '#/$defs/a' }, b: { type: 'array', prefixItems: [{ const: 1 }], items: { type: 'string', format: 'uri' } } },
-      patternProperties: { '^x-': true },
-      additionalProperties: { not: { type: 'null' } },
-      $defs: { a: { oneOf: [{ type: 'integer', minimum: 0 }, { allOf: [{ type: 'string' }, { maxLength: 3 }] }] } },
-      title: 't', description: 'd', examples: [{}], deprecated: false, default: null,
-    })).not.toThrow()
+    expect(() =>
+      assertSupportedSchema({
+        $schema: 'https://json-schema.org/draft/2020-12/schema',
+        type: ['object', 'null'],
+        properties: { a: { $ref: '#/$defs/a' }, b: { type: 'array', prefixItems: [{ const: 1 }], items: { type: 'string', format: 'uri' } } },
+        patternProperties: { '^x-': true },
+        additionalProperties: { not: { type: 'null' } },
+        $defs: { a: { oneOf: [{ type: 'integer', minimum: 0 }, { allOf: [{ type: 'string' }, { maxLength: 3 }] }] } },
+        title: 't',
+        description: 'd',
+        examples: [{}],
+        deprecated: false,
+        default: null,
+      }),
+    ).not.toThrow()
   })
 
   it('reports every violation with its path and rejects unknown keywords', () => {
@@ -123,12 +145,14 @@ describe('compileValidator', () => {
       additionalProperties: false,
     })
     expect(validate({ a: 'x', 'b/c': 1 })).toEqual([])
-    expect(validate({ a: 1, list: [1, 'x'], extra: true })).toEqual(expect.arrayContaining([
-      { path: '/a', message: 'must be string' },
-      { path: '/list/1', message: 'must be integer' },
-      { path: '/b~1c', message: 'is required' },
-      { path: '/extra', message: 'is not an allowed property' },
-    ]))
+    expect(validate({ a: 1, list: [1, 'x'], extra: true })).toEqual(
+      expect.arrayContaining([
+        { path: '/a', message: 'must be string' },
+        { path: '/list/1', message: 'must be integer' },
+        { path: '/b~1c', message: 'is required' },
+        { path: '/extra', message: 'is not an allowed property' },
+      ]),
+    )
   })
 
   it('accepts scalar, array and null roots and boolean schemas', () => {

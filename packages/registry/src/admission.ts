@@ -9,8 +9,11 @@ import type { PreDecision, ToolGuard } from './types.js'
 /** `INVALID_ARGS` listing every violation of the tool's `parameters`, or `undefined` when they match. */
 export function checkArguments(entry: Entry, args: JsonValue): ToolArgsError | undefined {
   const name = entry.definition.name
-  const violations = violationsOf(entry.validateArgs, args, (reason, cause) =>
-    new ToolArgsError(`the arguments of ${name} could not be validated: ${reason}`, [], { cause }))
+  const violations = violationsOf(
+    entry.validateArgs,
+    args,
+    (reason, cause) => new ToolArgsError(`the arguments of ${name} could not be validated: ${reason}`, [], { cause }),
+  )
   if (violations.length) return new ToolArgsError(`invalid arguments for ${name}:\n${formatViolations(violations)}`, [...violations])
 }
 

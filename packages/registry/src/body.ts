@@ -22,7 +22,10 @@ export async function runBody(definition: ToolDefinition, call: Call, graceMs: n
   }
   let settled: Promise<Settled>
   try {
-    settled = Promise.resolve(definition.execute(exec.arguments, exec)).then((value) => ({ ok: true as const, value }), (error) => ({ ok: false as const, error }))
+    settled = Promise.resolve(definition.execute(exec.arguments, exec)).then(
+      (value) => ({ ok: true as const, value }),
+      (error) => ({ ok: false as const, error }),
+    )
   } catch (error) {
     settled = Promise.resolve({ ok: false as const, error })
   }
@@ -47,7 +50,9 @@ export async function runBody(definition: ToolDefinition, call: Call, graceMs: n
   let onAbort: (() => void) | undefined
   const outcome = await new Promise<Settled | 'abandoned'>((resolve) => {
     settled.then(resolve)
-    onAbort = () => { graceTimer = setTimeout(() => resolve('abandoned'), graceMs) }
+    onAbort = () => {
+      graceTimer = setTimeout(() => resolve('abandoned'), graceMs)
+    }
     if (signal.aborted) onAbort()
     else signal.addEventListener('abort', onAbort, { once: true })
   })

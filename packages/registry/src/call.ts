@@ -1,4 +1,14 @@
-import { ToolArgsError, errorMessage, toJsonValue, type CordageError, type HookContext, type JsonValue, type ToolDefinition, type ToolRunContext, type Validator } from '@cordage/core'
+import {
+  ToolArgsError,
+  errorMessage,
+  toJsonValue,
+  type CordageError,
+  type HookContext,
+  type JsonValue,
+  type ToolDefinition,
+  type ToolRunContext,
+  type Validator,
+} from '@cordage/core'
 import { describe } from './normalize.js'
 import type { ExecuteInput } from './types.js'
 

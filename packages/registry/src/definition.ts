@@ -24,7 +24,8 @@ export function checkDefinition(definition: ToolDefinition): void {
     ...checkSupportedSchema(definition.parameters).map((v) => ({ path: `parameters${v.path}`, message: v.message })),
     ...checkSupportedSchema(output.schema).map((v) => ({ path: `output.schema${v.path}`, message: v.message })),
   ]
-  if ((definition.parameters as any)?.type !== 'object') violations.unshift({ path: 'parameters/type', message: 'parameters must be an object schema ({ type: "object" })' })
+  if ((definition.parameters as any)?.type !== 'object')
+    violations.unshift({ path: 'parameters/type', message: 'parameters must be an object schema ({ type: "object" })' })
   if (violations.length) throw new ToolDefinitionError(`${label}: unsupported schema:\n${formatViolations(violations)}`)
   const { timeoutMs, concurrency } = definition
   if (timeoutMs !== undefined && !(typeof timeoutMs === 'number' && timeoutMs > 0 && Number.isFinite(timeoutMs))) {

@@ -1,7 +1,20 @@
 import {
-  CordageError, ToolOutputError, compileValidator, errorMessage, failure, formatViolations, freezeResult, toJsonValue,
-  type ContentBlock, type HookContext, type JsonValue, type ToolDefinition, type ToolExec, type ToolExecutionResult,
-  type Validator, type Violation,
+  CordageError,
+  ToolOutputError,
+  compileValidator,
+  errorMessage,
+  failure,
+  formatViolations,
+  freezeResult,
+  toJsonValue,
+  type ContentBlock,
+  type HookContext,
+  type JsonValue,
+  type ToolDefinition,
+  type ToolExec,
+  type ToolExecutionResult,
+  type Validator,
+  type Violation,
 } from '@cordage/core'
 
 /** Describes any value for a message without throwing (cycles, BigInt and hostile `toJSON` included). */
@@ -25,7 +38,10 @@ export function violationsOf(validate: Validator, value: unknown, fail: (reason:
 const BLOCK_CHECK: Record<string, (block: any) => boolean> = {
   text: (block) => typeof block.text === 'string',
   image: (block) => typeof block.data === 'string' && typeof block.mimeType === 'string',
-  resource: (block) => typeof block.uri === 'string' && (block.mimeType === undefined || typeof block.mimeType === 'string') && (block.text === undefined || typeof block.text === 'string'),
+  resource: (block) =>
+    typeof block.uri === 'string' &&
+    (block.mimeType === undefined || typeof block.mimeType === 'string') &&
+    (block.text === undefined || typeof block.text === 'string'),
 }
 
 /** Snapshots and checks content blocks; throws `ToolOutputError` naming the first bad block. */
@@ -65,10 +81,15 @@ export function normalize(definition: ToolDefinition, exec: ToolExec, raw: unkno
     } catch (error) {
       throw new ToolOutputError(`tool "${definition.name}" returned a value that is not JSON: ${errorMessage(error)}`, [], { cause: error })
     }
-    const violations = violationsOf(compileValidator(definition.output.schema), value, (reason, cause) =>
-      new ToolOutputError(`the value of tool "${definition.name}" could not be validated: ${reason}`, [], { cause }))
+    const violations = violationsOf(
+      compileValidator(definition.output.schema),
+      value,
+      (reason, cause) => new ToolOutputError(`the value of tool "${definition.name}" could not be validated: ${reason}`, [], { cause }),
+    )
     if (violations.length) {
-      throw new ToolOutputError(`tool "${definition.name}" returned a value that does not match its output schema:\n${formatViolations(violations)}`, [...violations])
+      throw new ToolOutputError(`tool "${definition.name}" returned a value that does not match its output schema:\n${formatViolations(violations)}`, [
+        ...violations,
+      ])
     }
     let content: unknown
     try {

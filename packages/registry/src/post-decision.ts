@@ -1,4 +1,14 @@
-import { ToolDeniedError, ToolOutputError, errorMessage, failure, freezeResult, type ContentBlock, type ToolDefinition, type ToolExec, type ToolExecutionResult } from '@cordage/core'
+import {
+  ToolDeniedError,
+  ToolOutputError,
+  errorMessage,
+  failure,
+  freezeResult,
+  type ContentBlock,
+  type ToolDefinition,
+  type ToolExec,
+  type ToolExecutionResult,
+} from '@cordage/core'
 import { describe, normalize, toContent, toContexts } from './normalize.js'
 import type { PostDecision } from './types.js'
 
@@ -15,7 +25,12 @@ export function postFailure(error: unknown, result: ToolExecutionResult): ToolEx
  * replaces the value (revalidated and re-rendered under `definition`); `block` turns the result into a
  * `DENIED` failure showing its feedback. Contexts accumulate in order.
  */
-export function applyPostDecision(definition: ToolDefinition, exec: ToolExec, result: ToolExecutionResult, decision: PostDecision | undefined): ToolExecutionResult {
+export function applyPostDecision(
+  definition: ToolDefinition,
+  exec: ToolExec,
+  result: ToolExecutionResult,
+  decision: PostDecision | undefined,
+): ToolExecutionResult {
   let contexts = result.additionalContexts
   try {
     if (decision?.additionalContexts !== undefined) contexts = [...(contexts ?? []), ...toContexts(decision.additionalContexts, 'a post-execute listener')]
@@ -33,7 +48,8 @@ export function applyPostDecision(definition: ToolDefinition, exec: ToolExec, re
     const message = typeof feedback === 'string' ? feedback : content.map((b) => (b.type === 'text' ? b.text : '')).join('\n') || 'blocked by policy'
     return failure(new ToolDeniedError(message), content, contexts)
   }
-  if (decision?.kind !== 'accept') return failure(new ToolOutputError(`a post-execute listener returned an invalid decision ${describe(decision)}`), undefined, contexts)
+  if (decision?.kind !== 'accept')
+    return failure(new ToolOutputError(`a post-execute listener returned an invalid decision ${describe(decision)}`), undefined, contexts)
   const hasContent = decision.content !== undefined
   const hasValue = 'value' in decision && decision.value !== undefined
   if (hasContent && hasValue) return failure(new ToolOutputError('a post-execute listener replaced both content and value; replace one'), undefined, contexts)

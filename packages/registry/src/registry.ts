@@ -1,8 +1,17 @@
 import { Context, Service } from 'cordis'
 import Schema from 'schemastery'
 import {
-  CordageError, ToolAbortedBeforeDispatchError, ToolAbortedError, ToolDefinitionError, UnknownToolError, compileValidator, errorMessage,
-  failure, type ToolDefinition, type ToolExec, type ToolExecutionResult,
+  CordageError,
+  ToolAbortedBeforeDispatchError,
+  ToolAbortedError,
+  ToolDefinitionError,
+  UnknownToolError,
+  compileValidator,
+  errorMessage,
+  failure,
+  type ToolDefinition,
+  type ToolExec,
+  type ToolExecutionResult,
 } from '@cordage/core'
 import { approvalDenial, checkArguments, guardDenial, preFailure, readPreDecision } from './admission.js'
 import { runBody } from './body.js'
@@ -53,16 +62,19 @@ export class ToolRegistry extends Service {
     compileValidator(definition.output.schema)
     const entry: Entry = { definition, validateArgs: compileValidator(definition.parameters) }
     const registry = unproxied(this)
-    return this.ctx.effect(() => {
-      if (registry.entries.has(name)) throw new ToolDefinitionError(`a tool named "${name}" is already registered`)
-      registry.entries.set(name, entry)
-      registry.changed()
-      return () => {
-        if (registry.entries.get(name) !== entry) return
-        registry.entries.delete(name)
+    return this.ctx.effect(
+      () => {
+        if (registry.entries.has(name)) throw new ToolDefinitionError(`a tool named "${name}" is already registered`)
+        registry.entries.set(name, entry)
         registry.changed()
-      }
-    }, `tools.register(${JSON.stringify(name)})`)
+        return () => {
+          if (registry.entries.get(name) !== entry) return
+          registry.entries.delete(name)
+          registry.changed()
+        }
+      },
+      `tools.register(${JSON.stringify(name)})`,
+    )
   }
 
   /** The registered definition named `name`. */
@@ -100,8 +112,9 @@ export class ToolRegistry extends Service {
       const hooks = this.hooks
       let bodyRan = false
       let result: ToolExecutionResult
-      const refusal = call.inputError
-        ?? (!entry ? this.unknown(exec.name) : callerSignal?.aborted ? new ToolAbortedBeforeDispatchError() : checkArguments(entry, exec.arguments))
+      const refusal =
+        call.inputError ??
+        (!entry ? this.unknown(exec.name) : callerSignal?.aborted ? new ToolAbortedBeforeDispatchError() : checkArguments(entry, exec.arguments))
       if (refusal) result = failure(refusal)
       else {
         // The fast path skips every async step that has nothing to do.

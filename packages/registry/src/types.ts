@@ -20,10 +20,7 @@ export interface ExecuteInput {
 }
 
 /** A `tools/pre-execute` answer. The innermost answer is `{ kind: 'allow' }`. */
-export type PreDecision =
-  | { kind: 'allow' }
-  | { kind: 'deny'; reason: string }
-  | { kind: 'ask'; reason?: string }
+export type PreDecision = { kind: 'allow' } | { kind: 'deny'; reason: string } | { kind: 'ask'; reason?: string }
 
 /**
  * A `tools/post-execute` answer. The innermost answer is `{ kind: 'accept' }`.

@@ -15,7 +15,11 @@ export function fromWrapper(definition: ToolDefinition, call: Call, result: unkn
     return rebuild(definition, call, result)
   } catch (error) {
     // Accessors on an authored object may throw: what cannot be read is not a result.
-    return failure(new ToolOutputError(`a tools/execute listener returned a result that could not be read: ${errorMessage(error)}`), undefined, deferredOf(call))
+    return failure(
+      new ToolOutputError(`a tools/execute listener returned a result that could not be read: ${errorMessage(error)}`),
+      undefined,
+      deferredOf(call),
+    )
   }
 }
 

@@ -9,21 +9,31 @@ function code(result: ToolExecutionResult): string | undefined {
 
 /** A body that resolves after `ms` or rejects promptly when its signal aborts. */
 function cooperative(ms: number, onAbort?: () => void) {
-  return (_args: unknown, exec: { signal: AbortSignal }) => new Promise((resolve, reject) => {
-    const timer = setTimeout(() => resolve({ done: true }), ms)
-    exec.signal.addEventListener('abort', () => {
-      clearTimeout(timer)
-      onAbort?.()
-      reject(exec.signal.reason)
-    }, { once: true })
-  })
+  return (_args: unknown, exec: { signal: AbortSignal }) =>
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(() => resolve({ done: true }), ms)
+      exec.signal.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(timer)
+          onAbort?.()
+          reject(exec.signal.reason)
+        },
+        { once: true },
+      )
+    })
 }
 
 describe('cancellation and timeouts', () => {
   it('fails a pre-aborted call with ABORTED_BEFORE_DISPATCH without running the body', async () => {
     const ctx = await createTestContext()
     let ran = false
-    ctx.tools.register(rawTool('work', () => { ran = true; return 1 }))
+    ctx.tools.register(
+      rawTool('work', () => {
+        ran = true
+        return 1
+      }),
+    )
     const result = await ctx.tools.execute({ name: 'work', arguments: {}, signal: AbortSignal.abort() })
     expect(code(result)).toBe('ABORTED_BEFORE_DISPATCH')
     expect(ran).toBe(false)
@@ -32,9 +42,17 @@ describe('cancellation and timeouts', () => {
   it('fails a call aborted while awaiting approval with ABORTED_BEFORE_DISPATCH', async () => {
     const ctx = await createTestContext()
     let ran = false
-    ctx.tools.register(rawTool('work', () => { ran = true; return 1 }))
+    ctx.tools.register(
+      rawTool('work', () => {
+        ran = true
+        return 1
+      }),
+    )
     const controller = new AbortController()
-    ctx.on('tools/pre-execute', async (_exec, next) => { controller.abort(); return next() })
+    ctx.on('tools/pre-execute', async (_exec, next) => {
+      controller.abort()
+      return next()
+    })
     const result = await ctx.tools.execute({ name: 'work', arguments: {}, signal: controller.signal })
     expect(code(result)).toBe('ABORTED_BEFORE_DISPATCH')
     expect(ran).toBe(false)
@@ -43,7 +61,14 @@ describe('cancellation and timeouts', () => {
   it('fails a call aborted during the body with ABORTED, after the body settles', async () => {
     const ctx = await createTestContext()
     let stopped = false
-    ctx.tools.register(rawTool('work', cooperative(5_000, () => { stopped = true })))
+    ctx.tools.register(
+      rawTool(
+        'work',
+        cooperative(5_000, () => {
+          stopped = true
+        }),
+      ),
+    )
     const controller = new AbortController()
     setTimeout(() => controller.abort(), 20)
     const result = await ctx.tools.execute({ name: 'work', arguments: {}, signal: controller.signal })
@@ -54,26 +79,47 @@ describe('cancellation and timeouts', () => {
   it('replaces a success that lands after the abort with ABORTED', async () => {
     const ctx = await createTestContext()
     const controller = new AbortController()
-    ctx.tools.register(rawTool('work', async () => { controller.abort(); return 1 }))
+    ctx.tools.register(
+      rawTool('work', async () => {
+        controller.abort()
+        return 1
+      }),
+    )
     expect(code(await ctx.tools.execute({ name: 'work', arguments: {}, signal: controller.signal }))).toBe('ABORTED')
   })
 
   it('keeps more specific outcomes over cancellation: denials and tool failures win', async () => {
     const ctx = await createTestContext()
     const controller = new AbortController()
-    ctx.tools.register(rawTool('fails', async () => { controller.abort(); throw new Error('tool broke') }))
+    ctx.tools.register(
+      rawTool('fails', async () => {
+        controller.abort()
+        throw new Error('tool broke')
+      }),
+    )
     const failed = await ctx.tools.execute({ name: 'fails', arguments: {}, signal: controller.signal })
     expect(failed.isError && failed.error.message).toBe('tool broke')
     ctx.tools.register(echo)
     const second = new AbortController()
-    ctx.on('tools/pre-execute', async () => { second.abort(); return { kind: 'deny', reason: 'nope' } })
+    ctx.on('tools/pre-execute', async () => {
+      second.abort()
+      return { kind: 'deny', reason: 'nope' }
+    })
     expect(code(await ctx.tools.execute({ name: 'echo', arguments: { message: 'x' }, signal: second.signal }))).toBe('DENIED')
   })
 
   it('enforces timeoutMs on a cooperative body: the signal aborts and the result is TOOL_TIMEOUT', async () => {
     const ctx = await createTestContext()
     let aborted = false
-    ctx.tools.register(rawTool('slow', cooperative(5_000, () => { aborted = true }), { timeoutMs: 30 }))
+    ctx.tools.register(
+      rawTool(
+        'slow',
+        cooperative(5_000, () => {
+          aborted = true
+        }),
+        { timeoutMs: 30 },
+      ),
+    )
     const started = Date.now()
     const result = await ctx.tools.execute({ name: 'slow', arguments: {} })
     expect(code(result)).toBe('TOOL_TIMEOUT')
@@ -94,14 +140,31 @@ describe('cancellation and timeouts', () => {
 
   it('reports TOOL_TIMEOUT even when the body returns a value after its deadline', async () => {
     const ctx = await createTestContext()
-    ctx.tools.register(rawTool('late', async () => { await sleep(40); return 1 }, { timeoutMs: 10 }))
+    ctx.tools.register(
+      rawTool(
+        'late',
+        async () => {
+          await sleep(40)
+          return 1
+        },
+        { timeoutMs: 10 },
+      ),
+    )
     expect(code(await ctx.tools.execute({ name: 'late', arguments: {} }))).toBe('TOOL_TIMEOUT')
   })
 
   it('forwards the caller abort to the body of a tool with a timeout', async () => {
     const ctx = await createTestContext()
     let aborted = false
-    ctx.tools.register(rawTool('slow', cooperative(5_000, () => { aborted = true }), { timeoutMs: 10_000 }))
+    ctx.tools.register(
+      rawTool(
+        'slow',
+        cooperative(5_000, () => {
+          aborted = true
+        }),
+        { timeoutMs: 10_000 },
+      ),
+    )
     const controller = new AbortController()
     setTimeout(() => controller.abort(), 20)
     expect(code(await ctx.tools.execute({ name: 'slow', arguments: {}, signal: controller.signal }))).toBe('ABORTED')

@@ -51,7 +51,7 @@ describe('cordis seam assumptions', () => {
     expect(hookTable(ctx), 'assumption: the table object is stable for the life of the events service').toBe(table)
   })
 
-  it('tracker.noShadow makes methods read through a Context the instance\'s own functions', async () => {
+  it("tracker.noShadow makes methods read through a Context the instance's own functions", async () => {
     const ctx = new Context()
     await ctx.plugin(Probe)
     const service = unproxied(ctx.get('probe')!)

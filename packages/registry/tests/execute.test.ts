@@ -21,7 +21,12 @@ describe('ctx.tools.execute', () => {
     const ctx = await createTestContext()
     ctx.tools.register(echo)
     const result = await ctx.tools.execute({ name: 'echo', arguments: { message: 'hi' } })
-    expect(result).toEqual({ isError: false, value: { message: 'hi', length: 2 }, content: [{ type: 'text', text: 'echo: hi' }], meta: { arg: 'hi', length: 2 } })
+    expect(result).toEqual({
+      isError: false,
+      value: { message: 'hi', length: 2 },
+      content: [{ type: 'text', text: 'echo: hi' }],
+      meta: { arg: 'hi', length: 2 },
+    })
     expect(isDeepFrozen(result)).toBe(true)
   })
 
@@ -38,12 +43,26 @@ describe('ctx.tools.execute', () => {
     ['a BigInt', () => ({ n: 1n })],
     ['NaN', () => ({ n: NaN })],
     ['-0', () => ({ n: -0 })],
-    ['a cycle', () => { const value: any = {}; value.self = value; return value }],
+    [
+      'a cycle',
+      () => {
+        const value: any = {}
+        value.self = value
+        return value
+      },
+    ],
     ['a sparse array', () => [1, , 2]],
     ['a Date', () => ({ when: new Date() })],
     ['a Map', () => new Map()],
     ['a class instance', () => new Point()],
-    ['a throwing getter', () => ({ get x() { throw new Error('getter') } })],
+    [
+      'a throwing getter',
+      () => ({
+        get x() {
+          throw new Error('getter')
+        },
+      }),
+    ],
   ])('turns a body returning %s into INVALID_TOOL_OUTPUT', async (_label, body) => {
     const ctx = await createTestContext()
     ctx.tools.register(rawTool('bad', body))
@@ -55,10 +74,30 @@ describe('ctx.tools.execute', () => {
 
   it('turns a schema violation, a throwing renderer and a throwing presentationMeta into INVALID_TOOL_OUTPUT', async () => {
     const ctx = await createTestContext()
-    ctx.tools.register({ ...rawTool('typed', () => ({ n: 'x' })), output: { schema: { type: 'object', properties: { n: { type: 'number' } } }, render: () => [] } })
-    ctx.tools.register({ ...rawTool('render', () => 1), output: { schema: {}, render: () => { throw new Error('render broke') } } })
+    ctx.tools.register({
+      ...rawTool('typed', () => ({ n: 'x' })),
+      output: { schema: { type: 'object', properties: { n: { type: 'number' } } }, render: () => [] },
+    })
+    ctx.tools.register({
+      ...rawTool('render', () => 1),
+      output: {
+        schema: {},
+        render: () => {
+          throw new Error('render broke')
+        },
+      },
+    })
     ctx.tools.register({ ...rawTool('blocks', () => 1), output: { schema: {}, render: () => [{ type: 'video' }] as any } })
-    ctx.tools.register({ ...rawTool('meta', () => 1), output: { schema: {}, render: () => [], presentationMeta: () => { throw new Error('meta broke') } } })
+    ctx.tools.register({
+      ...rawTool('meta', () => 1),
+      output: {
+        schema: {},
+        render: () => [],
+        presentationMeta: () => {
+          throw new Error('meta broke')
+        },
+      },
+    })
     ctx.tools.register({ ...rawTool('meta-json', () => 1), output: { schema: {}, render: () => [], presentationMeta: () => ({ d: new Date() }) as any } })
     const results = await Promise.all(['typed', 'render', 'blocks', 'meta', 'meta-json'].map((name) => ctx.tools.execute({ name, arguments: {} })))
     expect(results.map(code)).toEqual(Array(5).fill('INVALID_TOOL_OUTPUT'))
@@ -87,7 +126,13 @@ describe('ctx.tools.execute', () => {
     const seen: unknown[] = []
     ctx.tools.register({
       ...rawTool('deep', () => ({ a: { b: [{ c: 1 }] } })),
-      output: { schema: {}, render: (_args, value) => { seen.push(value); return [] } },
+      output: {
+        schema: {},
+        render: (_args, value) => {
+          seen.push(value)
+          return []
+        },
+      },
     })
     ctx.on('tools/post-execute', async (_exec, result, next) => {
       if (!result.isError) seen.push(result.value)
@@ -101,13 +146,20 @@ describe('ctx.tools.execute', () => {
       expect(value).toBe(result.value)
       expect(isDeepFrozen(value)).toBe(true)
     }
-    expect(() => { (result.value as any).a.b.push(2) }).toThrow(TypeError)
+    expect(() => {
+      ;(result.value as any).a.b.push(2)
+    }).toThrow(TypeError)
   })
 
   it('snapshots and freezes the arguments; non-JSON arguments fail with INVALID_ARGS', async () => {
     const ctx = await createTestContext()
     let received: any
-    ctx.tools.register(rawTool('args', (args) => { received = args; return null }))
+    ctx.tools.register(
+      rawTool('args', (args) => {
+        received = args
+        return null
+      }),
+    )
     const input = { list: [1] }
     await ctx.tools.execute({ name: 'args', arguments: input })
     expect(received).toEqual({ list: [1] })
@@ -142,8 +194,16 @@ describe('ctx.tools.execute', () => {
 
   it('reports a plain thrown error without info, and a CordageError with its name and code', async () => {
     const ctx = await createTestContext()
-    ctx.tools.register(rawTool('plain', () => { throw new Error('disk full') }))
-    ctx.tools.register(rawTool('string', () => { throw 'just text' }))
+    ctx.tools.register(
+      rawTool('plain', () => {
+        throw new Error('disk full')
+      }),
+    )
+    ctx.tools.register(
+      rawTool('string', () => {
+        throw 'just text'
+      }),
+    )
     const plain = await ctx.tools.execute({ name: 'plain', arguments: {} })
     expect(plain).toEqual({ isError: true, error: { message: 'disk full' }, content: [{ type: 'text', text: 'Error: disk full' }] })
     const thrown = await ctx.tools.execute({ name: 'string', arguments: {} })
@@ -152,20 +212,27 @@ describe('ctx.tools.execute', () => {
 
   it('queues deferred contexts from the body onto the result', async () => {
     const ctx = await createTestContext()
-    ctx.tools.register(rawTool('ctx', (_args, exec) => {
-      exec.deferContext({ source: 'ctx', text: 'first' })
-      exec.deferContext({ source: 'ctx', text: 'second' })
-      return 1
-    }))
+    ctx.tools.register(
+      rawTool('ctx', (_args, exec) => {
+        exec.deferContext({ source: 'ctx', text: 'first' })
+        exec.deferContext({ source: 'ctx', text: 'second' })
+        return 1
+      }),
+    )
     const result = await ctx.tools.execute({ name: 'ctx', arguments: {} })
-    expect(result.additionalContexts).toEqual([{ source: 'ctx', text: 'first' }, { source: 'ctx', text: 'second' }])
+    expect(result.additionalContexts).toEqual([
+      { source: 'ctx', text: 'first' },
+      { source: 'ctx', text: 'second' },
+    ])
   })
 
   it('emits tools/result to every observer even when one throws', async () => {
     const ctx = await createTestContext({ print: false })
     ctx.tools.register(echo)
     const seen: string[] = []
-    ctx.on('tools/result', () => { throw new Error('observer broke') })
+    ctx.on('tools/result', () => {
+      throw new Error('observer broke')
+    })
     ctx.on('tools/result', (exec, result) => void seen.push(`${exec.name}:${result.isError}`))
     const result = await ctx.tools.execute({ name: 'echo', arguments: { message: 'x' } })
     expect(result.isError).toBe(false)
@@ -176,7 +243,12 @@ describe('ctx.tools.execute', () => {
   it('gives each call a fresh token and the exec view DESIGN.md describes', async () => {
     const ctx = await createTestContext()
     const execs: any[] = []
-    ctx.tools.register(rawTool('view', (_args, exec) => { execs.push(exec); return null }))
+    ctx.tools.register(
+      rawTool('view', (_args, exec) => {
+        execs.push(exec)
+        return null
+      }),
+    )
     const controller = new AbortController()
     const parent = Symbol('parent')
     await ctx.tools.execute({ name: 'view', arguments: { a: 1 }, callId: 'c1', signal: controller.signal, parent, agent: 'main' })

@@ -11,7 +11,12 @@ function code(result: ToolExecutionResult): string | undefined {
 const shout: ToolDefinition = {
   ...rawTool('shout', (args: any) => ({ message: String(args.message).toUpperCase(), length: String(args.message).length })),
   output: {
-    schema: { type: 'object', properties: { message: { type: 'string' }, length: { type: 'integer' } }, required: ['message', 'length'], additionalProperties: false },
+    schema: {
+      type: 'object',
+      properties: { message: { type: 'string' }, length: { type: 'integer' } },
+      required: ['message', 'length'],
+      additionalProperties: false,
+    },
     render: (_args: any, value: any) => [{ type: 'text' as const, text: `SHOUT ${value.message}` }],
   },
 }
@@ -21,7 +26,10 @@ describe('tools/pre-execute and guards', () => {
     const ctx = await createTestContext()
     ctx.tools.register(echo)
     let ran = false
-    ctx.on('tools/post-execute', async (_exec, _result, next) => { ran = true; return next() })
+    ctx.on('tools/post-execute', async (_exec, _result, next) => {
+      ran = true
+      return next()
+    })
     ctx.on('tools/pre-execute', async (exec, next) => (exec.name === 'echo' ? { kind: 'deny', reason: 'echo is off' } : next()))
     const result = await ctx.tools.execute({ name: 'echo', arguments: { message: 'x' } })
     expect(code(result)).toBe('DENIED')
@@ -38,7 +46,12 @@ describe('tools/pre-execute and guards', () => {
     expect(withoutApproval.isError && withoutApproval.error.message).toContain('no approval service')
     const answers: Array<'allow' | 'deny'> = ['allow', 'deny']
     const asked: string[] = []
-    ctx.provide('approval', { request: async (exec: any, reason?: string) => { asked.push(`${exec.name}:${reason}`); return answers.shift()! } })
+    ctx.provide('approval', {
+      request: async (exec: any, reason?: string) => {
+        asked.push(`${exec.name}:${reason}`)
+        return answers.shift()!
+      },
+    })
     expect((await ctx.tools.execute({ name: 'echo', arguments: { message: 'x' } })).isError).toBe(false)
     expect(code(await ctx.tools.execute({ name: 'echo', arguments: { message: 'x' } }))).toBe('DENIED')
     expect(asked).toEqual(['echo:writes output', 'echo:writes output'])
@@ -47,10 +60,14 @@ describe('tools/pre-execute and guards', () => {
   it('treats a throwing pre-execute listener or guard as a denial (fail closed)', async () => {
     const ctx = await createTestContext()
     ctx.tools.register(echo)
-    const dispose = ctx.on('tools/pre-execute', () => { throw new Error('rule crashed') })
+    const dispose = ctx.on('tools/pre-execute', () => {
+      throw new Error('rule crashed')
+    })
     expect(code(await ctx.tools.execute({ name: 'echo', arguments: { message: 'x' } }))).toBe('DENIED')
     dispose()
-    ctx.tools.guard(() => { throw new Error('guard crashed') })
+    ctx.tools.guard(() => {
+      throw new Error('guard crashed')
+    })
     const result = await ctx.tools.execute({ name: 'echo', arguments: { message: 'x' } })
     expect(result.isError && result.error.message).toContain('guard crashed')
   })
@@ -58,7 +75,12 @@ describe('tools/pre-execute and guards', () => {
   it('never runs a body whose tool was unregistered while policy was deciding', async () => {
     const ctx = await createTestContext()
     let ran = false
-    const dispose = ctx.tools.register(rawTool('fleeting', () => { ran = true; return 1 }))
+    const dispose = ctx.tools.register(
+      rawTool('fleeting', () => {
+        ran = true
+        return 1
+      }),
+    )
     ctx.on('tools/pre-execute', async (_exec, next) => {
       dispose()
       return next()
@@ -105,7 +127,12 @@ describe('tools/execute wrappers', () => {
       if (mode === 'cached') return cached
       if (mode === 'other-tool') return ctx.tools.execute({ name: 'echo', arguments: { message: 'other' } })
       if (mode === 'spread') return { ...(await next()) }
-      return { isError: false, value: { message: 'AUTHORED', length: 8 }, content: [{ type: 'text', text: 'forged content' }], additionalContexts: [{ source: 'wrapper', text: 'kept' }] }
+      return {
+        isError: false,
+        value: { message: 'AUTHORED', length: 8 },
+        content: [{ type: 'text', text: 'forged content' }],
+        additionalContexts: [{ source: 'wrapper', text: 'kept' }],
+      }
     })
     const result = await ctx.tools.execute({ name: 'shout', arguments: { message: 'now' } })
     expect(result.isError).toBe(false)
@@ -125,7 +152,9 @@ describe('tools/execute wrappers', () => {
   it('contains a throwing wrapper and a wrapper returning garbage', async () => {
     const ctx = await createTestContext()
     ctx.tools.register(shout)
-    const dispose = ctx.on('tools/execute', async () => { throw new Error('wrapper crashed') })
+    const dispose = ctx.on('tools/execute', async () => {
+      throw new Error('wrapper crashed')
+    })
     const crashed = await ctx.tools.execute({ name: 'shout', arguments: { message: 'x' } })
     expect(crashed.isError && crashed.error.message).toBe('wrapper crashed')
     dispose()
@@ -138,7 +167,11 @@ describe('tools/post-execute decisions', () => {
   async function withDecision(decide: (result: ToolExecutionResult) => any, name = 'echo', args: object = { message: 'hi', secret: 's3' }) {
     const ctx = await createTestContext()
     ctx.tools.register(echo)
-    ctx.tools.register(rawTool('fails', () => { throw new Error('body failed') }))
+    ctx.tools.register(
+      rawTool('fails', () => {
+        throw new Error('body failed')
+      }),
+    )
     ctx.on('tools/post-execute', async (_exec, result, next) => {
       await next()
       return decide(result)
@@ -158,7 +191,12 @@ describe('tools/post-execute decisions', () => {
 
   it('value replacement is revalidated, re-rendered and its meta recomputed', async () => {
     const result = await withDecision((r: any) => ({ kind: 'accept', value: { message: r.value.message, length: 99 } }))
-    expect(result).toEqual({ isError: false, value: { message: 'hi', length: 99 }, content: [{ type: 'text', text: 'echo: hi' }], meta: { arg: 'hi', length: 99 } })
+    expect(result).toEqual({
+      isError: false,
+      value: { message: 'hi', length: 99 },
+      content: [{ type: 'text', text: 'echo: hi' }],
+      meta: { arg: 'hi', length: 99 },
+    })
   })
 
   it('a value replacement that breaks the schema fails instead of leaking the original', async () => {
@@ -187,7 +225,9 @@ describe('tools/post-execute decisions', () => {
   })
 
   it('a throwing post-execute listener withholds the result (fail closed)', async () => {
-    const result = await withDecision(() => { throw new Error('policy crashed') })
+    const result = await withDecision(() => {
+      throw new Error('policy crashed')
+    })
     expect(code(result)).toBe('DENIED')
     expect(JSON.stringify(result)).not.toContain('s3')
   })
@@ -208,7 +248,12 @@ describe('tools/post-execute decisions', () => {
 
   it('keeps additionalContexts from the body and every decision in order', async () => {
     const ctx = await createTestContext()
-    ctx.tools.register(rawTool('ctx', (_args, exec) => { exec.deferContext({ source: 'body', text: '1' }); return null }))
+    ctx.tools.register(
+      rawTool('ctx', (_args, exec) => {
+        exec.deferContext({ source: 'body', text: '1' })
+        return null
+      }),
+    )
     ctx.on('tools/post-execute', async (_exec, _result, next) => {
       const inner = await next()
       return { ...inner, additionalContexts: [...(inner.additionalContexts ?? []), { source: 'outer', text: '3' }] }
@@ -223,12 +268,16 @@ describe('tools/post-execute decisions', () => {
       name: 'generic',
       inject: ['tools'],
       apply(ctx: Context) {
-        ctx.on('tools/post-execute', async (_exec, result, next) => {
-          const decision = await next()
-          const content = decision.kind === 'accept' ? decision.content ?? result.content : []
-          const text = content.map((b) => (b.type === 'text' ? b.text : '')).join('')
-          return { ...decision, content: [{ type: 'text' as const, text: `[bounded] ${text}` }] } as any
-        }, true)
+        ctx.on(
+          'tools/post-execute',
+          async (_exec, result, next) => {
+            const decision = await next()
+            const content = decision.kind === 'accept' ? (decision.content ?? result.content) : []
+            const text = content.map((b) => (b.type === 'text' ? b.text : '')).join('')
+            return { ...decision, content: [{ type: 'text' as const, text: `[bounded] ${text}` }] } as any
+          },
+          true,
+        )
       },
     }
     const owned = {
@@ -244,7 +293,10 @@ describe('tools/post-execute decisions', () => {
       },
     }
     const outcomes: unknown[] = []
-    for (const order of [[generic, owned], [owned, generic]]) {
+    for (const order of [
+      [generic, owned],
+      [owned, generic],
+    ]) {
       const ctx = await createTestContext()
       for (const plugin of order) await ctx.plugin(plugin)
       outcomes.push(await ctx.tools.execute({ name: 'echo', arguments: { message: 'x' } }))

@@ -45,23 +45,43 @@ function problems(result: ToolExecutionResult): string[] {
 
 // Values of every kind, JSON or not: BigInt, Map, Date, typed arrays, sparse arrays, null prototypes, -0, NaN…
 const anything = fc.anything({
-  withBigInt: true, withBoxedValues: true, withDate: true, withMap: true, withSet: true, withNullPrototype: true,
-  withObjectString: true, withSparseArray: true, withTypedArray: true, maxDepth: 3,
+  withBigInt: true,
+  withBoxedValues: true,
+  withDate: true,
+  withMap: true,
+  withSet: true,
+  withNullPrototype: true,
+  withObjectString: true,
+  withSparseArray: true,
+  withTypedArray: true,
+  maxDepth: 3,
 })
 const value = fc.oneof(fc.jsonValue({ maxDepth: 3 }), anything, fc.record({ n: fc.integer(), s: fc.string() }, { requiredKeys: [] }))
 const args = fc.oneof(fc.record({ n: fc.integer(), s: fc.string() }, { requiredKeys: [] }), fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 2 })), anything)
 const block = fc.oneof(
   fc.record({ type: fc.constant('text'), text: fc.string() }),
-  fc.record({ type: fc.constantFrom('image', 'resource', 'video'), data: fc.oneof(fc.string(), anything), uri: fc.string(), mimeType: fc.string() }, { requiredKeys: ['type'] }),
+  fc.record(
+    { type: fc.constantFrom('image', 'resource', 'video'), data: fc.oneof(fc.string(), anything), uri: fc.string(), mimeType: fc.string() },
+    { requiredKeys: ['type'] },
+  ),
   anything,
 )
-const authored = fc.record({
-  isError: fc.oneof(fc.boolean(), anything),
-  value,
-  content: fc.oneof(fc.array(block, { maxLength: 3 }), anything),
-  error: fc.oneof(fc.record({ message: fc.oneof(fc.string(), anything), info: fc.oneof(fc.record({ name: fc.string(), code: fc.string() }), anything) }, { requiredKeys: [] }), anything),
-  additionalContexts: fc.oneof(fc.array(fc.record({ source: fc.string(), text: fc.string() }), { maxLength: 2 }), anything),
-}, { requiredKeys: [] })
+const authored = fc.record(
+  {
+    isError: fc.oneof(fc.boolean(), anything),
+    value,
+    content: fc.oneof(fc.array(block, { maxLength: 3 }), anything),
+    error: fc.oneof(
+      fc.record(
+        { message: fc.oneof(fc.string(), anything), info: fc.oneof(fc.record({ name: fc.string(), code: fc.string() }), anything) },
+        { requiredKeys: [] },
+      ),
+      anything,
+    ),
+    additionalContexts: fc.oneof(fc.array(fc.record({ source: fc.string(), text: fc.string() }), { maxLength: 2 }), anything),
+  },
+  { requiredKeys: [] },
+)
 // What the wrapper does: pass the body's result through, or answer with an authored object (frozen or not), or throw.
 const wrapper = fc.oneof(
   fc.constant({ kind: 'pass' as const }),
@@ -75,12 +95,21 @@ describe('registry property', () => {
     const ctx = await createTestContext({ print: false })
     const { execute } = ctx.tools
     let current: { value: unknown; wrapper: any } = { value: null, wrapper: { kind: 'pass' } }
-    ctx.tools.register(rawTool('typed', () => current.value, {
-      parameters: { type: 'object', properties: { n: { type: 'integer' }, s: { type: 'string' } }, additionalProperties: false },
-      output: { schema: { type: 'object', properties: { n: { type: 'integer' }, s: { type: 'string' } } }, render: (_args, v) => [{ type: 'text', text: JSON.stringify(v) }] },
-    }))
+    ctx.tools.register(
+      rawTool('typed', () => current.value, {
+        parameters: { type: 'object', properties: { n: { type: 'integer' }, s: { type: 'string' } }, additionalProperties: false },
+        output: {
+          schema: { type: 'object', properties: { n: { type: 'integer' }, s: { type: 'string' } } },
+          render: (_args, v) => [{ type: 'text', text: JSON.stringify(v) }],
+        },
+      }),
+    )
     ctx.tools.register(rawTool('loose', () => current.value))
-    ctx.tools.register(rawTool('throws', () => { throw current.value }))
+    ctx.tools.register(
+      rawTool('throws', () => {
+        throw current.value
+      }),
+    )
     ctx.on('tools/execute', async (_exec, next) => {
       const plan = current.wrapper
       if (plan.kind === 'throw') throw plan.error
@@ -91,18 +120,21 @@ describe('registry property', () => {
       return result
     })
     let calls = 0
-    await fc.assert(fc.asyncProperty(tool, value, args, wrapper, async (name, returned, input, plan) => {
-      current = { value: returned, wrapper: plan }
-      calls++
-      let result: ToolExecutionResult
-      try {
-        result = await execute({ name, arguments: input })
-      } catch (error) {
-        throw new Error(`execute rejected: ${String(error)}`, { cause: error })
-      }
-      const found = problems(result)
-      if (found.length) throw new Error(found.join('; '))
-    }), { numRuns: RUNS })
+    await fc.assert(
+      fc.asyncProperty(tool, value, args, wrapper, async (name, returned, input, plan) => {
+        current = { value: returned, wrapper: plan }
+        calls++
+        let result: ToolExecutionResult
+        try {
+          result = await execute({ name, arguments: input })
+        } catch (error) {
+          throw new Error(`execute rejected: ${String(error)}`, { cause: error })
+        }
+        const found = problems(result)
+        if (found.length) throw new Error(found.join('; '))
+      }),
+      { numRuns: RUNS },
+    )
     expect(calls).toBeGreaterThanOrEqual(RUNS)
   }, 180_000)
 })

@@ -43,7 +43,11 @@ describe('ctx.tools.register', () => {
     ['a missing output', { ...rawTool('x', () => 1), output: undefined }, /output is required/],
     ['a malformed output', { ...rawTool('x', () => 1), output: { schema: {} } }, /render must be a function/],
     ['a non-object output schema', { ...rawTool('x', () => 1), output: { schema: 'string', render: () => [] } }, /output.schema must be a JSON Schema object/],
-    ['a bad presentationMeta', { ...rawTool('x', () => 1), output: { schema: {}, render: () => [], presentationMeta: 1 } }, /presentationMeta must be a function/],
+    [
+      'a bad presentationMeta',
+      { ...rawTool('x', () => 1), output: { schema: {}, render: () => [], presentationMeta: 1 } },
+      /presentationMeta must be a function/,
+    ],
     ['an invalid name', rawTool('has space', () => 1), /name must match/],
     ['a too-long name', rawTool('x'.repeat(65), () => 1), /name must match/],
     ['a non-object parameters root', { ...rawTool('x', () => 1), parameters: { type: 'string' } }, /parameters must be an object schema/],

@@ -12,7 +12,9 @@ export const JobSnapshotSchema = Schema.object({
   state: Schema.union(['running', 'exited', 'killed', 'failed'] as const).required(),
   exitCode: Schema.union([Schema.number(), Schema.const(null)]).required(),
   signal: Schema.union([Schema.string(), Schema.const(null)]).required(),
-  error: Schema.union([Schema.string(), Schema.const(null)]).required().description('Why a failed job failed.'),
+  error: Schema.union([Schema.string(), Schema.const(null)])
+    .required()
+    .description('Why a failed job failed.'),
   startedAt: Schema.string().required().description('ISO 8601.'),
   endedAt: Schema.union([Schema.string(), Schema.const(null)]).required(),
   durationMs: Schema.natural().required().description('Until now for a running job.'),

@@ -30,7 +30,9 @@ export async function createTestContext(options: TestContextOptions = {}): Promi
     colors: false,
     levels: { default: 3 },
     export(message) {
-      const text = message.args.map((arg) => (typeof arg === 'string' ? arg : arg instanceof Error ? arg.stack ?? arg.message : JSON.stringify(arg))).join(' ')
+      const text = message.args
+        .map((arg) => (typeof arg === 'string' ? arg : arg instanceof Error ? (arg.stack ?? arg.message) : JSON.stringify(arg)))
+        .join(' ')
       logs.push({ name: message.name, type: message.type, text })
       if (print && (message.type === 'warn' || message.type === 'error')) console.warn(`[${message.name}] ${message.type}: ${text}`)
     },

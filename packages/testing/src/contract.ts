@@ -51,7 +51,13 @@ function contentBytes(result: ToolExecutionResult): number {
 export function testToolContract(subject: Subject, options: ContractOptions = {}): void {
   const maxBytes = options.maxContentBytes ?? 100_000
   const plugin: Plugin = Array.isArray(subject)
-    ? { name: 'contract-tools', inject: ['tools'], apply: (ctx) => { for (const definition of subject) ctx.tools.register(definition) } }
+    ? {
+        name: 'contract-tools',
+        inject: ['tools'],
+        apply: (ctx) => {
+          for (const definition of subject) ctx.tools.register(definition)
+        },
+      }
     : subject
 
   async function setup(): Promise<{ ctx: TestContext; fiber: Awaited<ReturnType<TestContext['plugin']>>; own: string[] }> {
@@ -64,11 +70,14 @@ export function testToolContract(subject: Subject, options: ContractOptions = {}
     const config = typeof options.config === 'function' ? await (options.config as () => unknown)() : options.config
     const fiber = await ctx.plugin(plugin, config)
     // The tools the plugin under test added (collaborators loaded by `before` keep theirs).
-    const own = ctx.tools.list().map((tool) => tool.name).filter((name) => !existing.has(name))
+    const own = ctx.tools
+      .list()
+      .map((tool) => tool.name)
+      .filter((name) => !existing.has(name))
     return { ctx, fiber, own }
   }
 
-  describe(`tool contract: ${Array.isArray(subject) ? subject.map((d) => d.name).join(', ') : (plugin as any).name ?? 'plugin'}`, () => {
+  describe(`tool contract: ${Array.isArray(subject) ? subject.map((d) => d.name).join(', ') : ((plugin as any).name ?? 'plugin')}`, () => {
     it('registers tools with snake_case names, descriptions and supported, compilable schemas', async () => {
       const { ctx, own } = await setup()
       const tools = ctx.tools.list().filter((tool) => own.includes(tool.name))
@@ -117,7 +126,10 @@ export function testToolContract(subject: Subject, options: ContractOptions = {}
 
     it('unregisters every tool when the plugin is unloaded', async () => {
       const { ctx, fiber, own } = await setup()
-      const others = ctx.tools.list().map((tool) => tool.name).filter((name) => !own.includes(name))
+      const others = ctx.tools
+        .list()
+        .map((tool) => tool.name)
+        .filter((name) => !own.includes(name))
       let changes = 0
       ctx.on('tools/changed', () => void changes++)
       await fiber.dispose()

@@ -107,12 +107,24 @@ export async function startFakeOpenAI(turns: FakeTurn[] = [], options: FakeOpenA
     for await (const chunk of req) chunks.push(chunk as Buffer)
     const rawBody = Buffer.concat(chunks).toString('utf8')
     let body: any
-    try { body = rawBody ? JSON.parse(rawBody) : undefined } catch { body = undefined }
+    try {
+      body = rawBody ? JSON.parse(rawBody) : undefined
+    } catch {
+      body = undefined
+    }
     const record: FakeOpenAIRequest = {
-      method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body, rawBody, time: performance.now(), disconnected: false,
+      method: req.method ?? 'GET',
+      path: req.url ?? '/',
+      headers: req.headers,
+      body,
+      rawBody,
+      time: performance.now(),
+      disconnected: false,
     }
     requests.push(record)
-    res.on('close', () => { if (!res.writableFinished) record.disconnected = true })
+    res.on('close', () => {
+      if (!res.writableFinished) record.disconnected = true
+    })
 
     const path = record.path.split('?')[0]
     if (record.method === 'GET' && path === '/v1/models') {
@@ -151,7 +163,9 @@ export async function startFakeOpenAI(turns: FakeTurn[] = [], options: FakeOpenA
   server.on('connection', (socket) => {
     connections++
     open++
-    socket.once('close', () => { open-- })
+    socket.once('close', () => {
+      open--
+    })
   })
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
@@ -161,14 +175,17 @@ export async function startFakeOpenAI(turns: FakeTurn[] = [], options: FakeOpenA
   return {
     baseURL: `http://127.0.0.1:${port}/v1`,
     requests,
-    push: (...more) => { script.push(...more) },
+    push: (...more) => {
+      script.push(...more)
+    },
     pending: () => script.length,
     connections: () => connections,
     openConnections: () => open,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve())
-      server.closeAllConnections()
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        server.closeAllConnections()
+      }),
   }
 }
 
@@ -182,7 +199,14 @@ function sendError(res: ServerResponse, error: FakeHttpError): void {
   const headers: Record<string, string> = { ...error.headers }
   if (error.retryAfter !== undefined) headers['retry-after'] = String(error.retryAfter)
   if (error.retryAfterMs !== undefined) headers['retry-after-ms'] = String(error.retryAfterMs)
-  const type = error.status === 401 ? 'invalid_request_error' : error.status === 429 ? 'rate_limit_exceeded' : error.status >= 500 ? 'server_error' : 'invalid_request_error'
+  const type =
+    error.status === 401
+      ? 'invalid_request_error'
+      : error.status === 429
+        ? 'rate_limit_exceeded'
+        : error.status >= 500
+          ? 'server_error'
+          : 'invalid_request_error'
   const code = error.status === 401 ? 'invalid_api_key' : error.status === 429 ? 'rate_limit_exceeded' : null
   sendJson(res, error.status, { error: { message: error.message ?? `scripted HTTP ${error.status}`, type, param: null, code } }, headers)
 }
@@ -218,7 +242,11 @@ async function streamReply(res: ServerResponse, reply: FakeReply, model: string,
   const size = Math.max(1, reply.chunkSize ?? 4)
   const calls = callsOf(reply)
   const chunk = (delta: object, finish: string | null = null) => ({
-    id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_fake',
+    id,
+    object: 'chat.completion.chunk',
+    created,
+    model,
+    system_fingerprint: 'fp_fake',
     choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
     ...(includeUsage ? { usage: null } : {}),
   })
@@ -229,7 +257,10 @@ async function streamReply(res: ServerResponse, reply: FakeReply, model: string,
     for (const piece of pieces(call.arguments, size)) events.push(JSON.stringify(chunk({ tool_calls: [{ index, function: { arguments: piece } }] })))
   })
   events.push(JSON.stringify(chunk({}, reply.finishReason ?? (calls.length ? 'tool_calls' : 'stop'))))
-  if (includeUsage) events.push(JSON.stringify({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_fake', choices: [], usage: usageOf(reply, requestBytes) }))
+  if (includeUsage)
+    events.push(
+      JSON.stringify({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_fake', choices: [], usage: usageOf(reply, requestBytes) }),
+    )
   events.push('[DONE]')
 
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' })
@@ -275,7 +306,10 @@ async function replyJson(res: ServerResponse, reply: FakeReply, model: string, r
     ...(calls.length ? { tool_calls: calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })) } : {}),
   }
   sendJson(res, 200, {
-    id: `chatcmpl-${Math.random().toString(36).slice(2, 12)}`, object: 'chat.completion', created: Math.floor(Date.now() / 1000), model,
+    id: `chatcmpl-${Math.random().toString(36).slice(2, 12)}`,
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model,
     system_fingerprint: 'fp_fake',
     choices: [{ index: 0, message, logprobs: null, finish_reason: reply.finishReason ?? (calls.length ? 'tool_calls' : 'stop') }],
     usage: usageOf(reply, requestBytes),
@@ -287,20 +321,23 @@ const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool'])
 /** The wire-format rules the real service enforces with a 400; returns the first one broken. */
 function checkChatRequest(body: any): string | undefined {
   if (typeof body !== 'object' || body === null) return 'the request body must be a JSON object'
-  if (typeof body.model !== 'string' || !body.model) return "you must provide a model parameter"
+  if (typeof body.model !== 'string' || !body.model) return 'you must provide a model parameter'
   if (!Array.isArray(body.messages) || body.messages.length === 0) return "'messages' must be a non-empty array"
   for (const [index, tool] of (body.tools ?? []).entries()) {
-    if (tool?.type !== 'function' || typeof tool.function?.name !== 'string') return `tools[${index}] must be { type: 'function', function: { name, parameters } }`
+    if (tool?.type !== 'function' || typeof tool.function?.name !== 'string')
+      return `tools[${index}] must be { type: 'function', function: { name, parameters } }`
   }
   const open = new Set<string>()
   for (const [index, message] of body.messages.entries()) {
     if (!ROLES.has(message?.role)) return `messages[${index}].role must be one of ${[...ROLES].join(', ')}`
-    if (message.role !== 'tool' && open.size) return `messages[${index}]: an assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id' (missing ${[...open].join(', ')})`
+    if (message.role !== 'tool' && open.size)
+      return `messages[${index}]: an assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id' (missing ${[...open].join(', ')})`
     if (message.role === 'tool') {
-      if (!open.delete(message.tool_call_id)) return `messages[${index}]: messages with role 'tool' must be a response to a preceding message with 'tool_calls' (unknown tool_call_id ${JSON.stringify(message.tool_call_id)})`
+      if (!open.delete(message.tool_call_id))
+        return `messages[${index}]: messages with role 'tool' must be a response to a preceding message with 'tool_calls' (unknown tool_call_id ${JSON.stringify(message.tool_call_id)})`
       if (typeof message.content !== 'string' && !Array.isArray(message.content)) return `messages[${index}].content must be a string or an array of text parts`
     }
-    for (const call of message.role === 'assistant' ? message.tool_calls ?? [] : []) {
+    for (const call of message.role === 'assistant' ? (message.tool_calls ?? []) : []) {
       if (call?.type !== 'function' || typeof call.id !== 'string' || typeof call.function?.name !== 'string' || typeof call.function?.arguments !== 'string') {
         return `messages[${index}].tool_calls entries must be { id, type: 'function', function: { name, arguments: string } }`
       }

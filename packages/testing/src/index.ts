@@ -2,7 +2,17 @@ export type { LogRecord, TestContext, TestContextOptions } from './context.js'
 export { createTestContext } from './context.js'
 export type { ContractCase, ContractOptions } from './contract.js'
 export { testToolContract } from './contract.js'
-export { startFakeOpenAI, type FakeFault, type FakeHttpError, type FakeOpenAIOptions, type FakeOpenAIRequest, type FakeOpenAIServer, type FakeReply, type FakeToolCall, type FakeTurn } from './fake-openai.js'
+export {
+  startFakeOpenAI,
+  type FakeFault,
+  type FakeHttpError,
+  type FakeOpenAIOptions,
+  type FakeOpenAIRequest,
+  type FakeOpenAIServer,
+  type FakeReply,
+  type FakeToolCall,
+  type FakeTurn,
+} from './fake-openai.js'
 export type { BenchVariant, CompareOptions, Comparison } from './bench.js'
 export { compare } from './bench.js'
 export type { RecordedRequest, ScriptStep, ScriptedCall, ScriptedModelConfig, ScriptedTurn } from './scripted-model.js'

@@ -89,7 +89,9 @@ export class ScriptedModel extends Service implements ModelService {
     this.id = config.id ?? 'scripted'
     this.turns = [...config.turns]
     // Longest key first, so a more specific prompt wins over its prefix.
-    this.routes = Object.entries(config.routes ?? {}).map(([key, steps]) => ({ key, steps: [...steps], played: 0 })).sort((a, b) => b.key.length - a.key.length)
+    this.routes = Object.entries(config.routes ?? {})
+      .map(([key, steps]) => ({ key, steps: [...steps], played: 0 }))
+      .sort((a, b) => b.key.length - a.key.length)
     this.stream = this.stream.bind(this)
   }
 

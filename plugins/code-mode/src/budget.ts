@@ -52,7 +52,11 @@ export class Watchdog {
   private readonly wallTimer: NodeJS.Timeout
   private stopped = false
 
-  constructor(private readonly meter: Float64Array, private readonly limits: SandboxLimits, private readonly stop: (kind: 'cpu' | 'timeout') => void) {
+  constructor(
+    private readonly meter: Float64Array,
+    private readonly limits: SandboxLimits,
+    private readonly stop: (kind: 'cpu' | 'timeout') => void,
+  ) {
     this.wallTimer = setTimeout(() => this.fire('timeout'), limits.timeoutMs)
     this.armCpu(limits.cpuTimeMs + CPU_GRACE_MS)
   }

@@ -17,7 +17,10 @@ export class Catalog {
   private snapshot: CatalogSnapshot | undefined
   private building = false
 
-  constructor(private readonly registry: ToolRegistry, private readonly hidden: ReadonlySet<string>) {}
+  constructor(
+    private readonly registry: ToolRegistry,
+    private readonly hidden: ReadonlySet<string>,
+  ) {}
 
   /** Forgets the snapshot; the next `current()` rebuilds it. */
   invalidate(): void {

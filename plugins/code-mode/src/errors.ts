@@ -8,8 +8,15 @@ export type CodeRunFailureKind = 'memory' | 'cpu' | 'timeout' | 'output' | 'call
  * the detail and the logs captured before the failure, so the model can fix the program.
  */
 export class CodeRunError extends CordageError {
-  constructor(readonly kind: CodeRunFailureKind, readonly detail: string, readonly logs: readonly string[]) {
-    super('CODE_RUN_FAILED', `run_code failed (${kind}): ${detail}\n${logs.length ? `Logs before the failure:\n${logs.join('\n')}` : 'No logs before the failure.'}`)
+  constructor(
+    readonly kind: CodeRunFailureKind,
+    readonly detail: string,
+    readonly logs: readonly string[],
+  ) {
+    super(
+      'CODE_RUN_FAILED',
+      `run_code failed (${kind}): ${detail}\n${logs.length ? `Logs before the failure:\n${logs.join('\n')}` : 'No logs before the failure.'}`,
+    )
   }
 }
 

@@ -27,16 +27,28 @@ export interface Config extends SandboxLimits {
 }
 
 /** Validated at load; defaults as in the README. */
-export const Config: Schema<Partial<Config>, Config> = strictConfig(name, Schema.object({
-  memoryBytes: Schema.natural().min(1 << 20).default(32 << 20).description('Heap limit of one run (bytes).'),
-  stackBytes: Schema.natural().min(64 << 10).max(384 << 10).default(256 << 10).description('Stack limit of one run (bytes); deeper recursion throws a catchable error. WASM frames share the host thread stack, hence the low ceiling.'),
-  cpuTimeMs: Schema.natural().min(1).default(5000).description('CPU time one run may spend executing JavaScript (time waiting for tools is not counted).'),
-  timeoutMs: Schema.natural().min(1).default(60_000).description('Wall-clock limit of one run, tool calls included.'),
-  maxOutputBytes: Schema.natural().min(1).default(65_536).description('UTF-8 bytes of logs plus the JSON of the result one run may produce.'),
-  maxCalls: Schema.natural().min(1).default(5000).description('Tool calls one run may make.'),
-  poolSize: Schema.natural().min(1).max(16).default(2).description('Warm sandbox worker threads kept ready (more start on demand while all are busy).'),
-  exclude: Schema.array(Schema.string()).default([]).description('Tools hidden from programs (run_code itself always is).'),
-})) as any
+export const Config: Schema<Partial<Config>, Config> = strictConfig(
+  name,
+  Schema.object({
+    memoryBytes: Schema.natural()
+      .min(1 << 20)
+      .default(32 << 20)
+      .description('Heap limit of one run (bytes).'),
+    stackBytes: Schema.natural()
+      .min(64 << 10)
+      .max(384 << 10)
+      .default(256 << 10)
+      .description(
+        'Stack limit of one run (bytes); deeper recursion throws a catchable error. WASM frames share the host thread stack, hence the low ceiling.',
+      ),
+    cpuTimeMs: Schema.natural().min(1).default(5000).description('CPU time one run may spend executing JavaScript (time waiting for tools is not counted).'),
+    timeoutMs: Schema.natural().min(1).default(60_000).description('Wall-clock limit of one run, tool calls included.'),
+    maxOutputBytes: Schema.natural().min(1).default(65_536).description('UTF-8 bytes of logs plus the JSON of the result one run may produce.'),
+    maxCalls: Schema.natural().min(1).default(5000).description('Tool calls one run may make.'),
+    poolSize: Schema.natural().min(1).max(16).default(2).description('Warm sandbox worker threads kept ready (more start on demand while all are busy).'),
+    exclude: Schema.array(Schema.string()).default([]).description('Tools hidden from programs (run_code itself always is).'),
+  }),
+) as any
 
 /** Registers `run_code`; its SDK follows the registered tools (rebuilt lazily after `tools/changed`). */
 export function apply(ctx: Context, config: Config): void {
@@ -48,8 +60,12 @@ export function apply(ctx: Context, config: Config): void {
   ctx.on('tools/changed', () => catalog.invalidate())
 
   const limits: SandboxLimits = {
-    memoryBytes: config.memoryBytes, stackBytes: config.stackBytes, cpuTimeMs: config.cpuTimeMs,
-    timeoutMs: config.timeoutMs, maxOutputBytes: config.maxOutputBytes, maxCalls: config.maxCalls,
+    memoryBytes: config.memoryBytes,
+    stackBytes: config.stackBytes,
+    cpuTimeMs: config.cpuTimeMs,
+    timeoutMs: config.timeoutMs,
+    maxOutputBytes: config.maxOutputBytes,
+    maxCalls: config.maxCalls,
   }
   const pool = new SandboxPool(config.poolSize, limits)
   // Unloading terminates every worker, busy ones included; their runs end ABORTED.
@@ -57,11 +73,15 @@ export function apply(ctx: Context, config: Config): void {
     pool.warm()
     return () => pool.dispose()
   }, 'code-mode: sandbox workers')
-  const runner: CodeRunner = new CodeModeRunner(pool, {
-    execute: registry.execute,
-    isParallel: (name, args) => catalog.isParallel(name, args),
-    catalog: () => catalog.current(),
-  }, limits)
+  const runner: CodeRunner = new CodeModeRunner(
+    pool,
+    {
+      execute: registry.execute,
+      isParallel: (name, args) => catalog.isParallel(name, args),
+      catalog: () => catalog.current(),
+    },
+    limits,
+  )
   ctx.tools.register(createRunCode(runner, () => catalog.current().sdk, limits))
   ctx.provide('codeMode', runner)
 }

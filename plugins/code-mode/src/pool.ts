@@ -46,7 +46,14 @@ export class SandboxWorker {
     this.meter = new Float64Array(meterBuffer)
     const channel = new MessageChannel()
     this.inbox = channel.port1
-    const data: WorkerData = { wasmModule, limits, logBuffer: this.logs, meterBuffer, inbox: channel.port2, doorbellBuffer: this.doorbell.buffer as SharedArrayBuffer }
+    const data: WorkerData = {
+      wasmModule,
+      limits,
+      logBuffer: this.logs,
+      meterBuffer,
+      inbox: channel.port2,
+      doorbellBuffer: this.doorbell.buffer as SharedArrayBuffer,
+    }
     const memoryMb = Math.ceil(limits.memoryBytes / (1 << 20))
     this.thread = new Worker(new URL('./worker.js', import.meta.url), {
       workerData: data,
@@ -104,7 +111,10 @@ export class SandboxPool {
   private compiling = 0
   private shutDown = false
 
-  constructor(private readonly size: number, private readonly limits: SandboxLimits) {}
+  constructor(
+    private readonly size: number,
+    private readonly limits: SandboxLimits,
+  ) {}
 
   /** Whether `dispose` was called. */
   get disposed(): boolean {
@@ -114,7 +124,10 @@ export class SandboxPool {
   /** Starts workers until `size` are live or starting; a failed start rejects one waiting `acquire`. */
   warm(): void {
     while (!this.shutDown && this.live.size + this.compiling < this.size) {
-      this.spawn().then((worker) => this.release(worker, 0), (error: unknown) => this.waiters.shift()?.reject(error))
+      this.spawn().then(
+        (worker) => this.release(worker, 0),
+        (error: unknown) => this.waiters.shift()?.reject(error),
+      )
     }
   }
 

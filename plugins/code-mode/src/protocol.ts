@@ -30,10 +30,7 @@ export interface WorkerData {
 }
 
 /** Host → worker. `tools` and `hostFunctions` are JSON arrays of names to bind. */
-export type HostMessage =
-  | { type: 'run'; code: string; tools: string; hostFunctions: string }
-  | { type: 'settle'; completions: string[] }
-  | { type: 'end' }
+export type HostMessage = { type: 'run'; code: string; tools: string; hostFunctions: string } | { type: 'settle'; completions: string[] } | { type: 'end' }
 
 /** Why a run failed. From the worker, an empty `detail` means a breached limit the host words. */
 export interface RunFailure {

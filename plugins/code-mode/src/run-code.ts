@@ -8,7 +8,9 @@ import type { ProgramOutput } from './sandbox.js'
 export const RUN_CODE = 'run_code'
 
 const parameters = Schema.object({
-  code: Schema.string().required().description('JavaScript: the body of an async function. Use `await tools.<name>(args)`, `console.log(...)`, and `return` a JSON value.'),
+  code: Schema.string()
+    .required()
+    .description('JavaScript: the body of an async function. Use `await tools.<name>(args)`, `console.log(...)`, and `return` a JSON value.'),
 })
 
 const output = Schema.object({

@@ -79,7 +79,7 @@ class ProgramRun {
         if (this.pool.disposed) this.cancelled = true
         const outOfMemory = (error as { code?: string } | undefined)?.code === 'ERR_WORKER_OUT_OF_MEMORY'
         this.failure ??= outOfMemory
-          ? { kind: 'memory', detail: 'the sandbox worker ran out of memory handling the program\'s data' }
+          ? { kind: 'memory', detail: "the sandbox worker ran out of memory handling the program's data" }
           : { kind: 'aborted', detail: `the sandbox worker stopped unexpectedly${error ? ` (${error.message})` : ''}` }
         this.finish()
       },
@@ -100,7 +100,8 @@ class ProgramRun {
     this.busy = false
     // When the host had already ended this run, its `end` is answered by `ended` after this.
     if (this.settled) return
-    if (message.failure) this.failure ??= { kind: message.failure.kind, detail: message.failure.detail || limitDetail(message.failure.kind, this.options.limits) }
+    if (message.failure)
+      this.failure ??= { kind: message.failure.kind, detail: message.failure.detail || limitDetail(message.failure.kind, this.options.limits) }
     const result = message.result === undefined ? undefined : (JSON.parse(message.result) as JsonValue)
     this.finish(result)
     if (message.reusable) this.pool.release(this.worker, message.heapBytes)
@@ -131,7 +132,10 @@ class ProgramRun {
     // interpreter's own string allocation and abort the run; refuse it as a call failure instead.
     const { memoryBytes } = this.options.limits
     if (outcome.ok && outcome.json.length * 2 > memoryBytes) {
-      outcome = { ok: false, message: `the value is ${outcome.json.length} characters of JSON, too large for the sandbox (memoryBytes ${memoryBytes}); ask for less, e.g. a narrower query or one page` }
+      outcome = {
+        ok: false,
+        message: `the value is ${outcome.json.length} characters of JSON, too large for the sandbox (memoryBytes ${memoryBytes}); ask for less, e.g. a narrower query or one page`,
+      }
     }
     this.completions.push(encodeCompletion(id, outcome))
     if (this.busy || this.flushQueued) return

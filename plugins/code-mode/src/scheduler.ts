@@ -22,7 +22,10 @@ export class CallScheduler {
   private exclusiveRunning = false
   private readonly controller = new AbortController()
 
-  constructor(private readonly runner: CallRunner, private readonly isParallel: (name: string, args: JsonValue) => boolean) {}
+  constructor(
+    private readonly runner: CallRunner,
+    private readonly isParallel: (name: string, args: JsonValue) => boolean,
+  ) {}
 
   /** Calls submitted or running that have not settled yet. */
   get outstanding(): number {

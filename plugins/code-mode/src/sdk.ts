@@ -89,7 +89,8 @@ function typed(type: string, schema: any, indent: string, walk: Walk, depth: num
     case 'array': {
       if (Array.isArray(schema.prefixItems)) {
         const items = schema.prefixItems.map((inner: any) => toType(inner, indent, walk, depth + 1))
-        const rest = schema.items === false || schema.items === undefined ? '' : `${items.length ? ', ' : ''}...Array<${toType(schema.items, indent, walk, depth + 1)}>`
+        const rest =
+          schema.items === false || schema.items === undefined ? '' : `${items.length ? ', ' : ''}...Array<${toType(schema.items, indent, walk, depth + 1)}>`
         return `${ro}[${items.join(', ')}${rest}]`
       }
       // Generic array syntax needs no parentheses around unions or intersections.

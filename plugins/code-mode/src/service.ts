@@ -57,7 +57,11 @@ async function callHost(fn: CodeHostFunction, args: JsonValue, signal: AbortSign
  * `run_code` is one caller of it.
  */
 export class CodeModeRunner implements CodeRunner {
-  constructor(private readonly pool: SandboxPool, private readonly access: ToolAccess, private readonly limits: SandboxLimits) {}
+  constructor(
+    private readonly pool: SandboxPool,
+    private readonly access: ToolAccess,
+    private readonly limits: SandboxLimits,
+  ) {}
 
   run(options: CodeRunOptions): Promise<CodeRunResult> {
     const { parent, agent, signal } = options
@@ -69,13 +73,25 @@ export class CodeModeRunner implements CodeRunner {
     }
     const { names } = this.access.catalog()
     const bound = new Set(names)
-    const scheduler = new CallScheduler((wire, args, callSignal) => {
-      const hostFunction = wire.startsWith(':') ? host.get(wire.slice(1)) : undefined
-      if (hostFunction) return callHost(hostFunction, args, callSignal)
-      // The prelude only queues bound names; anything else is refused rather than dispatched.
-      if (wire.startsWith(':') || !bound.has(wire)) return Promise.resolve({ ok: false, message: `${wire} is not available to programs` })
-      return this.access.execute({ name: wire, arguments: args, signal: callSignal, ...(parent !== undefined && { parent }), ...(agent !== undefined && { agent }) }).then(outcomeOf)
-    }, (wire, args) => wire.startsWith(':') || this.access.isParallel(wire, args))
-    return runProgram(this.pool, { code: options.code, limits: this.limits, toolNames: names, hostNames: [...host.keys()], scheduler, ...(signal && { signal }) })
+    const scheduler = new CallScheduler(
+      (wire, args, callSignal) => {
+        const hostFunction = wire.startsWith(':') ? host.get(wire.slice(1)) : undefined
+        if (hostFunction) return callHost(hostFunction, args, callSignal)
+        // The prelude only queues bound names; anything else is refused rather than dispatched.
+        if (wire.startsWith(':') || !bound.has(wire)) return Promise.resolve({ ok: false, message: `${wire} is not available to programs` })
+        return this.access
+          .execute({ name: wire, arguments: args, signal: callSignal, ...(parent !== undefined && { parent }), ...(agent !== undefined && { agent }) })
+          .then(outcomeOf)
+      },
+      (wire, args) => wire.startsWith(':') || this.access.isParallel(wire, args),
+    )
+    return runProgram(this.pool, {
+      code: options.code,
+      limits: this.limits,
+      toolNames: names,
+      hostNames: [...host.keys()],
+      scheduler,
+      ...(signal && { signal }),
+    })
   }
 }

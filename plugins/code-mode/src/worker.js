@@ -26,7 +26,10 @@ const PAGE = 65536
 const BASE_BYTES = 16 << 20
 // QuickJS cannot count its own allocations under emscripten (quickjs-emscripten#271), so the cap is
 // the WASM memory itself: past it, malloc fails and QuickJS throws "out of memory".
-const memory = new (/** @type {any} */ (globalThis).WebAssembly).Memory({ initial: BASE_BYTES / PAGE, maximum: Math.ceil((BASE_BYTES + limits.memoryBytes) / PAGE) })
+const memory = new /** @type {any} */ (globalThis).WebAssembly.Memory({
+  initial: BASE_BYTES / PAGE,
+  maximum: Math.ceil((BASE_BYTES + limits.memoryBytes) / PAGE),
+})
 const quickjs = await newQuickJSWASMModule(newVariant(RELEASE_SYNC, { wasmModule: /** @type {any} */ (wasmModule), wasmMemory: memory }))
 const PRELUDE = `(${prelude.toString()})`
 const meter = new Float64Array(meterBuffer)
@@ -86,7 +89,12 @@ function appendLog(run, line) {
   const bytes = Buffer.byteLength(line) + 1
   if (run.outputBytes + bytes > limits.maxOutputBytes) {
     const room = Math.max(0, limits.maxOutputBytes - run.outputBytes)
-    writeLog(Buffer.from(line).subarray(0, room).toString().replace(/\uFFFD$/, '') + '…')
+    writeLog(
+      Buffer.from(line)
+        .subarray(0, room)
+        .toString()
+        .replace(/\uFFFD$/, '') + '…',
+    )
     run.outputBytes = limits.maxOutputBytes
     return fail(run, 'output')
   }
@@ -188,12 +196,21 @@ function step(run) {
   if (encoded.error) {
     const text = explain(run, encoded.error)
     if (threw) fail(run, classify(text), text)
-    else fail(run, classify(text) === 'memory' ? 'memory' : 'runtime', `the program's return value is not JSON: ${text.replace(/^TypeError: /, '').split('\n')[0]}`)
+    else
+      fail(
+        run,
+        classify(text) === 'memory' ? 'memory' : 'runtime',
+        `the program's return value is not JSON: ${text.replace(/^TypeError: /, '').split('\n')[0]}`,
+      )
     return finish(run)
   }
   const json = encoded.value.consume((handle) => (context.typeof(handle) === 'string' ? context.getString(handle) : undefined))
   if (json !== undefined && run.outputBytes + Buffer.byteLength(json) > limits.maxOutputBytes) {
-    fail(run, 'output', `the program's result is ${Buffer.byteLength(json)} bytes of JSON, which with the logs exceeds maxOutputBytes (${limits.maxOutputBytes}); return less, or aggregate inside the program`)
+    fail(
+      run,
+      'output',
+      `the program's result is ${Buffer.byteLength(json)} bytes of JSON, which with the logs exceeds maxOutputBytes (${limits.maxOutputBytes}); return less, or aggregate inside the program`,
+    )
     return finish(run)
   }
   finish(run, json)
@@ -213,9 +230,14 @@ function finish(run, result) {
  */
 function crash(error) {
   const message = error instanceof Error ? error.message : String(error)
-  const failure = error instanceof RangeError
-    ? { kind: /** @type {const} */ ('memory'), detail: 'the program exhausted the native stack (deep recursion inside a built-in such as JSON.stringify of deeply nested data); the sandbox was reset' }
-    : { kind: /** @type {const} */ ('aborted'), detail: `the interpreter aborted (${message.split('\n')[0]}); the sandbox was reset` }
+  const failure =
+    error instanceof RangeError
+      ? {
+          kind: /** @type {const} */ ('memory'),
+          detail:
+            'the program exhausted the native stack (deep recursion inside a built-in such as JSON.stringify of deeply nested data); the sandbox was reset',
+        }
+      : { kind: /** @type {const} */ ('aborted'), detail: `the interpreter aborted (${message.split('\n')[0]}); the sandbox was reset` }
   post({ type: 'done', failure: current?.failure?.kind === 'cpu' ? current.failure : failure, heapBytes: memory.buffer.byteLength, reusable: false })
   process.exit(1)
 }

@@ -92,14 +92,21 @@ beforeAll(async () => {
   hostile = await createTestContext({ print: false })
   await hostile.plugin(codeMode, { cpuTimeMs: limits.cpuTimeMs, memoryBytes: 64 << 20 })
   await runCode('return 0')
-  const cold = await compare('run_code cold start (one run of `return 1`) vs one direct call',
+  const cold = await compare(
+    'run_code cold start (one run of `return 1`) vs one direct call',
     { name: 'direct ctx.tools.execute(add)', fn: () => ctx.tools.execute({ name: 'add', arguments: { a: 1, b: 2 } }) },
     [{ name: 'run_code `return 1`', fn: () => runCode('return 1') }],
-    { iterations: 20, rounds: 9, warmup: 20, unit: 'ms' })
-  const nested = await compare(`${CALLS} calls: inside one program vs direct`,
+    { iterations: 20, rounds: 9, warmup: 20, unit: 'ms' },
+  )
+  const nested = await compare(
+    `${CALLS} calls: inside one program vs direct`,
     { name: `${CALLS} direct calls`, fn: direct },
-    [{ name: `run_code with ${CALLS} nested calls`, fn: () => runCode(program) }, { name: 'run_code `return 0` (subtracted)', fn: () => runCode('return 0') }],
-    { iterations: 2, rounds: 9, warmup: 2, unit: 'ms' })
+    [
+      { name: `run_code with ${CALLS} nested calls`, fn: () => runCode(program) },
+      { name: 'run_code `return 0` (subtracted)', fn: () => runCode('return 0') },
+    ],
+    { iterations: 2, rounds: 9, warmup: 2, unit: 'ms' },
+  )
   const perNested = (nested[`run_code with ${CALLS} nested calls`] - nested['run_code `return 0` (subtracted)']) / CALLS
   const perDirect = nested[`${CALLS} direct calls`] / CALLS
   // Process CPU time (user + system) is far less sensitive to other load on the machine than wall time.
@@ -114,19 +121,25 @@ beforeAll(async () => {
     cpu.nested.push(await cpuOf(() => runCode(program)))
     cpu.empty.push(await cpuOf(() => runCode('return 0')))
     cpu.direct.push(await cpuOf(direct))
-    cpu.cold.push(await cpuOf(async () => { for (let i = 0; i < 20; i++) await runCode('return 1') }) / 20)
+    cpu.cold.push(
+      (await cpuOf(async () => {
+        for (let i = 0; i < 20; i++) await runCode('return 1')
+      })) / 20,
+    )
   }
   const cpuNested = (mid(cpu.nested) - mid(cpu.empty)) / CALLS
   const cpuDirect = mid(cpu.direct) / CALLS
-  console.log([
-    '\nSummary',
-    `  cold start: ${(cold['run_code `return 1`'] / 1000).toFixed(2)} ms per run (target ≤ 2 ms, never over 5 ms); a direct call ${cold['direct ctx.tools.execute(add)'].toFixed(1)} µs`,
-    `  nested call round trip: ${perNested.toFixed(1)} µs vs ${perDirect.toFixed(1)} µs direct → ${(perNested / perDirect).toFixed(2)}× (target ≤ 50 µs, never over 150 µs)`,
-    `  CPU time (median of 9): cold start ${(mid(cpu.cold) / 1000).toFixed(2)} ms; nested call ${cpuNested.toFixed(1)} µs vs ${cpuDirect.toFixed(1)} µs direct → ${(cpuNested / cpuDirect).toFixed(2)}×`,
-    await workerStart(),
-    '  hostile programs, CPU budget 100 ms:',
-    await stopLatency(),
-  ].join('\n'))
+  console.log(
+    [
+      '\nSummary',
+      `  cold start: ${(cold['run_code `return 1`'] / 1000).toFixed(2)} ms per run (target ≤ 2 ms, never over 5 ms); a direct call ${cold['direct ctx.tools.execute(add)'].toFixed(1)} µs`,
+      `  nested call round trip: ${perNested.toFixed(1)} µs vs ${perDirect.toFixed(1)} µs direct → ${(perNested / perDirect).toFixed(2)}× (target ≤ 50 µs, never over 150 µs)`,
+      `  CPU time (median of 9): cold start ${(mid(cpu.cold) / 1000).toFixed(2)} ms; nested call ${cpuNested.toFixed(1)} µs vs ${cpuDirect.toFixed(1)} µs direct → ${(cpuNested / cpuDirect).toFixed(2)}×`,
+      await workerStart(),
+      '  hostile programs, CPU budget 100 ms:',
+      await stopLatency(),
+    ].join('\n'),
+  )
 }, 600_000)
 
 // Worker threads would keep the bench process alive.
@@ -136,11 +149,19 @@ afterAll(async () => {
 })
 
 describe('code-mode', () => {
-  bench('run_code `return 1`', async () => {
-    await runCode('return 1')
-  }, { iterations: 20, warmupIterations: 5 })
-  bench(`run_code with ${CALLS} nested calls`, async () => {
-    await runCode(program)
-  }, { iterations: 3, warmupIterations: 1 })
+  bench(
+    'run_code `return 1`',
+    async () => {
+      await runCode('return 1')
+    },
+    { iterations: 20, warmupIterations: 5 },
+  )
+  bench(
+    `run_code with ${CALLS} nested calls`,
+    async () => {
+      await runCode(program)
+    },
+    { iterations: 3, warmupIterations: 1 },
+  )
   bench(`${CALLS} direct calls`, direct, { iterations: 3, warmupIterations: 1 })
 })

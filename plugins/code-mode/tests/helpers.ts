@@ -24,27 +24,32 @@ export const lookup = defineTool({
 })
 
 /** Sleeps `ms` (honouring the abort signal) and records when it started and ended. */
-export function sleeper(name: string, concurrency: 'parallel' | 'exclusive', log: Array<{ name: string; id: number; start: number; end: number; aborted: boolean }>): ToolDefinition {
+export function sleeper(
+  name: string,
+  concurrency: 'parallel' | 'exclusive',
+  log: Array<{ name: string; id: number; start: number; end: number; aborted: boolean }>,
+): ToolDefinition {
   return defineTool({
     name,
     description: `Sleeps (${concurrency}).`,
     parameters: Schema.object({ id: Schema.natural().required(), ms: Schema.natural().default(30) }),
     output: { schema: Schema.object({ id: Schema.natural().required() }), render: (_a, v) => [{ type: 'text', text: `slept ${v.id}` }] },
     concurrency,
-    execute: (args, exec) => new Promise<{ id: number }>((resolve, reject) => {
-      const start = performance.now()
-      const onAbort = () => {
-        clearTimeout(timer)
-        log.push({ name, id: args.id, start, end: performance.now(), aborted: true })
-        reject(new Error('aborted'))
-      }
-      const timer = setTimeout(() => {
-        exec.signal.removeEventListener('abort', onAbort)
-        log.push({ name, id: args.id, start, end: performance.now(), aborted: false })
-        resolve({ id: args.id })
-      }, args.ms)
-      exec.signal.addEventListener('abort', onAbort, { once: true })
-    }),
+    execute: (args, exec) =>
+      new Promise<{ id: number }>((resolve, reject) => {
+        const start = performance.now()
+        const onAbort = () => {
+          clearTimeout(timer)
+          log.push({ name, id: args.id, start, end: performance.now(), aborted: true })
+          reject(new Error('aborted'))
+        }
+        const timer = setTimeout(() => {
+          exec.signal.removeEventListener('abort', onAbort)
+          log.push({ name, id: args.id, start, end: performance.now(), aborted: false })
+          resolve({ id: args.id })
+        }, args.ms)
+        exec.signal.addEventListener('abort', onAbort, { once: true })
+      }),
   })
 }
 
@@ -55,9 +60,23 @@ afterEach(async () => {
 })
 
 /** Loads `tools` in a plugin, then code-mode with `config` (unloaded after the test); records every `tools/result`. */
-export async function setup(tools: ToolDefinition[], config: Partial<codeMode.Config> = {}): Promise<{ ctx: TestContext; fiber: Fiber; results: Array<{ exec: ToolExec; result: ToolExecutionResult }>; run: (code: string) => Promise<ToolExecutionResult> }> {
+export async function setup(
+  tools: ToolDefinition[],
+  config: Partial<codeMode.Config> = {},
+): Promise<{
+  ctx: TestContext
+  fiber: Fiber
+  results: Array<{ exec: ToolExec; result: ToolExecutionResult }>
+  run: (code: string) => Promise<ToolExecutionResult>
+}> {
   const ctx = await createTestContext()
-  await ctx.plugin({ name: 'fixture-tools', inject: ['tools'], apply: (inner: Context) => { for (const tool of tools) inner.tools.register(tool) } })
+  await ctx.plugin({
+    name: 'fixture-tools',
+    inject: ['tools'],
+    apply: (inner: Context) => {
+      for (const tool of tools) inner.tools.register(tool)
+    },
+  })
   const fiber = await ctx.plugin(codeMode, config)
   loaded.push(fiber)
   const results: Array<{ exec: ToolExec; result: ToolExecutionResult }> = []

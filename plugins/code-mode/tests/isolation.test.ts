@@ -48,11 +48,31 @@ const write = defineTool({
 // The programs of the isolation report, each with the limits it was reported under (CPU budgets cut
 // to keep the suite short) and the kind it must now end with.
 const attacks: Array<{ name: string; code: string; config: Record<string, number>; kind: RegExp }> = [
-  { name: 'a hoard of 1 MB strings under an 8 MiB cap', code: 'const a=[]; for(let i=0;i<100;i++) a.push("y".repeat(1e6)+i); return a.length', config: { memoryBytes: 8 * MB }, kind: /^memory$/ },
+  {
+    name: 'a hoard of 1 MB strings under an 8 MiB cap',
+    code: 'const a=[]; for(let i=0;i<100;i++) a.push("y".repeat(1e6)+i); return a.length',
+    config: { memoryBytes: 8 * MB },
+    kind: /^memory$/,
+  },
   { name: 'an unbounded hoard under the default cap', code: 'const a=[]; for(;;) a.push("y".repeat(1e6)+a.length)', config: {}, kind: /^memory$/ },
-  { name: 'a microtask flood', code: 'for (let i=0;i<10000;i++) (function loop(){ Promise.resolve().then(loop) })(); await new Promise(()=>{})', config: { cpuTimeMs: 300 }, kind: /^cpu$/ },
-  { name: 'a doubling microtask flood', code: 'const f=()=>Promise.resolve().then(()=>{f();f()}); f(); await new Promise(()=>{})', config: { cpuTimeMs: 300 }, kind: /^(cpu|memory)$/ },
-  { name: 'a linear promise chain', code: '(function loop(){ Promise.resolve().then(loop) })(); await new Promise(()=>{})', config: { cpuTimeMs: 300 }, kind: /^cpu$/ },
+  {
+    name: 'a microtask flood',
+    code: 'for (let i=0;i<10000;i++) (function loop(){ Promise.resolve().then(loop) })(); await new Promise(()=>{})',
+    config: { cpuTimeMs: 300 },
+    kind: /^cpu$/,
+  },
+  {
+    name: 'a doubling microtask flood',
+    code: 'const f=()=>Promise.resolve().then(()=>{f();f()}); f(); await new Promise(()=>{})',
+    config: { cpuTimeMs: 300 },
+    kind: /^(cpu|memory)$/,
+  },
+  {
+    name: 'a linear promise chain',
+    code: '(function loop(){ Promise.resolve().then(loop) })(); await new Promise(()=>{})',
+    config: { cpuTimeMs: 300 },
+    kind: /^cpu$/,
+  },
   { name: 'a long built-in call', code: 'let n = 0; for (;;) n += "x".repeat(3e7).length', config: { cpuTimeMs: 100, memoryBytes: 64 * MB }, kind: /^cpu$/ },
 ]
 
@@ -75,20 +95,23 @@ describe('hostile programs end with a coded failure and leave the host responsiv
     expect((await settledRss()) - before).toBeLessThan(50 * MB)
   })
 
-  it.each(attacks.filter((attack) => attack.name !== 'a hoard of 1 MB strings under an 8 MiB cap'))('cancelling $name ends it within 100 ms', async ({ code, config }) => {
-    const { ctx } = await setup([lookup], { ...config, cpuTimeMs: 60_000, timeoutMs: 60_000 })
-    const controller = new AbortController()
-    const attack = ctx.tools.execute({ name: 'run_code', arguments: { code }, signal: controller.signal })
-    await new Promise((resolve) => setTimeout(resolve, 150))
-    const aborted = performance.now()
-    controller.abort()
-    const failure = failureOf(await attack)
-    const latency = performance.now() - aborted
-    // ABORTED, unless the program had already hit its memory cap on its own.
-    expect(failure.code).toMatch(/^(ABORTED|CODE_RUN_FAILED)$/)
-    if (failure.code === 'CODE_RUN_FAILED') expect(failure.message).toMatch(/^run_code failed \(memory\)/)
-    expect(latency).toBeLessThan(100)
-  })
+  it.each(attacks.filter((attack) => attack.name !== 'a hoard of 1 MB strings under an 8 MiB cap'))(
+    'cancelling $name ends it within 100 ms',
+    async ({ code, config }) => {
+      const { ctx } = await setup([lookup], { ...config, cpuTimeMs: 60_000, timeoutMs: 60_000 })
+      const controller = new AbortController()
+      const attack = ctx.tools.execute({ name: 'run_code', arguments: { code }, signal: controller.signal })
+      await new Promise((resolve) => setTimeout(resolve, 150))
+      const aborted = performance.now()
+      controller.abort()
+      const failure = failureOf(await attack)
+      const latency = performance.now() - aborted
+      // ABORTED, unless the program had already hit its memory cap on its own.
+      expect(failure.code).toMatch(/^(ABORTED|CODE_RUN_FAILED)$/)
+      if (failure.code === 'CODE_RUN_FAILED') expect(failure.message).toMatch(/^run_code failed \(memory\)/)
+      expect(latency).toBeLessThan(100)
+    },
+  )
 })
 
 describe('calls after the program settled', () => {
@@ -105,9 +128,16 @@ describe('calls after the program settled', () => {
   it('aborts and drains a running call when a stuck worker is terminated mid-call', async () => {
     const spans: Array<{ id: number; aborted: boolean; end: number }> = []
     const { run } = await setup([sleeper('nap', 'parallel', spans as any)], { cpuTimeMs: 200 })
-    const failure = failureOf(await run('tools.nap({ id: 1, ms: 10000 }); await tools.nap({ id: 2, ms: 1 }); (function loop(){ Promise.resolve().then(loop) })(); await new Promise(()=>{})'))
+    const failure = failureOf(
+      await run(
+        'tools.nap({ id: 1, ms: 10000 }); await tools.nap({ id: 2, ms: 1 }); (function loop(){ Promise.resolve().then(loop) })(); await new Promise(()=>{})',
+      ),
+    )
     expect(failure.message).toMatch(/^run_code failed \(cpu\)/)
-    expect(spans.map((span) => [span.id, span.aborted]).sort()).toEqual([[1, true], [2, false]])
+    expect(spans.map((span) => [span.id, span.aborted]).sort()).toEqual([
+      [1, true],
+      [2, false],
+    ])
   })
 
   it('aborts a running call and ends the run ABORTED when the plugin is unloaded', async () => {

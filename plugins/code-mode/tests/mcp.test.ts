@@ -26,9 +26,11 @@ describe('a hostile program behind `mcp serve`', () => {
     cleanups.push(() => client.close())
 
     const controller = new AbortController()
-    const runEnded = new Promise<{ code?: string }>((resolve) => ctx.on('tools/result', (exec, result) => {
-      if (exec.name === 'run_code') resolve({ code: result.isError ? result.error.info?.code : undefined })
-    }))
+    const runEnded = new Promise<{ code?: string }>((resolve) =>
+      ctx.on('tools/result', (exec, result) => {
+        if (exec.name === 'run_code') resolve({ code: result.isError ? result.error.info?.code : undefined })
+      }),
+    )
     const flood = client.callTool({ name: 'run_code', arguments: { code: FLOOD } }, undefined, { signal: controller.signal, timeout: 60_000 })
     flood.catch(() => {})
     await new Promise((resolve) => setTimeout(resolve, 200))

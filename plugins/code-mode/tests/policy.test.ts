@@ -51,18 +51,23 @@ describe('policy inside programs', () => {
         { tool: 'lookup', when: [{ pointer: '/id', equals: 666 }], action: 'deny', reason: 'not that one' },
       ],
     })
-    const value = valueOf(await run(`
+    const value = valueOf(
+      await run(`
       const account = await tools.secret({})
       const errors = []
       for (const id of [13, 666]) {
         try { await tools.lookup({ id }) } catch (error) { errors.push([error.name, error.toolName, error.message]) }
       }
       return { account, hasToken: 'token' in account, errors, ok: (await tools.lookup({ id: 1 })).name }
-    `)).result
+    `),
+    ).result
     expect(value).toEqual({
       account: { user: 'ada' },
       hasToken: false,
-      errors: [['ToolCallError', 'lookup', 'user 13 is off limits'], ['ToolCallError', 'lookup', 'not that one']],
+      errors: [
+        ['ToolCallError', 'lookup', 'user 13 is off limits'],
+        ['ToolCallError', 'lookup', 'not that one'],
+      ],
       ok: 'user-1',
     })
   })

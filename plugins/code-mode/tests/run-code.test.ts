@@ -26,20 +26,24 @@ const failing = defineTool({
   description: 'Always fails.',
   parameters: Schema.object({}),
   output: { schema: Schema.object({}), render: () => [{ type: 'text', text: '' }] },
-  execute: () => { throw new Error('disk on fire') },
+  execute: () => {
+    throw new Error('disk on fire')
+  },
 })
 
 describe('run_code', () => {
   it('gives the program the exact canonical value, deep-frozen inside the sandbox', async () => {
     const { run } = await setup([lookup])
-    const value = valueOf(await run(`
+    const value = valueOf(
+      await run(`
       const user = await tools.lookup({ id: 7 })
       const attempts = []
       for (const mutate of [() => { user.name = 'x' }, () => { user.profile.active = false }, () => { user.tags.push('c') }, () => { delete user.id }]) {
         try { mutate(); attempts.push('mutated') } catch (error) { attempts.push(error.constructor.name) }
       }
       return { user, attempts, frozen: [Object.isFrozen(user), Object.isFrozen(user.profile), Object.isFrozen(user.tags)] }
-    `)).result
+    `),
+    ).result
     expect(value.user).toEqual({ id: 7, name: 'user-7', tags: ['a', 'b'], profile: { active: true, score: 0.5 } })
     expect(value.attempts).toEqual(['TypeError', 'TypeError', 'TypeError', 'TypeError'])
     expect(value.frozen).toEqual([true, true, true])
@@ -73,7 +77,10 @@ describe('run_code', () => {
 
   it('carries log lines through the shared log buffer intact: newlines, empty lines, multibyte text', async () => {
     const { run } = await setup([])
-    expect(valueOf(await run('console.log("a\\nb"); console.log(""); console.warn("é🙂", 1); return "x"'))).toEqual({ logs: ['a\nb', '', 'é🙂 1'], result: 'x' })
+    expect(valueOf(await run('console.log("a\\nb"); console.log(""); console.warn("é🙂", 1); return "x"'))).toEqual({
+      logs: ['a\nb', '', 'é🙂 1'],
+      result: 'x',
+    })
   })
 
   it('snapshots arguments when the call is made: later mutation does not reach the tool', async () => {
@@ -91,7 +98,8 @@ describe('run_code', () => {
   // QuickJS attaches `stack` to any Error when it is thrown; the data a ToolCallError carries is toolName and message.
   it('rejects failed calls with a ToolCallError carrying only toolName and message', async () => {
     const { run } = await setup([failing, lookup])
-    const value = valueOf(await run(`
+    const value = valueOf(
+      await run(`
       const seen = []
       for (const attempt of [() => tools.failing({}), () => tools.lookup({ id: -1 }), () => tools.lookup({ id: 1n }), () => tools.lookup({ id: 1, when: new Date() })]) {
         try { await attempt(); seen.push('resolved') } catch (error) {
@@ -99,7 +107,8 @@ describe('run_code', () => {
         }
       }
       return seen
-    `)).result
+    `),
+    ).result
     expect(value.map((entry: any) => [entry.isToolCallError, entry.isError, entry.name, entry.own, entry.toolName])).toEqual([
       [true, true, 'ToolCallError', ['message', 'toolName'], 'failing'],
       [true, true, 'ToolCallError', ['message', 'toolName'], 'lookup'],
@@ -114,10 +123,12 @@ describe('run_code', () => {
 
   it('dispatches nested calls with the run_code token as parent, and does not bind run_code itself', async () => {
     const { run, results } = await setup([lookup])
-    const value = valueOf(await run(`
+    const value = valueOf(
+      await run(`
       await tools.lookup({ id: 1 })
       return { bound: Object.keys(tools), runCode: typeof tools.run_code }
-    `)).result
+    `),
+    ).result
     expect(value).toEqual({ bound: ['lookup'], runCode: 'undefined' })
     const outer = results.find((entry) => entry.exec.name === 'run_code')!
     const nested = results.filter((entry) => entry.exec.parent !== undefined)

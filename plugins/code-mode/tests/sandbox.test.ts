@@ -13,7 +13,11 @@ describe('sandbox limits: each breach is a CODE_RUN_FAILED result and the host k
     ['cpu', 'return /(a+)+b/.test("a".repeat(40))', /^run_code failed \(cpu\)/],
     ['memory', 'const hoard = []; while (true) hoard.push([hoard.length, { at: hoard.length }])', /^run_code failed \(memory\): InternalError: out of memory/],
     ['memory', 'let s = "x"; while (true) s = s + s', /^run_code failed \(memory\)/],
-    ['output', 'for (let i = 0; ; i++) console.log("line " + i + " " + "x".repeat(50))', /^run_code failed \(output\): the program's logs and result exceeded 2000 bytes/],
+    [
+      'output',
+      'for (let i = 0; ; i++) console.log("line " + i + " " + "x".repeat(50))',
+      /^run_code failed \(output\): the program's logs and result exceeded 2000 bytes/,
+    ],
     ['output', 'return "y".repeat(5000)', /^run_code failed \(output\): the program's result is 5002 bytes of JSON/],
     ['calls', 'for (let i = 0; i < 100; i++) await tools.lookup({ id: i })', /^run_code failed \(calls\): the program made more than 20 tool calls/],
     ['syntax', 'return (', /^run_code failed \(syntax\): SyntaxError/],
@@ -64,14 +68,16 @@ describe('sandbox limits: each breach is a CODE_RUN_FAILED result and the host k
 
   it('contains prototype pollution: the host and later runs are unaffected, results are plain host objects', async () => {
     const { run } = await setup([lookup])
-    const value = valueOf(await run(`
+    const value = valueOf(
+      await run(`
       Object.prototype.polluted = 1
       Array.prototype.push = () => 0
       JSON.parse = () => ({ hacked: true })
       Object.freeze = (x) => x
       const user = await tools.lookup({ id: 3 })
       return { name: user.name, frozen: Object.isFrozen(user), polluted: ({}).polluted, ["__proto__"]: { evil: true } }
-    `))
+    `),
+    )
     expect(value.result).toMatchObject({ name: 'user-3', frozen: true, polluted: 1 })
     expect(Object.getPrototypeOf(value.result)).toBe(Object.prototype)
     expect(Object.getOwnPropertyDescriptor(value.result, '__proto__')?.value).toEqual({ evil: true })
@@ -82,7 +88,9 @@ describe('sandbox limits: each breach is a CODE_RUN_FAILED result and the host k
 
   it('still sees the program settle when it patched Promise.prototype.then before its first await', async () => {
     const { run } = await setup([lookup])
-    const value = valueOf(await run('Promise.prototype.then = function () { throw new Error("patched") }; const user = await tools.lookup({ id: 5 }); return user.id'))
+    const value = valueOf(
+      await run('Promise.prototype.then = function () { throw new Error("patched") }; const user = await tools.lookup({ id: 5 }); return user.id'),
+    )
     expect(value).toEqual({ logs: [], result: 5 })
   })
 
@@ -94,14 +102,16 @@ describe('sandbox limits: each breach is a CODE_RUN_FAILED result and the host k
 
   it('does not let a program reach the host through tools, console or ToolCallError', async () => {
     const { run } = await setup([lookup])
-    const value = valueOf(await run(`
+    const value = valueOf(
+      await run(`
       const probes = [
         () => tools.lookup.constructor('return typeof process')(),
         () => console.log.constructor('return typeof require')(),
         () => ToolCallError.constructor('return typeof globalThis.Buffer')(),
       ]
       return probes.map((probe) => probe())
-    `))
+    `),
+    )
     expect(value.result).toEqual(['undefined', 'undefined', 'undefined'])
   })
 })
@@ -118,7 +128,11 @@ describe('values too large for the sandbox', () => {
   it('rejects the call with a catchable ToolCallError instead of exhausting the heap', async () => {
     const { run } = await setup([big], { memoryBytes: 8 << 20 })
     const value = valueOf(await run('try { await tools.big({}) } catch (error) { return [error.name, error.toolName, error.message] }'))
-    expect(value.result).toEqual(['ToolCallError', 'big', expect.stringMatching(/^the value is 40000011 characters of JSON, too large for the sandbox \(memoryBytes 8388608\)/)])
+    expect(value.result).toEqual([
+      'ToolCallError',
+      'big',
+      expect.stringMatching(/^the value is 40000011 characters of JSON, too large for the sandbox \(memoryBytes 8388608\)/),
+    ])
   })
 })
 

@@ -5,21 +5,36 @@ import * as codeMode from '../src/index.js'
 import { generateSdk } from '../src/index.js'
 import { lookup, setup } from './helpers.js'
 
-const raw = (name: string, parameters: JsonSchemaNode, outputSchema: JsonSchemaNode, description = `The ${name} tool.`) => ({ name, description, parameters, outputSchema })
+const raw = (name: string, parameters: JsonSchemaNode, outputSchema: JsonSchemaNode, description = `The ${name} tool.`) => ({
+  name,
+  description,
+  parameters,
+  outputSchema,
+})
 
 describe('generateSdk', () => {
   it('declares ToolArgsMap, ToolOutputMap, ToolCallError and the typed tools object', () => {
     const sdk = generateSdk([
-      raw('grep', {
-        type: 'object',
-        properties: { pattern: { type: 'string', description: 'A regular expression' }, limit: { type: 'integer' } },
-        required: ['pattern'],
-        additionalProperties: false,
-      }, {
-        type: 'object',
-        properties: { matches: { type: 'array', items: { type: 'object', properties: { path: { type: 'string' }, lineNumber: { type: 'integer' } }, required: ['path', 'lineNumber'] } } },
-        required: ['matches'],
-      }, 'Searches files.\nSecond line is left out.'),
+      raw(
+        'grep',
+        {
+          type: 'object',
+          properties: { pattern: { type: 'string', description: 'A regular expression' }, limit: { type: 'integer' } },
+          required: ['pattern'],
+          additionalProperties: false,
+        },
+        {
+          type: 'object',
+          properties: {
+            matches: {
+              type: 'array',
+              items: { type: 'object', properties: { path: { type: 'string' }, lineNumber: { type: 'integer' } }, required: ['path', 'lineNumber'] },
+            },
+          },
+          required: ['matches'],
+        },
+        'Searches files.\nSecond line is left out.',
+      ),
       raw('odd-name', { type: 'object', properties: { 'with space': { enum: ['a', 'b', 1, null] } } }, { type: ['string', 'null'] }),
     ])
     expect(sdk).toMatchInlineSnapshot(`
@@ -69,13 +84,25 @@ describe('generateSdk', () => {
 
   it.each([
     ['not', { not: { type: 'string' } }, 'unknown'],
-    ['recursive $ref', { $defs: { node: { type: 'object', properties: { next: { $ref: '#/$defs/node' } } } }, $ref: '#/$defs/node' }, '{\n    readonly next?: unknown\n  }'],
+    [
+      'recursive $ref',
+      { $defs: { node: { type: 'object', properties: { next: { $ref: '#/$defs/node' } } } }, $ref: '#/$defs/node' },
+      '{\n    readonly next?: unknown\n  }',
+    ],
     ['remote $ref', { $ref: 'https://example.com/schema' }, 'unknown'],
     ['any JSON', {}, 'JsonValue'],
     ['tuple', { type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }], items: false }, 'readonly [string, number]'],
     ['dict', { type: 'object', additionalProperties: { type: 'boolean' } }, '{ readonly [key: string]: boolean }'],
-    ['allOf', { allOf: [{ type: 'object', properties: { a: { const: 1 } }, required: ['a'] }, { anyOf: [{ type: 'string' }, { type: 'number' }] }] }, '{\n    readonly a: 1\n  } & (string | number)'],
-    ['description escape', { type: 'object', properties: { x: { type: 'string', description: 'ends */ here' } }, required: ['x'] }, '{\n    /** ends *\\/ here */\n    readonly x: string\n  }'],
+    [
+      'allOf',
+      { allOf: [{ type: 'object', properties: { a: { const: 1 } }, required: ['a'] }, { anyOf: [{ type: 'string' }, { type: 'number' }] }] },
+      '{\n    readonly a: 1\n  } & (string | number)',
+    ],
+    [
+      'description escape',
+      { type: 'object', properties: { x: { type: 'string', description: 'ends */ here' } }, required: ['x'] },
+      '{\n    /** ends *\\/ here */\n    readonly x: string\n  }',
+    ],
   ])('%s degrades or maps precisely', (_label, schema, expected) => {
     const sdk = generateSdk([raw('t', { type: 'object' }, schema as JsonSchemaNode)])
     expect(sdk).toContain(`interface ToolOutputMap {\n  t: ${expected}\n}`)
@@ -114,7 +141,9 @@ describe('run_code description', () => {
     expect(mounted).not.toBe(before)
     expect(mounted).toContain('extra(args: ToolArgsMap["extra"]): Promise<ToolOutputMap["extra"]>')
     expect(mounted).toContain('  extra: ReadonlyArray<number>')
-    expect((await run('return Object.keys(tools)')).isError === false && (await run('return await tools.extra({ n: 4 })'))).toMatchObject({ value: { result: [4] } })
+    expect((await run('return Object.keys(tools)')).isError === false && (await run('return await tools.extra({ n: 4 })'))).toMatchObject({
+      value: { result: [4] },
+    })
     await fiber.dispose()
     expect(describeRunCode(ctx)).toBe(before)
     expect(await run('return Object.keys(tools)')).toMatchObject({ value: { result: ['lookup'] } })

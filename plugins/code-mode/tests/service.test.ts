@@ -44,7 +44,12 @@ describe('ctx.codeMode.run', () => {
         }
         return errors
       `,
-      host: { fail: async () => { throw new Error('no agents left') }, badValue: async () => ({ when: new Date(0) }) as any },
+      host: {
+        fail: async () => {
+          throw new Error('no agents left')
+        },
+        badValue: async () => ({ when: new Date(0) }) as any,
+      },
     })
     expect(output.result).toEqual([
       ['ToolCallError', 'fail', 'no agents left'],
@@ -73,7 +78,13 @@ describe('ctx.codeMode.run', () => {
     const pending = service(ctx).run({
       code: 'await wait({})',
       signal: controller.signal,
-      host: { wait: (_args, signal) => new Promise((resolve) => { hostSignal = signal; signal.addEventListener('abort', () => resolve(null)) }) },
+      host: {
+        wait: (_args, signal) =>
+          new Promise((resolve) => {
+            hostSignal = signal
+            signal.addEventListener('abort', () => resolve(null))
+          }),
+      },
     })
     await new Promise((resolve) => setTimeout(resolve, 100))
     controller.abort()

@@ -8,9 +8,24 @@ export interface EventEntry {
 
 /** The events Cordage defines (the registry's pipeline and the shared service events). */
 export const EVENTS: readonly EventEntry[] = [
-  { name: 'tools/pre-execute', mode: 'waterfall', signature: '(exec, next) => PreDecision', note: 'allow, deny or ask before a call; call next() or the calls after you are decided by you alone' },
-  { name: 'tools/execute', mode: 'waterfall', signature: '(exec, next) => Promise<ToolExecutionResult>', note: 'around the body (timeouts, retries, caching); return next() unless you replace the result' },
-  { name: 'tools/post-execute', mode: 'waterfall', signature: '(exec, result, next) => PostDecision', note: 'accept, replace content, replace value or block after a call' },
+  {
+    name: 'tools/pre-execute',
+    mode: 'waterfall',
+    signature: '(exec, next) => PreDecision',
+    note: 'allow, deny or ask before a call; call next() or the calls after you are decided by you alone',
+  },
+  {
+    name: 'tools/execute',
+    mode: 'waterfall',
+    signature: '(exec, next) => Promise<ToolExecutionResult>',
+    note: 'around the body (timeouts, retries, caching); return next() unless you replace the result',
+  },
+  {
+    name: 'tools/post-execute',
+    mode: 'waterfall',
+    signature: '(exec, result, next) => PostDecision',
+    note: 'accept, replace content, replace value or block after a call',
+  },
   { name: 'tools/result', mode: 'emit', signature: '(exec, result) => void', note: 'observe every final result' },
   { name: 'tools/changed', mode: 'emit', signature: '() => void', note: 'a tool was registered or unregistered' },
   { name: 'jobs/completed', mode: 'emit', signature: '(job: JobSnapshot) => void', note: 'a background job ended' },

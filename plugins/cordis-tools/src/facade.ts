@@ -17,10 +17,27 @@ export interface FacadeOptions {
   onProvide(name: string): void
 }
 
-const WITHHELD = new Set(['root', 'plugin', 'fiber', 'registry', 'reflect', 'events', 'inject', 'runtime', 'extend', 'isolate', 'intercept', 'scope', 'lifecycle', 'loader'])
+const WITHHELD = new Set([
+  'root',
+  'plugin',
+  'fiber',
+  'registry',
+  'reflect',
+  'events',
+  'inject',
+  'runtime',
+  'extend',
+  'isolate',
+  'intercept',
+  'scope',
+  'lifecycle',
+  'loader',
+])
 
 function withheld(name: string): FacadeError {
-  return new FacadeError(`ctx.${name} is withheld from mounted plugins; use ctx.tools, ctx.on, ctx.emit, ctx.provide, ctx.effect, ctx.setTimeout/setInterval and the services you declare in inject`)
+  return new FacadeError(
+    `ctx.${name} is withheld from mounted plugins; use ctx.tools, ctx.on, ctx.emit, ctx.provide, ctx.effect, ctx.setTimeout/setInterval and the services you declare in inject`,
+  )
 }
 
 function isContext(value: unknown): boolean {
@@ -95,21 +112,27 @@ export function createFacade(options: FacadeOptions): object {
       options.onProvide(name)
     },
     effect: (execute: unknown) => real.effect(guard(execute, 'ctx.effect') as never),
-    setTimeout: (callback: unknown, ms: number) => real.effect(() => {
-      const timer = setTimeout(guard(callback, 'ctx.setTimeout'), ms)
-      return () => clearTimeout(timer)
-    }),
-    setInterval: (callback: unknown, ms: number) => real.effect(() => {
-      const timer = setInterval(guard(callback, 'ctx.setInterval'), Math.max(1, ms))
-      return () => clearInterval(timer)
-    }),
+    setTimeout: (callback: unknown, ms: number) =>
+      real.effect(() => {
+        const timer = setTimeout(guard(callback, 'ctx.setTimeout'), ms)
+        return () => clearTimeout(timer)
+      }),
+    setInterval: (callback: unknown, ms: number) =>
+      real.effect(() => {
+        const timer = setInterval(guard(callback, 'ctx.setInterval'), Math.max(1, ms))
+        return () => clearInterval(timer)
+      }),
   }
   function service(name: string): unknown {
     if (name === 'tools') return tools
     if (!declared.has(name)) {
       if (WITHHELD.has(name)) throw withheld(name)
       const live = real.get(name as never) !== undefined
-      throw new FacadeError(live ? `service ${name} is not declared: add it to the plugin's inject (inject: ['${name}'])` : `there is no service ${name}; declare it in inject to wait for it`)
+      throw new FacadeError(
+        live
+          ? `service ${name} is not declared: add it to the plugin's inject (inject: ['${name}'])`
+          : `there is no service ${name}; declare it in inject to wait for it`,
+      )
     }
     const value = real.get(name as never) as unknown
     return value && typeof value === 'object' ? guardService(value, name) : value

@@ -13,9 +13,15 @@ export interface Config {
   timeoutMs: number
 }
 
-export const Config: Schema<Partial<Config>, Config> = strictConfig(name, Schema.object({
-  timeoutMs: Schema.natural().min(1).default(5000).description('How long the synchronous part of mounted code may run (evaluation, apply, each listener or tool call) before it is stopped.'),
-}))
+export const Config: Schema<Partial<Config>, Config> = strictConfig(
+  name,
+  Schema.object({
+    timeoutMs: Schema.natural()
+      .min(1)
+      .default(5000)
+      .description('How long the synchronous part of mounted code may run (evaluation, apply, each listener or tool call) before it is stopped.'),
+  }),
+)
 
 /**
  * Registers `cordis_inspect`, `cordis_mount` and `cordis_unmount`. Every mount is a child of one group

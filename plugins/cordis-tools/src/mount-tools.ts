@@ -14,18 +14,22 @@ export function mountTools(mounts: Mounts): ToolDefinition[] {
     parameters: Schema.object({ code: Schema.string().required().description('The function body that returns the plugin.') }),
     output: {
       schema: MountHandleSchema,
-      render: (_args, value) => [{
-        type: 'text',
-        text: value.state === 'active'
-          ? `Temporary plugin ${value.id} is active (plugin "${value.pluginName}"${value.provides.length ? `; provides ${value.provides.join(', ')}` : ''}; available until cordis_unmount or the runtime stops).`
-          : `Temporary plugin ${value.id} is pending (plugin "${value.pluginName}"; waiting for ${value.waitingFor.join(', ')}; it starts when they appear).`,
-      }],
+      render: (_args, value) => [
+        {
+          type: 'text',
+          text:
+            value.state === 'active'
+              ? `Temporary plugin ${value.id} is active (plugin "${value.pluginName}"${value.provides.length ? `; provides ${value.provides.join(', ')}` : ''}; available until cordis_unmount or the runtime stops).`
+              : `Temporary plugin ${value.id} is pending (plugin "${value.pluginName}"; waiting for ${value.waitingFor.join(', ')}; it starts when they appear).`,
+        },
+      ],
     },
     execute: (args) => mounts.mount(args.code),
   })
   const unmount = defineTool({
     name: 'cordis_unmount',
-    description: 'Remove a temporary plugin mounted with cordis_mount, by id (dyn-1, …); returns once its tools, listeners, services and timers are gone. Plugins from the configuration cannot be removed.',
+    description:
+      'Remove a temporary plugin mounted with cordis_mount, by id (dyn-1, …); returns once its tools, listeners, services and timers are gone. Plugins from the configuration cannot be removed.',
     parameters: Schema.object({ id: Schema.string().required().description('The mount id, e.g. "dyn-1".') }),
     output: {
       schema: Schema.object({ id: Schema.string().required(), pluginName: Schema.string().required() }),

@@ -34,7 +34,10 @@ function readPlugin(value: unknown): { apply: Function; name: string; inject: st
     const plugin = value as { apply: Function; name?: unknown; inject?: unknown }
     return { apply: plugin.apply, name: typeof plugin.name === 'string' && plugin.name ? plugin.name : '<anonymous>', inject: injectOf(plugin.inject) }
   }
-  throw new CordisToolError('MOUNT_NOT_A_PLUGIN', value === undefined ? `the code returned nothing; ${PLUGIN_FORMS}` : `the code returned ${typeof value}, not a plugin; ${PLUGIN_FORMS}`)
+  throw new CordisToolError(
+    'MOUNT_NOT_A_PLUGIN',
+    value === undefined ? `the code returned nothing; ${PLUGIN_FORMS}` : `the code returned ${typeof value}, not a plugin; ${PLUGIN_FORMS}`,
+  )
 }
 
 function injectOf(inject: unknown): string[] {
@@ -52,7 +55,11 @@ export class Mounts {
   private readonly table = new Map<string, Mount>()
   private sequence = 0
 
-  constructor(private readonly group: Context, private readonly timeoutMs: number, private readonly logger: SandboxLogger) {}
+  constructor(
+    private readonly group: Context,
+    private readonly timeoutMs: number,
+    private readonly logger: SandboxLogger,
+  ) {}
 
   async mount(code: string): Promise<MountHandle> {
     const id = `dyn-${++this.sequence}`
@@ -88,7 +95,11 @@ export class Mounts {
   /** Disposes a mount to quiescence: its tools, listeners, services, timers and effects are gone when this resolves. */
   async unmount(id: string): Promise<{ id: string; pluginName: string }> {
     const mount = this.table.get(id)
-    if (!mount) throw new CordisToolError('UNKNOWN_MOUNT', `no temporary plugin ${JSON.stringify(id)} (only mounts can be unmounted; list them with cordis_inspect { "what": "temporary" })`)
+    if (!mount)
+      throw new CordisToolError(
+        'UNKNOWN_MOUNT',
+        `no temporary plugin ${JSON.stringify(id)} (only mounts can be unmounted; list them with cordis_inspect { "what": "temporary" })`,
+      )
     this.table.delete(id)
     await mount.fiber.dispose()
     return { id, pluginName: mount.pluginName }
@@ -110,7 +121,12 @@ export class Mounts {
     const message = (error as Error)?.message ?? String(error)
     const clash = /already registered|duplicate|has been registered/i.test(message)
     const owner = clash ? [...this.table.values()].find((mount) => message.includes(mount.pluginName)) : undefined
-    const hint = clash ? ` (a name is taken${owner ? `, perhaps by ${owner.id}; unmount it first` : '; pick another name or unmount the mount that owns it'})` : ''
-    return new CordisToolError('MOUNT_FAILED', `plugin "${name}" did not start and was rolled back: ${message.replace(/^apply threw: /, 'apply threw: ')}${hint}`)
+    const hint = clash
+      ? ` (a name is taken${owner ? `, perhaps by ${owner.id}; unmount it first` : '; pick another name or unmount the mount that owns it'})`
+      : ''
+    return new CordisToolError(
+      'MOUNT_FAILED',
+      `plugin "${name}" did not start and was rolled back: ${message.replace(/^apply threw: /, 'apply threw: ')}${hint}`,
+    )
   }
 }

@@ -18,14 +18,16 @@ export interface SandboxLogger {
 }
 
 function formatArgs(args: unknown[]): string {
-  return args.map((arg) => {
-    if (typeof arg === 'string') return arg
-    try {
-      return JSON.stringify(arg) ?? String(arg)
-    } catch {
-      return String(arg)
-    }
-  }).join(' ')
+  return args
+    .map((arg) => {
+      if (typeof arg === 'string') return arg
+      try {
+        return JSON.stringify(arg) ?? String(arg)
+      } catch {
+        return String(arg)
+      }
+    })
+    .join(' ')
 }
 
 /** A syntax error with its line, the offending source line and a caret, plus a hint that teaches the fix. */
@@ -36,9 +38,10 @@ function syntaxMessage(error: Error, code: string): string {
   const lines = code.split('\n')
   const source = line !== undefined && line >= 1 && line <= lines.length ? lines[line - 1] : undefined
   const caretLine = stack.split('\n').find((text) => /^\s*\^+\s*$/.test(text))
-  const hint = source && /\bas\s+\w|:\s*(string|number|boolean|any|void)\b|\binterface\s+\w/.test(source)
-    ? 'mounted code is plain JavaScript, not TypeScript: remove type annotations'
-    : 'check that brackets and braces balance; the code is the body of an async function, so end it with `return plugin`'
+  const hint =
+    source && /\bas\s+\w|:\s*(string|number|boolean|any|void)\b|\binterface\s+\w/.test(source)
+      ? 'mounted code is plain JavaScript, not TypeScript: remove type annotations'
+      : 'check that brackets and braces balance; the code is the body of an async function, so end it with `return plugin`'
   const where = line !== undefined ? ` at line ${line}` : ''
   return `syntax error${where}: ${error.message}${source !== undefined ? `\n  ${source}${caretLine ? `\n  ${caretLine.replace(/^\s{0,4}/, '')}` : ''}` : ''}\n(${hint})`
 }
@@ -53,7 +56,11 @@ function syntaxMessage(error: Error, code: string): string {
 export class Sandbox {
   private readonly context: vm.Context
 
-  constructor(readonly id: string, private readonly timeoutMs: number, logger: SandboxLogger) {
+  constructor(
+    readonly id: string,
+    private readonly timeoutMs: number,
+    logger: SandboxLogger,
+  ) {
     const tag = `[cordis:${id}]`
     this.context = vm.createContext(Object.create(null), { name: id, codeGeneration: { strings: true, wasm: false } })
     const log = (...args: unknown[]) => logger.info(`${tag} ${formatArgs(args)}`)
@@ -84,7 +91,10 @@ export class Sandbox {
     }
     let timer: NodeJS.Timeout | undefined
     const deadline = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(new CordisToolError('MOUNT_TIMEOUT', `the code did not finish within ${this.timeoutMs} ms; it must return a plugin promptly`)), this.timeoutMs)
+      timer = setTimeout(
+        () => reject(new CordisToolError('MOUNT_TIMEOUT', `the code did not finish within ${this.timeoutMs} ms; it must return a plugin promptly`)),
+        this.timeoutMs,
+      )
     })
     try {
       return await Promise.race([pending, deadline])
@@ -111,6 +121,9 @@ export class Sandbox {
   failure(during: string, error: unknown): CordisToolError {
     const message = error instanceof Error || (error && typeof error === 'object' && 'message' in error) ? String((error as Error).message) : String(error)
     const timedOut = /Script execution timed out/.test(message)
-    return new CordisToolError(timedOut ? 'MOUNT_TIMEOUT' : 'MOUNT_FAILED', timedOut ? `${during} ran past ${this.timeoutMs} ms (a synchronous loop?) and was stopped` : `${during} threw: ${message}`)
+    return new CordisToolError(
+      timedOut ? 'MOUNT_TIMEOUT' : 'MOUNT_FAILED',
+      timedOut ? `${during} ran past ${this.timeoutMs} ms (a synchronous loop?) and was stopped` : `${during} threw: ${message}`,
+    )
   }
 }

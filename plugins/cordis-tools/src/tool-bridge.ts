@@ -25,7 +25,8 @@ export class ToolBridge {
 
   /** Builds a definition from the code's spec; the ticket is a frozen empty object. */
   define = (spec: unknown): object => {
-    if (!spec || typeof spec !== 'object') throw new FacadeError('defineTool takes one object: { name, description, parameters?, output: { schema, render }, execute }')
+    if (!spec || typeof spec !== 'object')
+      throw new FacadeError('defineTool takes one object: { name, description, parameters?, output: { schema, render }, execute }')
     const raw = spec as Record<string, unknown>
     const name = field(raw, 'name', 'string') as string | undefined
     const description = field(raw, 'description', 'string') as string | undefined

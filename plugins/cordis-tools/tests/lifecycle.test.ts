@@ -33,14 +33,25 @@ async function setup() {
 describe('mount lifecycles', () => {
   it('goes pending → active → pending → active as a provider mount comes and goes', async () => {
     const { ctx, value } = await setup()
-    expect(await value('cordis_mount', { code: CONSUMER })).toEqual({ id: 'dyn-1', pluginName: 'clock-consumer', state: 'pending', provides: [], waitingFor: ['clock'] })
+    expect(await value('cordis_mount', { code: CONSUMER })).toEqual({
+      id: 'dyn-1',
+      pluginName: 'clock-consumer',
+      state: 'pending',
+      provides: [],
+      waitingFor: ['clock'],
+    })
     expect(ctx.tools.get('what_time')).toBeUndefined()
     expect(await value('cordis_mount', { code: PROVIDER })).toMatchObject({ id: 'dyn-2', state: 'active', provides: ['clock'] })
     expect(await value('what_time', {})).toBe(42)
-    expect((await value('cordis_inspect', { what: 'temporary' })).temporary.map((mount: any) => [mount.id, mount.state])).toEqual([['dyn-1', 'active'], ['dyn-2', 'active']])
+    expect((await value('cordis_inspect', { what: 'temporary' })).temporary.map((mount: any) => [mount.id, mount.state])).toEqual([
+      ['dyn-1', 'active'],
+      ['dyn-2', 'active'],
+    ])
     await value('cordis_unmount', { id: 'dyn-2' })
     expect(ctx.tools.get('what_time')).toBeUndefined()
-    expect((await value('cordis_inspect', { what: 'temporary', name: 'dyn-1' })).temporary).toEqual([{ id: 'dyn-1', pluginName: 'clock-consumer', state: 'pending', provides: [], waitingFor: ['clock'] }])
+    expect((await value('cordis_inspect', { what: 'temporary', name: 'dyn-1' })).temporary).toEqual([
+      { id: 'dyn-1', pluginName: 'clock-consumer', state: 'pending', provides: [], waitingFor: ['clock'] },
+    ])
     await value('cordis_mount', { code: PROVIDER })
     expect(await value('what_time', {})).toBe(42)
   })

@@ -27,7 +27,9 @@ const ECHO = `return {
   },
 }`
 
-async function setup(config: Partial<cordisTools.Config> = {}): Promise<{ ctx: TestContext; call: (name: string, args: Record<string, unknown>) => Promise<ToolExecutionResult> }> {
+async function setup(
+  config: Partial<cordisTools.Config> = {},
+): Promise<{ ctx: TestContext; call: (name: string, args: Record<string, unknown>) => Promise<ToolExecutionResult> }> {
   const ctx = await createTestContext({ print: false })
   const fiber = await ctx.plugin(cordisTools, config)
   void fiber
@@ -86,7 +88,11 @@ describe('cordis_mount', () => {
     expect(result.code).toBe(expected)
     expect(result.text).toContain(message)
     expect(ctx.tools.list().map((tool) => tool.name)).toEqual(before)
-    expect((await call('cordis_inspect', { what: 'temporary' })).isError ? undefined : (await call('cordis_inspect', { what: 'temporary' }) as any).value.temporary).toEqual([])
+    expect(
+      (await call('cordis_inspect', { what: 'temporary' })).isError
+        ? undefined
+        : ((await call('cordis_inspect', { what: 'temporary' })) as any).value.temporary,
+    ).toEqual([])
   })
 
   it('rolls back a name collision and leaves the original tool intact', async () => {
@@ -112,7 +118,10 @@ describe('the sandbox and the façade', () => {
 
   it('has no process, require, Buffer, timers or fetch, and globalThis writes stay in the mount', async () => {
     const { call } = await setup()
-    const seen = await probe(call, "globalThis.leak = 1; return [typeof process, typeof require, typeof Buffer, typeof setTimeout, typeof fetch, typeof globalThis.leak]")
+    const seen = await probe(
+      call,
+      'globalThis.leak = 1; return [typeof process, typeof require, typeof Buffer, typeof setTimeout, typeof fetch, typeof globalThis.leak]',
+    )
     expect(seen).toEqual(['undefined', 'undefined', 'undefined', 'undefined', 'undefined', 'number'])
     expect((globalThis as Record<string, unknown>).leak).toBeUndefined()
   })
@@ -120,7 +129,11 @@ describe('the sandbox and the façade', () => {
   it.each([
     ['root access', 'return { name: "x", apply(ctx) { ctx.root.tools } }', 'ctx.root is withheld'],
     ['the plugin loader', 'return { name: "x", apply(ctx) { ctx.plugin({ apply() {} }) } }', 'ctx.plugin is withheld'],
-    ['a raw tool definition', 'return { name: "x", apply(ctx) { ctx.tools.register({ name: "raw", description: "r", parameters: { type: "object" }, output: { schema: {}, render: () => [] }, execute: () => 1 }) } }', 'accepts only tools made with defineTool'],
+    [
+      'a raw tool definition',
+      'return { name: "x", apply(ctx) { ctx.tools.register({ name: "raw", description: "r", parameters: { type: "object" }, output: { schema: {}, render: () => [] }, execute: () => 1 }) } }',
+      'accepts only tools made with defineTool',
+    ],
     ['an undeclared live service', 'return { name: "x", apply(ctx) { ctx.get("model") } }', 'there is no service model'],
     ['assignment', 'return { name: "x", apply(ctx) { ctx.tools = null } }', 'the context is read-only'],
   ])('denies %s and rolls back', async (_label, code, message) => {
@@ -136,7 +149,9 @@ describe('the sandbox and the façade', () => {
     expect(undeclared.text).toContain("add it to the plugin's inject (inject: ['probe'])")
     const sync = failure(await call('cordis_mount', { code: 'return { name: "x", inject: ["probe"], apply(ctx) { ctx.probe.context() } }' }))
     expect(sync.text).toContain('service probe returned a Cordis context')
-    const fine = await call('cordis_mount', { code: 'return { name: "y", inject: ["probe"], apply(ctx) { if (ctx.probe.value() !== 7) throw new Error("bad") } }' })
+    const fine = await call('cordis_mount', {
+      code: 'return { name: "y", inject: ["probe"], apply(ctx) { if (ctx.probe.value() !== 7) throw new Error("bad") } }',
+    })
     expect(fine.isError).toBe(false)
   })
 

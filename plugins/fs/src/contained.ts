@@ -47,7 +47,10 @@ async function verify(workspace: Workspace, handle: FileHandle, real: string, di
   }
   if (workspace.contains(opened)) return
   await handle.close()
-  throw new FsError('PATH_OUTSIDE_ROOT', `${display} changed while it was being opened and led to ${opened}, outside the workspace root ${workspace.root}; only paths inside the root are allowed`)
+  throw new FsError(
+    'PATH_OUTSIDE_ROOT',
+    `${display} changed while it was being opened and led to ${opened}, outside the workspace root ${workspace.root}; only paths inside the root are allowed`,
+  )
 }
 
 function raced(error: unknown, display: string): unknown {

@@ -37,13 +37,19 @@ export function editTool(runtime: FsRuntime): ToolDefinition {
   const { workspace } = runtime
   return defineTool({
     name: 'edit',
-    description: 'Replace exact text in a file that was read before. old_string must match exactly once unless replace_all is true; include surrounding lines to make it unique.',
+    description:
+      'Replace exact text in a file that was read before. old_string must match exactly once unless replace_all is true; include surrounding lines to make it unique.',
     parameters: Parameters,
     // Edit reads the file (a match or its absence tells the model about the content) and changes it.
-    paths: [{ pointer: '/path', access: 'read' }, { pointer: '/path', access: 'write' }],
+    paths: [
+      { pointer: '/path', access: 'read' },
+      { pointer: '/path', access: 'write' },
+    ],
     output: {
       schema: Output,
-      render: (_args, value) => [{ type: 'text', text: `Edited ${value.path} (${value.replacements} ${value.replacements === 1 ? 'replacement' : 'replacements'}).` }],
+      render: (_args, value) => [
+        { type: 'text', text: `Edited ${value.path} (${value.replacements} ${value.replacements === 1 ? 'replacement' : 'replacements'}).` },
+      ],
       presentationMeta: (_args, value) => changeMeta(value.path, value.before, value.after),
     },
     async execute(args) {
@@ -61,11 +67,17 @@ export function editTool(runtime: FsRuntime): ToolDefinition {
         lines = matchLines(before, search)
       }
       if (lines.length === 0) {
-        throw new FsError('NO_MATCH', `old_string was not found in ${target.display}; read the file again and copy the exact text, including whitespace and indentation`)
+        throw new FsError(
+          'NO_MATCH',
+          `old_string was not found in ${target.display}; read the file again and copy the exact text, including whitespace and indentation`,
+        )
       }
       if (lines.length > 1 && !args.replace_all) {
         const shown = lines.slice(0, 20).join(', ') + (lines.length > 20 ? ', …' : '')
-        throw new FsError('AMBIGUOUS_MATCH', `old_string matches ${lines.length} times in ${target.display} (lines ${shown}); include more surrounding text to make it unique, or set replace_all: true`)
+        throw new FsError(
+          'AMBIGUOUS_MATCH',
+          `old_string matches ${lines.length} times in ${target.display} (lines ${shown}); include more surrounding text to make it unique, or set replace_all: true`,
+        )
       }
       const after = args.replace_all ? before.split(search).join(replacement) : before.replace(search, () => replacement)
       await publish(runtime, target, after, mode)

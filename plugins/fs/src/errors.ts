@@ -2,9 +2,22 @@ import { CordageError } from '@cordage/core'
 
 /** Stable codes of the failures the file tools report to the model. */
 export type FsErrorCode =
-  | 'PATH_OUTSIDE_ROOT' | 'NOT_FOUND' | 'IS_DIRECTORY' | 'NOT_A_DIRECTORY' | 'BINARY_FILE' | 'NOT_TEXT' | 'OFFSET_OUT_OF_RANGE'
-  | 'FILE_TOO_LARGE' | 'NOT_READ' | 'STALE_FILE' | 'NO_MATCH' | 'AMBIGUOUS_MATCH' | 'NO_CHANGE' | 'INVALID_PATTERN'
-  | 'SEARCH_FAILED' | 'WRITE_FAILED'
+  | 'PATH_OUTSIDE_ROOT'
+  | 'NOT_FOUND'
+  | 'IS_DIRECTORY'
+  | 'NOT_A_DIRECTORY'
+  | 'BINARY_FILE'
+  | 'NOT_TEXT'
+  | 'OFFSET_OUT_OF_RANGE'
+  | 'FILE_TOO_LARGE'
+  | 'NOT_READ'
+  | 'STALE_FILE'
+  | 'NO_MATCH'
+  | 'AMBIGUOUS_MATCH'
+  | 'NO_CHANGE'
+  | 'INVALID_PATTERN'
+  | 'SEARCH_FAILED'
+  | 'WRITE_FAILED'
 
 /** A file tool failure written for the model: the message says what happened and what to do next. */
 export class FsError extends CordageError {

@@ -27,13 +27,20 @@ export async function readForChange(runtime: FsRuntime, target: ResolvedPath): P
     tracker.check(target.real, target.display, stats)
     if (stats.isDirectory()) throw new FsError('IS_DIRECTORY', `${target.display} is a directory; write and edit change files only`)
     if (!stats.isFile()) throw new FsError('NOT_FOUND', `${target.display} is not a regular file; write and edit change regular files only`)
-    if (stats.size > settings.maxEditBytes) throw new FsError('FILE_TOO_LARGE', `${target.display} has ${stats.size} bytes, more than the ${settings.maxEditBytes} bytes write and edit handle; change it with bash (e.g. sed) instead`)
+    if (stats.size > settings.maxEditBytes)
+      throw new FsError(
+        'FILE_TOO_LARGE',
+        `${target.display} has ${stats.size} bytes, more than the ${settings.maxEditBytes} bytes write and edit handle; change it with bash (e.g. sed) instead`,
+      )
     const data = await handle.readFile()
     if (data.subarray(0, 8000).includes(0)) throw new FsError('BINARY_FILE', `${target.display} is a binary file; write and edit change text files only`)
     if (!isUtf8(data)) {
       const at = firstInvalidUtf8(data)
       const line = data.subarray(0, at).reduce((count, byte) => count + (byte === 10 ? 1 : 0), 1)
-      throw new FsError('NOT_TEXT', `${target.display} is not UTF-8 text (byte 0x${data[at]!.toString(16).padStart(2, '0')} on line ${line} is not valid UTF-8; it may be Latin-1 or another encoding), so write and edit leave it unchanged; convert or change it with bash (e.g. iconv, sed) instead`)
+      throw new FsError(
+        'NOT_TEXT',
+        `${target.display} is not UTF-8 text (byte 0x${data[at]!.toString(16).padStart(2, '0')} on line ${line} is not valid UTF-8; it may be Latin-1 or another encoding), so write and edit leave it unchanged; convert or change it with bash (e.g. iconv, sed) instead`,
+      )
     }
     return { text: data.toString('utf8'), mode: Number(stats.mode & 0o7777n) }
   } catch (error) {
@@ -69,7 +76,8 @@ export function firstInvalidUtf8(data: Uint8Array): number {
     for (let next = index + 1; next < end; next++) if ((data[next]! & 0xc0) !== 0x80) return index
     // Overlong three/four-byte forms, surrogates and code points above U+10FFFF.
     const second = data[index + 1]!
-    if ((byte === 0xe0 && second < 0xa0) || (byte === 0xed && second > 0x9f) || (byte === 0xf0 && second < 0x90) || (byte === 0xf4 && second > 0x8f)) return index
+    if ((byte === 0xe0 && second < 0xa0) || (byte === 0xed && second > 0x9f) || (byte === 0xf0 && second < 0x90) || (byte === 0xf4 && second > 0x8f))
+      return index
     index = end
   }
   return data.length

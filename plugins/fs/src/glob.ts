@@ -31,7 +31,8 @@ export function globTool(runtime: FsRuntime): PagedTool {
   }
   const definition = defineTool({
     name: 'glob',
-    description: 'Find files by glob pattern (e.g. "**/*.ts"). Skips hidden files and what .gitignore excludes. Returns paths relative to the workspace root, sorted.',
+    description:
+      'Find files by glob pattern (e.g. "**/*.ts"). Skips hidden files and what .gitignore excludes. Returns paths relative to the workspace root, sorted.',
     parameters: Parameters,
     output: {
       schema: Output,

@@ -19,17 +19,27 @@ const Parameters = Schema.object({
 
 const ContextLine = Schema.object({ lineNumber: Schema.natural().required(), line: Schema.string().required() })
 const Output = Schema.object({
-  matches: Schema.array(Schema.object({
-    path: Schema.string().required(),
-    lineNumber: Schema.natural().required(),
-    line: Schema.string().required(),
-    before: Schema.array(ContextLine).description('Non-matching lines within `context` lines before (only when context > 0).'),
-    after: Schema.array(ContextLine).description('Non-matching lines within `context` lines after (only when context > 0).'),
-  })).required().description('Matching lines sorted by path and line number; paths relative to the workspace root.'),
+  matches: Schema.array(
+    Schema.object({
+      path: Schema.string().required(),
+      lineNumber: Schema.natural().required(),
+      line: Schema.string().required(),
+      before: Schema.array(ContextLine).description('Non-matching lines within `context` lines before (only when context > 0).'),
+      after: Schema.array(ContextLine).description('Non-matching lines within `context` lines after (only when context > 0).'),
+    }),
+  )
+    .required()
+    .description('Matching lines sorted by path and line number; paths relative to the workspace root.'),
   truncated: Schema.boolean().required().description('True when the collection limit stopped the search (there are more matches).'),
 })
 
-type Match = { path: string; lineNumber: number; line: string; before?: Array<{ lineNumber: number; line: string }>; after?: Array<{ lineNumber: number; line: string }> }
+type Match = {
+  path: string
+  lineNumber: number
+  line: string
+  before?: Array<{ lineNumber: number; line: string }>
+  after?: Array<{ lineNumber: number; line: string }>
+}
 type GrepValue = { matches: Match[]; truncated: boolean }
 
 /** One rendered entry per match, `path:line:text` (context as `path-line-text`, gaps as `--`), lines shown once. */
@@ -40,7 +50,11 @@ function entries(matches: readonly Match[]): string[] {
   for (const match of matches) {
     const rows: string[] = []
     const sameFile = match.path === lastPath
-    const lines = [...(match.before ?? []), { lineNumber: match.lineNumber, line: match.line, hit: true }, ...(match.after ?? [])] as Array<{ lineNumber: number; line: string; hit?: boolean }>
+    const lines = [...(match.before ?? []), { lineNumber: match.lineNumber, line: match.line, hit: true }, ...(match.after ?? [])] as Array<{
+      lineNumber: number
+      line: string
+      hit?: boolean
+    }>
     for (const line of lines) {
       if (sameFile && line.lineNumber <= lastLine) continue
       if ((match.before || match.after) && rows.length === 0 && out.length > 0 && (!sameFile || line.lineNumber > lastLine + 1)) rows.push('--')
@@ -85,7 +99,8 @@ export function grepTool(runtime: FsRuntime): PagedTool {
   }
   const definition = defineTool({
     name: 'grep',
-    description: 'Search file contents with a regular expression (ripgrep syntax). Skips hidden, binary and .gitignore-excluded files. Returns matching lines as path:line:text.',
+    description:
+      'Search file contents with a regular expression (ripgrep syntax). Skips hidden, binary and .gitignore-excluded files. Returns matching lines as path:line:text.',
     parameters: Parameters,
     output: {
       schema: Output,
@@ -106,7 +121,8 @@ export function grepTool(runtime: FsRuntime): PagedTool {
     definition,
     spillName: 'matches.txt',
     fullText: (value: GrepValue) => entries(value.matches).join('\n') + '\n',
-    fits: (value: GrepValue) => value.matches.length <= settings.pageSize && takePage(entries(value.matches), settings.pageSize, settings.pageBytes).shown >= value.matches.length,
+    fits: (value: GrepValue) =>
+      value.matches.length <= settings.pageSize && takePage(entries(value.matches), settings.pageSize, settings.pageBytes).shown >= value.matches.length,
     page,
   }
 }

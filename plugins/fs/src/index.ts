@@ -34,24 +34,30 @@ export interface Config {
 }
 
 /** The config schema, validated at load; every key is optional on input. */
-export const Config: Schema<Partial<Config>, Config> = strictConfig(name, Schema.object({
-  root: Schema.string().description('Workspace root the tools are confined to (default: the current working directory).'),
-  allowOutsideRoot: Schema.boolean().default(false).description('Allow paths outside the root.'),
-  requireReadBeforeWrite: Schema.boolean().default(true).description('Refuse to write or edit an existing file the agent has not read.'),
-  maxReadBytes: Schema.natural().min(1024).default(50_000).description('Bytes of numbered lines one read returns at most.'),
-  maxReadLines: Schema.natural().min(1).default(2000).description('Lines one read returns at most.'),
-  maxLineLength: Schema.natural().min(80).default(2000).description('Characters kept of a long line (read and grep).'),
-  maxEditBytes: Schema.natural().min(1).default(5_000_000).description('Largest existing file write and edit will change.'),
-  maxResults: Schema.natural().min(1).default(10_000).description('Paths (glob) or matches (grep) collected at most.'),
-  pageSize: Schema.natural().min(1).default(100).description('Paths or matches rendered inline; the rest go to spill.'),
-  pageBytes: Schema.natural().min(1000).default(30_000).description('Bytes of the rendered page at most.'),
-  search: Schema.union(['auto', 'ripgrep', 'node']).default('auto').description('Search engine: ripgrep when available (auto), ripgrep only, or the pure-JS fallback.'),
-})) as Schema<Partial<Config>, Config>
+export const Config: Schema<Partial<Config>, Config> = strictConfig(
+  name,
+  Schema.object({
+    root: Schema.string().description('Workspace root the tools are confined to (default: the current working directory).'),
+    allowOutsideRoot: Schema.boolean().default(false).description('Allow paths outside the root.'),
+    requireReadBeforeWrite: Schema.boolean().default(true).description('Refuse to write or edit an existing file the agent has not read.'),
+    maxReadBytes: Schema.natural().min(1024).default(50_000).description('Bytes of numbered lines one read returns at most.'),
+    maxReadLines: Schema.natural().min(1).default(2000).description('Lines one read returns at most.'),
+    maxLineLength: Schema.natural().min(80).default(2000).description('Characters kept of a long line (read and grep).'),
+    maxEditBytes: Schema.natural().min(1).default(5_000_000).description('Largest existing file write and edit will change.'),
+    maxResults: Schema.natural().min(1).default(10_000).description('Paths (glob) or matches (grep) collected at most.'),
+    pageSize: Schema.natural().min(1).default(100).description('Paths or matches rendered inline; the rest go to spill.'),
+    pageBytes: Schema.natural().min(1000).default(30_000).description('Bytes of the rendered page at most.'),
+    search: Schema.union(['auto', 'ripgrep', 'node'])
+      .default('auto')
+      .description('Search engine: ripgrep when available (auto), ripgrep only, or the pure-JS fallback.'),
+  }),
+) as Schema<Partial<Config>, Config>
 
 /** Registers read, write, edit, glob and grep rooted at `config.root`, plus the glob/grep spill listener. */
 export async function apply(ctx: Context, config: Config): Promise<void> {
   const rgPath = config.search === 'node' ? undefined : await findRipgrep()
-  if (config.search === 'ripgrep' && !rgPath) throw new ConfigError(name, [{ path: 'search', message: '"ripgrep" but the @vscode/ripgrep binary is not installed for this platform' }])
+  if (config.search === 'ripgrep' && !rgPath)
+    throw new ConfigError(name, [{ path: 'search', message: '"ripgrep" but the @vscode/ripgrep binary is not installed for this platform' }])
   const lifetime = new AbortController()
   const runtime: FsRuntime = {
     settings: config,
@@ -60,10 +66,13 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
     rgPath,
     lifetime: lifetime.signal,
   }
-  ctx.effect(() => () => {
-    runtime.tracker.clear()
-    lifetime.abort(new Error('the fs plugin was unloaded'))
-  }, 'fs lifetime')
+  ctx.effect(
+    () => () => {
+      runtime.tracker.clear()
+      lifetime.abort(new Error('the fs plugin was unloaded'))
+    },
+    'fs lifetime',
+  )
   const glob = globTool(runtime)
   const grep = grepTool(runtime)
   const tools: ToolRegistry = ctx.tools

@@ -19,11 +19,16 @@ export class Workspace {
   /** The real path of the root. */
   readonly root: string
 
-  constructor(root: string, readonly allowOutsideRoot: boolean) {
+  constructor(
+    root: string,
+    readonly allowOutsideRoot: boolean,
+  ) {
     try {
       this.root = realpathSync(resolve(root))
     } catch (error) {
-      throw new ConfigError('fs', [{ path: '', message: `config.root ${JSON.stringify(root)} does not exist or is not accessible (${(error as Error).message})` }])
+      throw new ConfigError('fs', [
+        { path: '', message: `config.root ${JSON.stringify(root)} does not exist or is not accessible (${(error as Error).message})` },
+      ])
     }
   }
 
@@ -42,7 +47,10 @@ export class Workspace {
     }
     if (!this.allowOutsideRoot && !this.contains(real)) {
       const via = this.contains(lexical) ? ` (through a symlink it resolves to ${real})` : ` (it resolves to ${real})`
-      throw new FsError('PATH_OUTSIDE_ROOT', `${JSON.stringify(input)} is outside the workspace root ${this.root}${via}; only paths inside the root are allowed`)
+      throw new FsError(
+        'PATH_OUTSIDE_ROOT',
+        `${JSON.stringify(input)} is outside the workspace root ${this.root}${via}; only paths inside the root are allowed`,
+      )
     }
     return { real, display: this.display(real), exists }
   }
@@ -76,4 +84,3 @@ async function realNearest(path: string): Promise<string> {
     }
   }
 }
-

@@ -70,9 +70,13 @@ export function readTool(runtime: FsRuntime): ToolDefinition {
       } finally {
         await handle?.close()
       }
-      if (window.binary) throw new FsError('BINARY_FILE', `${target.display} is a binary file; read only shows text (use bash with a tool like xxd or file to inspect it)`)
+      if (window.binary)
+        throw new FsError('BINARY_FILE', `${target.display} is a binary file; read only shows text (use bash with a tool like xxd or file to inspect it)`)
       if (offset > 1 && offset > window.totalLines) {
-        throw new FsError('OFFSET_OUT_OF_RANGE', `offset ${offset} is past the end of ${target.display}, which has ${window.totalLines} lines; use an offset between 1 and ${Math.max(window.totalLines, 1)}`)
+        throw new FsError(
+          'OFFSET_OUT_OF_RANGE',
+          `offset ${offset} is past the end of ${target.display}, which has ${window.totalLines} lines; use an offset between 1 and ${Math.max(window.totalLines, 1)}`,
+        )
       }
       tracker.remember(target.real, stats)
       return { path: target.display, offset, lines: window.lines, totalLines: window.totalLines }

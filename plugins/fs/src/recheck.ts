@@ -57,7 +57,14 @@ export async function keepContained(workspace: Workspace, cwd: string, paths: re
     if (fd === undefined) continue
     try {
       const at = fdPath(fd, directory ? join(cwd, directory) : cwd)
-      const present = names.length <= 4 ? undefined : new Set(readdirSync(at, { withFileTypes: true }).filter((entry) => !entry.isDirectory()).map((entry) => entry.name))
+      const present =
+        names.length <= 4
+          ? undefined
+          : new Set(
+              readdirSync(at, { withFileTypes: true })
+                .filter((entry) => !entry.isDirectory())
+                .map((entry) => entry.name),
+            )
       for (const name of names) {
         if (present ? present.has(name) : isEntry(join(at, name))) kept.add(directory ? `${directory}/${name}` : name)
       }
@@ -96,12 +103,12 @@ export async function keepVerifiedMatches<T extends FoundMatch>(workspace: Works
   for (const [path, found] of byFile) {
     if (++index % BATCH === 0) await setImmediate()
     const wanted = new Map<number, string>()
-    for (const match of found) for (const line of [match, ...match.before ?? [], ...match.after ?? []]) wanted.set(line.lineNumber, line.line)
+    for (const match of found) for (const line of [match, ...(match.before ?? []), ...(match.after ?? [])]) wanted.set(line.lineNumber, line.line)
     const actual = await linesOf(workspace, join(cwd, path), new Set(wanted.keys()), maxLineLength)
     if (!actual) continue
     const same = (number: number) => actual.get(number)?.slice(0, maxLineLength) === wanted.get(number)!.slice(0, maxLineLength)
     for (const match of found) {
-      if ([match, ...match.before ?? [], ...match.after ?? []].every((line) => same(line.lineNumber))) verified.add(match)
+      if ([match, ...(match.before ?? []), ...(match.after ?? [])].every((line) => same(line.lineNumber))) verified.add(match)
     }
   }
   return matches.filter((match) => verified.has(match))

@@ -16,7 +16,13 @@ export async function findRipgrep(): Promise<string | undefined> {
 const COMMON = ['--no-require-git', '--no-config', '--color', 'never']
 
 /** Runs rg (no shell) and feeds each stdout line to `onLine`; `onLine` returning false stops rg. */
-function run(rgPath: string, args: string[], cwd: string, signal: AbortSignal, onLine: (line: string) => boolean): Promise<{ stopped: boolean; code: number | null; stderr: string }> {
+function run(
+  rgPath: string,
+  args: string[],
+  cwd: string,
+  signal: AbortSignal,
+  onLine: (line: string) => boolean,
+): Promise<{ stopped: boolean; code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason)
     const child = spawn(rgPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] })

@@ -48,7 +48,9 @@ export function spillPages(ctx: Context, tools: PagedTool[]): void {
       const saved = await spill.save({ toolName: exec.name, callId: exec.callId, suggestedName: tool.spillName, text: tool.fullText(value) })
       return [{ type: 'text', text: tool.page(exec.arguments, value, saved.path) }]
     } catch (error) {
-      logger.warn(`could not spill the full ${exec.name} list (${exec.callId}); the first page is shown: ${error instanceof Error ? error.message : String(error)}`)
+      logger.warn(
+        `could not spill the full ${exec.name} list (${exec.callId}); the first page is shown: ${error instanceof Error ? error.message : String(error)}`,
+      )
       return content
     }
   })

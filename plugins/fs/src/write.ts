@@ -21,12 +21,18 @@ export function writeTool(runtime: FsRuntime): ToolDefinition {
   const { workspace } = runtime
   return defineTool({
     name: 'write',
-    description: 'Create a file or replace its whole content. Parent directories are created. An existing file must have been read first (and not changed since); prefer edit for small changes to existing files.',
+    description:
+      'Create a file or replace its whole content. Parent directories are created. An existing file must have been read first (and not changed since); prefer edit for small changes to existing files.',
     parameters: Parameters,
     paths: [{ pointer: '/path', access: 'write' }],
     output: {
       schema: Output,
-      render: (_args, value) => [{ type: 'text', text: `${value.operation === 'create' ? 'Created' : 'Updated'} ${value.path} (${plural(lineCount(value.after), 'line')}, ${plural(Buffer.byteLength(value.after), 'byte')}).` }],
+      render: (_args, value) => [
+        {
+          type: 'text',
+          text: `${value.operation === 'create' ? 'Created' : 'Updated'} ${value.path} (${plural(lineCount(value.after), 'line')}, ${plural(Buffer.byteLength(value.after), 'byte')}).`,
+        },
+      ],
       presentationMeta: (_args, value) => changeMeta(value.path, value.before, value.after),
     },
     async execute(args) {
@@ -35,12 +41,12 @@ export function writeTool(runtime: FsRuntime): ToolDefinition {
       let mode: number | undefined
       let after = args.content
       if (target.exists) {
-        ({ text: before, mode } = await readForChange(runtime, target))
+        ;({ text: before, mode } = await readForChange(runtime, target))
         // Content written with bare LF into a CRLF file keeps the file's convention.
         if (usesCrlf(before) && !after.includes('\r')) after = after.replace(/\n/g, '\r\n')
       }
       await publish(runtime, target, after, mode)
-      return { path: target.display, operation: before === null ? 'create' as const : 'update' as const, before, after }
+      return { path: target.display, operation: before === null ? ('create' as const) : ('update' as const), before, after }
     },
   })
 }

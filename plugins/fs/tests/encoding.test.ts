@@ -21,7 +21,9 @@ describe('files that are not UTF-8', () => {
     // The edited span (line 2) is plain ASCII: decoding and re-encoding would still corrupt line 1.
     const result = await call('edit', { path: 'legacy.txt', old_string: '= 2', new_string: '= 3' })
     expect(codeOf(result)).toBe('NOT_TEXT')
-    expect(textOf(result)).toMatchInlineSnapshot(`"Error: legacy.txt is not UTF-8 text (byte 0xe9 on line 1 is not valid UTF-8; it may be Latin-1 or another encoding), so write and edit leave it unchanged; convert or change it with bash (e.g. iconv, sed) instead"`)
+    expect(textOf(result)).toMatchInlineSnapshot(
+      `"Error: legacy.txt is not UTF-8 text (byte 0xe9 on line 1 is not valid UTF-8; it may be Latin-1 or another encoding), so write and edit leave it unchanged; convert or change it with bash (e.g. iconv, sed) instead"`,
+    )
     expect(await readFile(join(root, 'legacy.txt'))).toEqual(LATIN1)
     expect(await readdir(root)).toEqual(['legacy.txt'])
   })
@@ -39,7 +41,10 @@ describe('files that are not UTF-8', () => {
   it('read shows the lines with U+FFFD for bytes that are not UTF-8, and does not fail', async () => {
     const { call } = await setup(LATIN1)
     const value = valueOf(await call('read', { path: 'legacy.txt' }))
-    expect(value.lines).toEqual([{ number: 1, text: 'caf\uFFFD = 1' }, { number: 2, text: 'na\uFFFDve = 2' }])
+    expect(value.lines).toEqual([
+      { number: 1, text: 'caf\uFFFD = 1' },
+      { number: 2, text: 'na\uFFFDve = 2' },
+    ])
   })
 
   it('edit of a UTF-8 file keeps every byte outside the edited span (BOM, CRLF, multi-byte, no final newline)', async () => {

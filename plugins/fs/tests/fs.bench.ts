@@ -57,30 +57,61 @@ const GREP = 'export function \\w+'
 const OFFSET = LINES - 1000
 
 describe('grep on node_modules/.pnpm', () => {
-  bench('grep tool (ripgrep path)', timed('grep tool', () => call('grep', { pattern: GREP, path: 'pnpm' })), options)
-  bench('rg -n directly', timed('rg grep', () => run(rgPath, ['-n', '--no-require-git', GREP], tree)), options)
+  bench(
+    'grep tool (ripgrep path)',
+    timed('grep tool', () => call('grep', { pattern: GREP, path: 'pnpm' })),
+    options,
+  )
+  bench(
+    'rg -n directly',
+    timed('rg grep', () => run(rgPath, ['-n', '--no-require-git', GREP], tree)),
+    options,
+  )
 })
 
 describe('glob on node_modules/.pnpm', () => {
-  bench('glob tool (ripgrep path)', timed('glob tool', () => call('glob', { pattern: '*.d.ts', path: 'pnpm' })), options)
-  bench('rg --files -g directly', timed('rg glob', () => run(rgPath, ['--files', '--no-require-git', '-g', '*.d.ts'], tree)), options)
+  bench(
+    'glob tool (ripgrep path)',
+    timed('glob tool', () => call('glob', { pattern: '*.d.ts', path: 'pnpm' })),
+    options,
+  )
+  bench(
+    'rg --files -g directly',
+    timed('rg glob', () => run(rgPath, ['--files', '--no-require-git', '-g', '*.d.ts'], tree)),
+    options,
+  )
 })
 
 describe('read 1000 lines near the end of a 100 MB file', () => {
-  bench('read tool (offset)', timed('read tool', () => call('read', { path: 'big.log', offset: OFFSET, limit: 1000 })), options)
-  bench('tail -n +K | head -n 1000', timed('tail +K', () => run('sh', ['-c', `tail -n +${OFFSET} big.log | head -n 1000`], base)), options)
-  bench('tail -n 1000', timed('tail -n', () => run('tail', ['-n', '1000', 'big.log'], base)), options)
+  bench(
+    'read tool (offset)',
+    timed('read tool', () => call('read', { path: 'big.log', offset: OFFSET, limit: 1000 })),
+    options,
+  )
+  bench(
+    'tail -n +K | head -n 1000',
+    timed('tail +K', () => run('sh', ['-c', `tail -n +${OFFSET} big.log | head -n 1000`], base)),
+    options,
+  )
+  bench(
+    'tail -n 1000',
+    timed('tail -n', () => run('tail', ['-n', '1000', 'big.log'], base)),
+    options,
+  )
 })
 
 afterAll(async () => {
   const m = Object.fromEntries([...samples].map(([label, values]) => [label, median(values)]))
-  const line = (label: string, baseline: string) => `${label.padEnd(10)} ${m[label]!.toFixed(1).padStart(8)} ms   ${baseline.padEnd(8)} ${m[baseline]!.toFixed(1).padStart(8)} ms   ratio ${(m[label]! / m[baseline]!).toFixed(2)}`
-  console.log([
-    'medians (ms) and ratios, same run:',
-    line('grep tool', 'rg grep'),
-    line('glob tool', 'rg glob'),
-    line('read tool', 'tail +K'),
-    line('read tool', 'tail -n'),
-  ].join('\n'))
+  const line = (label: string, baseline: string) =>
+    `${label.padEnd(10)} ${m[label]!.toFixed(1).padStart(8)} ms   ${baseline.padEnd(8)} ${m[baseline]!.toFixed(1).padStart(8)} ms   ratio ${(m[label]! / m[baseline]!).toFixed(2)}`
+  console.log(
+    [
+      'medians (ms) and ratios, same run:',
+      line('grep tool', 'rg grep'),
+      line('glob tool', 'rg glob'),
+      line('read tool', 'tail +K'),
+      line('read tool', 'tail -n'),
+    ].join('\n'),
+  )
   await rm(base, { recursive: true, force: true })
 })

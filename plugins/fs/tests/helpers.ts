@@ -34,7 +34,10 @@ export async function writeTree(root: string, files: Record<string, string | Buf
 export class TestSpill extends Service {
   readonly saved: Array<{ toolName: string; callId: string; path: string; text: string }> = []
 
-  constructor(ctx: Context, readonly config: { dir: string }) {
+  constructor(
+    ctx: Context,
+    readonly config: { dir: string },
+  ) {
     super(ctx, 'spill')
   }
 

@@ -24,7 +24,10 @@ async function spilledText(dir: string): Promise<string> {
   return (await Promise.all(names.map((name) => readFile(join(dir, name), 'utf8')))).join('\n')
 }
 
-describe.each([['spill, policy, fs', true], ['fs, policy, spill', false]])('glob/grep paging under policy (%s)', (_order, spillFirst) => {
+describe.each([
+  ['spill, policy, fs', true],
+  ['fs, policy, spill', false],
+])('glob/grep paging under policy (%s)', (_order, spillFirst) => {
   async function setup(rules: RuleConfig[]) {
     const root = await project()
     const spillDir = await tempDir('cordage-spill-')

@@ -41,7 +41,9 @@ describe('paths stay inside the workspace root', () => {
     const { call } = await loadFs(root)
     const denied = await call('read', { path: join(outside, 'secret.txt') })
     expect(codeOf(denied)).toBe('PATH_OUTSIDE_ROOT')
-    expect(textOf(denied)).toBe(`Error: ${JSON.stringify(join(outside, 'secret.txt'))} is outside the workspace root ${root} (it resolves to ${join(outside, 'secret.txt')}); only paths inside the root are allowed`)
+    expect(textOf(denied)).toBe(
+      `Error: ${JSON.stringify(join(outside, 'secret.txt'))} is outside the workspace root ${root} (it resolves to ${join(outside, 'secret.txt')}); only paths inside the root are allowed`,
+    )
     expect(valueOf(await call('read', { path: join(root, 'src', 'inside.txt') })).path).toBe('src/inside.txt')
   })
 
@@ -98,7 +100,10 @@ describe('declared path arguments', () => {
     expect(declared).toEqual({
       read: [{ pointer: '/path', access: 'read' }],
       write: [{ pointer: '/path', access: 'write' }],
-      edit: [{ pointer: '/path', access: 'read' }, { pointer: '/path', access: 'write' }],
+      edit: [
+        { pointer: '/path', access: 'read' },
+        { pointer: '/path', access: 'write' },
+      ],
       glob: [{ pointer: '/path', access: 'read', default: '.' }],
       grep: [{ pointer: '/path', access: 'read', default: '.' }],
     })

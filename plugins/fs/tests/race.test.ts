@@ -107,14 +107,18 @@ describe.skipIf(!HAS_RACER)('containment holds while a directory is swapped with
     await symlink(join(outside, 'inside.txt'), join(root, 'fl'))
     const { call } = await loadFs(root, { requireReadBeforeWrite: false })
     const escapes: string[] = []
-    const succeeded = await race(root, ATTEMPTS / 2, async (index) => {
-      const result = index % 2
-        ? await call('read', { path: 'f.txt' })
-        : await call('edit', { path: 'f.txt', old_string: 'A', new_string: 'A2', replace_all: true })
-      if (result.isError) return false
-      if (JSON.stringify(result.value).includes('OUTSIDE')) escapes.push(JSON.stringify(result.value))
-      return true
-    }, ['f.txt', 'fl'])
+    const succeeded = await race(
+      root,
+      ATTEMPTS / 2,
+      async (index) => {
+        const result =
+          index % 2 ? await call('read', { path: 'f.txt' }) : await call('edit', { path: 'f.txt', old_string: 'A', new_string: 'A2', replace_all: true })
+        if (result.isError) return false
+        if (JSON.stringify(result.value).includes('OUTSIDE')) escapes.push(JSON.stringify(result.value))
+        return true
+      },
+      ['f.txt', 'fl'],
+    )
     expect(escapes).toEqual([])
     expect(await snapshot(outside)).toEqual(before)
     expect(succeeded).toBeGreaterThan(0)
@@ -149,27 +153,32 @@ describe.skipIf(!HAS_RACER)('containment holds while a directory is swapped with
     expect(succeeded).toBeGreaterThan(0)
   }, 60_000)
 
-  it.each(['node', 'ripgrep'] as const)('glob and grep (%s) never list outside files or content', async (search) => {
-    const { root, outside, before } = await setup()
-    const { call } = await loadFs(root, { search })
-    // ripgrep spawns a process per call: fewer attempts keep the run short.
-    const count = search === 'node' ? ATTEMPTS / 2 : ATTEMPTS / 8
-    const escapes: string[] = []
-    let listed = 0
-    await race(root, count, async (index) => {
-      const result = index % 2
-        ? await call('glob', { pattern: '**/*.txt' })
-        : await call('grep', { pattern: 'A$', path: ['d', '.', 'd/inside.txt', '.'][(index / 2) % 4] })
-      if (result.isError) return false
-      const text = JSON.stringify(result.value)
-      if (/OUTSIDE|outside-only/.test(text)) escapes.push(text)
-      if (/inside/.test(text)) listed++
-      return true
-    })
-    expect(escapes).toEqual([])
-    expect(listed).toBeGreaterThan(0)
-    expect(await snapshot(outside)).toEqual(before)
-  }, 60_000)
+  it.each(['node', 'ripgrep'] as const)(
+    'glob and grep (%s) never list outside files or content',
+    async (search) => {
+      const { root, outside, before } = await setup()
+      const { call } = await loadFs(root, { search })
+      // ripgrep spawns a process per call: fewer attempts keep the run short.
+      const count = search === 'node' ? ATTEMPTS / 2 : ATTEMPTS / 8
+      const escapes: string[] = []
+      let listed = 0
+      await race(root, count, async (index) => {
+        const result =
+          index % 2
+            ? await call('glob', { pattern: '**/*.txt' })
+            : await call('grep', { pattern: 'A$', path: ['d', '.', 'd/inside.txt', '.'][(index / 2) % 4] })
+        if (result.isError) return false
+        const text = JSON.stringify(result.value)
+        if (/OUTSIDE|outside-only/.test(text)) escapes.push(text)
+        if (/inside/.test(text)) listed++
+        return true
+      })
+      expect(escapes).toEqual([])
+      expect(listed).toBeGreaterThan(0)
+      expect(await snapshot(outside)).toEqual(before)
+    },
+    60_000,
+  )
 
   it('the racer really swaps: without verification, opening by name reaches outside', async () => {
     const { root } = await setup()

@@ -13,7 +13,11 @@ describe('read', () => {
     expect(valueOf(result)).toEqual({
       path: 'a.txt',
       offset: 1,
-      lines: [{ number: 1, text: 'first' }, { number: 2, text: '\tindented' }, { number: 3, text: 'last' }],
+      lines: [
+        { number: 1, text: 'first' },
+        { number: 2, text: '\tindented' },
+        { number: 3, text: 'last' },
+      ],
       totalLines: 3,
     })
     expect(textOf(result)).toMatchInlineSnapshot(`
@@ -61,7 +65,9 @@ describe('read', () => {
     await writeFile(join(root, 'dos.txt'), 'one\r\ntwo\r\nthree')
     const { call } = await loadFs(root)
     expect(valueOf(await call('read', { path: 'dos.txt' })).lines).toEqual([
-      { number: 1, text: 'one' }, { number: 2, text: 'two' }, { number: 3, text: 'three' },
+      { number: 1, text: 'one' },
+      { number: 2, text: 'two' },
+      { number: 3, text: 'three' },
     ])
   })
 
@@ -76,7 +82,9 @@ describe('read', () => {
     expect(textOf(empty)).toBe('(empty.txt is empty)')
     const binary = await call('read', { path: 'image.png' })
     expect(codeOf(binary)).toBe('BINARY_FILE')
-    expect(textOf(binary)).toMatchInlineSnapshot(`"Error: image.png is a binary file; read only shows text (use bash with a tool like xxd or file to inspect it)"`)
+    expect(textOf(binary)).toMatchInlineSnapshot(
+      `"Error: image.png is a binary file; read only shows text (use bash with a tool like xxd or file to inspect it)"`,
+    )
     const dir = await call('read', { path: 'dir' })
     expect(codeOf(dir)).toBe('IS_DIRECTORY')
     expect(textOf(dir)).toMatchInlineSnapshot(`"Error: dir is a directory, not a file; use glob to list its files"`)
@@ -95,14 +103,19 @@ describe('read', () => {
     const { call } = await loadFs(root)
     const before = process.memoryUsage()
     let peak = 0
-    const sampler = setInterval(() => { const usage = process.memoryUsage(); peak = Math.max(peak, usage.heapUsed + usage.arrayBuffers - before.heapUsed - before.arrayBuffers) }, 1)
+    const sampler = setInterval(() => {
+      const usage = process.memoryUsage()
+      peak = Math.max(peak, usage.heapUsed + usage.arrayBuffers - before.heapUsed - before.arrayBuffers)
+    }, 1)
     const result = await call('read', { path: 'huge.log', offset: 999_990, limit: 5 })
     clearInterval(sampler)
     const value = valueOf(result)
     expect(value.totalLines).toBe(1_000_000)
     expect(value.lines.map((line: any) => line.number)).toEqual([999_990, 999_991, 999_992, 999_993, 999_994])
     expect(value.lines[0].text).toBe(`entry 09989 ${'payload '.repeat(11)}`)
-    const tail = spawnSync('sh', ['-c', `tail -n +999990 '${path}' | head -n 5`], { encoding: 'utf8' }).stdout.replace(/\n$/, '').split('\n')
+    const tail = spawnSync('sh', ['-c', `tail -n +999990 '${path}' | head -n 5`], { encoding: 'utf8' })
+      .stdout.replace(/\n$/, '')
+      .split('\n')
     expect(value.lines.map((line: any) => line.text)).toEqual(tail)
     // The file is 100 MB; a streaming read stays within a few buffers.
     expect(peak).toBeLessThan(40 * 1024 * 1024)

@@ -55,19 +55,25 @@ async function withSpill(config: Partial<fs.Config> = {}, spillFirst = true) {
 }
 
 describe('glob and grep on a 20 000-file tree', () => {
-  it('glob lists every file, honours .gitignore (root and nested) and hidden files, identically with ripgrep and the JS fallback', { timeout: 120_000 }, async () => {
-    const rg = valueOf(await (await loadFs(root, { search: 'ripgrep', maxResults: 50_000 })).call('glob', { pattern: '**/*' }))
-    const node = valueOf(await (await loadFs(root, { search: 'node', maxResults: 50_000 })).call('glob', { pattern: '**/*' }))
-    expect(rg.paths.length).toBe(FILES)
-    expect(rg.truncated).toBe(false)
-    expect(node).toEqual(rg)
-    expect(rg.paths.some((path: string) => /build|\.log$|\.cache|generated/.test(path))).toBe(false)
-    for (const pattern of ['*.md', 'pkg3/src/mod1/*.ts', 'pkg3/**/file4?.ts', '{pkg1,pkg2}/src/mod9/file1.*']) {
-      const [a, b] = await Promise.all(['ripgrep', 'node'].map(async (search) => valueOf(await (await loadFs(root, { search: search as 'node' })).call('glob', { pattern }))))
-      expect(a.paths.length, pattern).toBeGreaterThan(0)
-      expect(b, pattern).toEqual(a)
-    }
-  })
+  it(
+    'glob lists every file, honours .gitignore (root and nested) and hidden files, identically with ripgrep and the JS fallback',
+    { timeout: 120_000 },
+    async () => {
+      const rg = valueOf(await (await loadFs(root, { search: 'ripgrep', maxResults: 50_000 })).call('glob', { pattern: '**/*' }))
+      const node = valueOf(await (await loadFs(root, { search: 'node', maxResults: 50_000 })).call('glob', { pattern: '**/*' }))
+      expect(rg.paths.length).toBe(FILES)
+      expect(rg.truncated).toBe(false)
+      expect(node).toEqual(rg)
+      expect(rg.paths.some((path: string) => /build|\.log$|\.cache|generated/.test(path))).toBe(false)
+      for (const pattern of ['*.md', 'pkg3/src/mod1/*.ts', 'pkg3/**/file4?.ts', '{pkg1,pkg2}/src/mod9/file1.*']) {
+        const [a, b] = await Promise.all(
+          ['ripgrep', 'node'].map(async (search) => valueOf(await (await loadFs(root, { search: search as 'node' })).call('glob', { pattern }))),
+        )
+        expect(a.paths.length, pattern).toBeGreaterThan(0)
+        expect(b, pattern).toEqual(a)
+      }
+    },
+  )
 
   it('grep returns identical values from ripgrep and the JS fallback, with and without context, case and glob', { timeout: 120_000 }, async () => {
     const engines = await Promise.all(['ripgrep', 'node'].map((search) => loadFs(root, { search: search as 'node', maxResults: 50_000 })))
@@ -106,8 +112,11 @@ describe('glob and grep on a 20 000-file tree', () => {
     const result = await call('grep', { pattern: 'needle|NEEDLE', path: 'pkg7', context: 1 })
     const value = valueOf(result)
     expect(value.matches[0]).toEqual({
-      path: 'pkg7/src/mod0/file0.md', lineNumber: 2, line: '// needle 3500',
-      before: [{ lineNumber: 1, line: 'export const v = 3500' }], after: [{ lineNumber: 3, line: 'export default v' }],
+      path: 'pkg7/src/mod0/file0.md',
+      lineNumber: 2,
+      line: '// needle 3500',
+      before: [{ lineNumber: 1, line: 'export const v = 3500' }],
+      after: [{ lineNumber: 3, line: 'export default v' }],
     })
     expect(textOf(result).split('\n').slice(0, 8).join('\n')).toMatchInlineSnapshot(`
       "pkg7/src/mod0/file0.md-1-export const v = 3500
@@ -190,13 +199,22 @@ describe('glob and grep on a 20 000-file tree', () => {
       'long.js': `${'x'.repeat(3000)}needle\n`,
       'sub/deep/a.txt': 'needle\nneedle\nx\ny\nz\nneedle\n',
     })
-    const [rg, node] = await Promise.all(['ripgrep', 'node'].map(async (search) => {
-      const { call } = await loadFs(dir, { search: search as 'node', maxLineLength: 100 })
-      return valueOf(await call('grep', { pattern: 'needle', context: 2 }))
-    }))
+    const [rg, node] = await Promise.all(
+      ['ripgrep', 'node'].map(async (search) => {
+        const { call } = await loadFs(dir, { search: search as 'node', maxLineLength: 100 })
+        return valueOf(await call('grep', { pattern: 'needle', context: 2 }))
+      }),
+    )
     expect(node).toEqual(rg)
     expect(rg.matches.map((match: any) => `${match.path}:${match.lineNumber}`)).toEqual([
-      'dos.txt:2', 'dos.txt:4', 'long.js:1', 'sub/deep/a.txt:1', 'sub/deep/a.txt:2', 'sub/deep/a.txt:6', 'uni.md:1', 'uni.md:3',
+      'dos.txt:2',
+      'dos.txt:4',
+      'long.js:1',
+      'sub/deep/a.txt:1',
+      'sub/deep/a.txt:2',
+      'sub/deep/a.txt:6',
+      'uni.md:1',
+      'uni.md:3',
     ])
     expect(rg.matches[0].line).toBe('needle one')
     expect(rg.matches[2].line).toMatch(/^x{100} … \[line truncated: 3006 characters in total\]$/)
@@ -222,7 +240,10 @@ describe('glob and grep on a 20 000-file tree', () => {
   it('unloading stops running searches and kills their ripgrep processes', async () => {
     const { ctx, fiber } = await withSpill()
     const pending = ctx.tools.execute({ name: 'grep', arguments: { pattern: '(a|b|c)+x?y?z?' } })
-    const children = () => spawnSync('ps', ['-o', 'pid=,comm=', '--ppid', String(process.pid)], { encoding: 'utf8' }).stdout.split('\n').filter((line) => /\brg\b/.test(line))
+    const children = () =>
+      spawnSync('ps', ['-o', 'pid=,comm=', '--ppid', String(process.pid)], { encoding: 'utf8' })
+        .stdout.split('\n')
+        .filter((line) => /\brg\b/.test(line))
     while (children().length === 0) await new Promise((resolve) => setTimeout(resolve, 5))
     await fiber.dispose()
     const result = await pending

@@ -44,7 +44,9 @@ describe('write', () => {
     await writeFile(join(root, 'a.txt'), 'FOUR!\n')
     const stale = await call('write', { path: 'a.txt', content: 'five\n' })
     expect(codeOf(stale)).toBe('STALE_FILE')
-    expect(textOf(stale)).toMatchInlineSnapshot(`"Error: a.txt changed on disk since it was last read (by another program or person); read it again, then redo the change"`)
+    expect(textOf(stale)).toMatchInlineSnapshot(
+      `"Error: a.txt changed on disk since it was last read (by another program or person); read it again, then redo the change"`,
+    )
     expect(await readFile(join(root, 'a.txt'), 'utf8')).toBe('FOUR!\n')
     valueOf(await call('read', { path: 'a.txt' }))
     valueOf(await call('write', { path: 'a.txt', content: 'five\n' }))
@@ -89,10 +91,14 @@ describe('write', () => {
     const root = await tempDir()
     const path = join(root, 'precious.txt')
     await writeFile(path, 'the original content\n')
-    const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=cordage-source', 'tests/fixtures/write-child.ts', root, 'precious.txt', String(300_000_000)], {
-      cwd: join(import.meta.dirname, '..'),
-      stdio: ['ignore', 'pipe', 'inherit'],
-    })
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', '--conditions=cordage-source', 'tests/fixtures/write-child.ts', root, 'precious.txt', String(300_000_000)],
+      {
+        cwd: join(import.meta.dirname, '..'),
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    )
     const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)))
     let output = ''
     child.stdout.on('data', (chunk) => void (output += chunk))
@@ -123,7 +129,12 @@ describe('edit', () => {
     expect(codeOf(await call('edit', { path: 'a.ts', old_string: 'b = 2', new_string: 'b = 20' }))).toBe('NOT_READ')
     valueOf(await call('read', { path: 'a.ts' }))
     const result = await call('edit', { path: 'a.ts', old_string: 'b = 2', new_string: 'b = 20' })
-    expect(valueOf(result)).toEqual({ path: 'a.ts', before: 'const a = 1\nconst b = 2\nconst c = 3\n', after: 'const a = 1\nconst b = 20\nconst c = 3\n', replacements: 1 })
+    expect(valueOf(result)).toEqual({
+      path: 'a.ts',
+      before: 'const a = 1\nconst b = 2\nconst c = 3\n',
+      after: 'const a = 1\nconst b = 20\nconst c = 3\n',
+      replacements: 1,
+    })
     expect(textOf(result)).toMatchInlineSnapshot(`"Edited a.ts (1 replacement)."`)
     expect(result.meta).toMatchInlineSnapshot(`
       {
@@ -151,10 +162,14 @@ describe('edit', () => {
     valueOf(await call('read', { path: 'a.txt' }))
     const none = await call('edit', { path: 'a.txt', old_string: 'z = 9', new_string: 'z' })
     expect(codeOf(none)).toBe('NO_MATCH')
-    expect(textOf(none)).toMatchInlineSnapshot(`"Error: old_string was not found in a.txt; read the file again and copy the exact text, including whitespace and indentation"`)
+    expect(textOf(none)).toMatchInlineSnapshot(
+      `"Error: old_string was not found in a.txt; read the file again and copy the exact text, including whitespace and indentation"`,
+    )
     const many = await call('edit', { path: 'a.txt', old_string: 'x = 1', new_string: 'x = 2' })
     expect(codeOf(many)).toBe('AMBIGUOUS_MATCH')
-    expect(textOf(many)).toMatchInlineSnapshot(`"Error: old_string matches 3 times in a.txt (lines 1, 3, 5); include more surrounding text to make it unique, or set replace_all: true"`)
+    expect(textOf(many)).toMatchInlineSnapshot(
+      `"Error: old_string matches 3 times in a.txt (lines 1, 3, 5); include more surrounding text to make it unique, or set replace_all: true"`,
+    )
     expect(codeOf(await call('edit', { path: 'a.txt', old_string: 'y = 2', new_string: 'y = 2' }))).toBe('NO_CHANGE')
     const all = valueOf(await call('edit', { path: 'a.txt', old_string: 'x = 1', new_string: 'x = 2', replace_all: true }))
     expect(all.replacements).toBe(3)

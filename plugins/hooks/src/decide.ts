@@ -2,16 +2,11 @@ import type { ContentBlock } from '@cordage/core'
 import type { HookOutcome } from './run.js'
 
 /** What one PreToolUse hook said. */
-export type PreVote =
-  | { kind: 'none'; context?: string }
-  | { kind: 'deny' | 'ask'; reason: string; context?: string }
-  | { kind: 'failed'; message: string }
+export type PreVote = { kind: 'none'; context?: string } | { kind: 'deny' | 'ask'; reason: string; context?: string } | { kind: 'failed'; message: string }
 
 /** What one PostToolUse hook said. */
 export type PostVote =
-  | { kind: 'none'; context?: string; content?: ContentBlock[] }
-  | { kind: 'block'; feedback: string; context?: string }
-  | { kind: 'failed'; message: string }
+  { kind: 'none'; context?: string; content?: ContentBlock[] } | { kind: 'block'; feedback: string; context?: string } | { kind: 'failed'; message: string }
 
 type HookJson = {
   continue?: unknown
@@ -62,7 +57,8 @@ export function preVote(outcome: HookOutcome, command: string): PreVote {
   const context = str(specific.additionalContext)
   if (json.continue === false) return { kind: 'deny', reason: str(json.stopReason) ?? `hook "${command}" stopped the run`, context }
   // Cordage arguments are immutable: honouring a rewrite is impossible, so the call is refused.
-  if (specific.updatedInput !== undefined) return { kind: 'deny', reason: `hook "${command}" asked to rewrite the tool input (updatedInput), which is not supported; the call was not run`, context }
+  if (specific.updatedInput !== undefined)
+    return { kind: 'deny', reason: `hook "${command}" asked to rewrite the tool input (updatedInput), which is not supported; the call was not run`, context }
   const decision = specific.permissionDecision ?? (json.decision === 'block' ? 'deny' : undefined)
   const reason = str(specific.permissionDecisionReason) ?? str(json.reason)
   if (decision === 'deny') return { kind: 'deny', reason: reason ?? `denied by hook "${command}"`, context }

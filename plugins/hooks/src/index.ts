@@ -25,25 +25,45 @@ export interface Config {
 
 /** Cordage tool names → the Claude Code names hook scripts test in `tool_name` and matchers. */
 export const CLAUDE_TOOL_NAMES: Record<string, string> = {
-  bash: 'Bash', read: 'Read', write: 'Write', edit: 'Edit', glob: 'Glob', grep: 'Grep', web_fetch: 'WebFetch',
-  web_search: 'WebSearch', todo_write: 'TodoWrite', subagent: 'Task', skill: 'Skill', ask_user_question: 'AskUserQuestion', exit_plan_mode: 'ExitPlanMode',
+  bash: 'Bash',
+  read: 'Read',
+  write: 'Write',
+  edit: 'Edit',
+  glob: 'Glob',
+  grep: 'Grep',
+  web_fetch: 'WebFetch',
+  web_search: 'WebSearch',
+  todo_write: 'TodoWrite',
+  subagent: 'Task',
+  skill: 'Skill',
+  ask_user_question: 'AskUserQuestion',
+  exit_plan_mode: 'ExitPlanMode',
 }
 
-export const Config: Schema<Partial<Config>, Config> = strictConfig(name, Schema.object({
-  settingsFile: Schema.string().description('A Claude Code settings.json whose "hooks" section is used (resolved against cwd).'),
-  hooks: Schema.dict(Schema.any()).default({}).description('Inline hooks in the settings.json "hooks" shape; run after the settings file ones.'),
-  cwd: Schema.string().description('Working directory of hooks, their "cwd" field and CLAUDE_PROJECT_DIR (default: the process cwd).'),
-  sessionId: Schema.string().description('The "session_id" hooks receive (default: a random UUID per load).'),
-  transcriptPath: Schema.string().default('').description('The "transcript_path" hooks receive.'),
-  defaultTimeout: Schema.number().min(0.001).default(60).description('Seconds a hook may run when it sets no "timeout".'),
-  preToolUseFailure: Schema.union(['allow', 'deny']).default('allow').description('What a PreToolUse hook that crashes, times out or exits non-zero (not 2) means.'),
-  toolNames: Schema.dict(Schema.string()).default(CLAUDE_TOOL_NAMES).description('Cordage tool name → name shown to hooks as tool_name (matchers test both).'),
-  env: Schema.object({
-    allow: Schema.array(Schema.string()).default(['*']).description('Variables passed to hooks (patterns; exact names override deny).'),
-    deny: Schema.array(Schema.string()).default([...DEFAULT_ENV_DENY]).description('Variables withheld (patterns, case-insensitive); the same defaults as the shell plugin.'),
-    set: Schema.dict(Schema.string()).default({}).description('Variables added or overridden.'),
-  }).default({ allow: ['*'], deny: [...DEFAULT_ENV_DENY], set: {} }),
-}) as Schema<Partial<Config>, Config>)
+export const Config: Schema<Partial<Config>, Config> = strictConfig(
+  name,
+  Schema.object({
+    settingsFile: Schema.string().description('A Claude Code settings.json whose "hooks" section is used (resolved against cwd).'),
+    hooks: Schema.dict(Schema.any()).default({}).description('Inline hooks in the settings.json "hooks" shape; run after the settings file ones.'),
+    cwd: Schema.string().description('Working directory of hooks, their "cwd" field and CLAUDE_PROJECT_DIR (default: the process cwd).'),
+    sessionId: Schema.string().description('The "session_id" hooks receive (default: a random UUID per load).'),
+    transcriptPath: Schema.string().default('').description('The "transcript_path" hooks receive.'),
+    defaultTimeout: Schema.number().min(0.001).default(60).description('Seconds a hook may run when it sets no "timeout".'),
+    preToolUseFailure: Schema.union(['allow', 'deny'])
+      .default('allow')
+      .description('What a PreToolUse hook that crashes, times out or exits non-zero (not 2) means.'),
+    toolNames: Schema.dict(Schema.string())
+      .default(CLAUDE_TOOL_NAMES)
+      .description('Cordage tool name → name shown to hooks as tool_name (matchers test both).'),
+    env: Schema.object({
+      allow: Schema.array(Schema.string()).default(['*']).description('Variables passed to hooks (patterns; exact names override deny).'),
+      deny: Schema.array(Schema.string())
+        .default([...DEFAULT_ENV_DENY])
+        .description('Variables withheld (patterns, case-insensitive); the same defaults as the shell plugin.'),
+      set: Schema.dict(Schema.string()).default({}).description('Variables added or overridden.'),
+    }).default({ allow: ['*'], deny: [...DEFAULT_ENV_DENY], set: {} }),
+  }) as Schema<Partial<Config>, Config>,
+)
 
 /** Reads and checks every hook at load, then runs matching hooks around each tool call. */
 export function apply(ctx: Context, config: Config): void {
@@ -57,7 +77,10 @@ export function apply(ctx: Context, config: Config): void {
   const runner = new HookRunner()
   const filter = envFilter(config.env)
   const options = {
-    hooks, runner, cwd, tools: ctx.tools,
+    hooks,
+    runner,
+    cwd,
+    tools: ctx.tools,
     env: () => filter(process.env),
     sessionId: config.sessionId ?? randomUUID(),
     transcriptPath: config.transcriptPath,

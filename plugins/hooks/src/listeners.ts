@@ -22,7 +22,13 @@ export interface ListenerOptions {
 const SOURCE = 'hooks'
 
 /** Runs the hooks of `event` matching the call in parallel (identical commands once), in config order. */
-async function runMatching<T>(options: ListenerOptions, event: HookEvent, exec: ToolExec, extra: object, vote: (outcome: Awaited<ReturnType<HookRunner['run']>>, command: string) => T): Promise<T[]> {
+async function runMatching<T>(
+  options: ListenerOptions,
+  event: HookEvent,
+  exec: ToolExec,
+  extra: object,
+  vote: (outcome: Awaited<ReturnType<HookRunner['run']>>, command: string) => T,
+): Promise<T[]> {
   const claudeName = options.toolNames[exec.name] ?? exec.name
   const names = claudeName === exec.name ? [exec.name] : [exec.name, claudeName]
   const seen = new Set<string>()
@@ -41,7 +47,11 @@ async function runMatching<T>(options: ListenerOptions, event: HookEvent, exec: 
     ...extra,
   })
   const env = { ...options.env(), CLAUDE_PROJECT_DIR: options.cwd }
-  return Promise.all(matched.map(async (hook) => vote(await options.runner.run(hook.command, { input, cwd: options.cwd, env, timeoutMs: hook.timeoutMs, signal: exec.signal }), hook.command)))
+  return Promise.all(
+    matched.map(async (hook) =>
+      vote(await options.runner.run(hook.command, { input, cwd: options.cwd, env, timeoutMs: hook.timeoutMs, signal: exec.signal }), hook.command),
+    ),
+  )
 }
 
 /** PreToolUse on `tools/pre-execute`: deny beats ask beats no objection; a hook never overrides an inner deny. */
@@ -54,7 +64,9 @@ export function createPreListener(options: ListenerOptions) {
     let ask: string | undefined
     for (const vote of votes) {
       if (vote.kind === 'failed') {
-        options.warn(`PreToolUse ${vote.message}; ${options.preToolUseFailure === 'deny' ? 'denying the call (preToolUseFailure: deny)' : 'the call goes ahead (fail open)'}`)
+        options.warn(
+          `PreToolUse ${vote.message}; ${options.preToolUseFailure === 'deny' ? 'denying the call (preToolUseFailure: deny)' : 'the call goes ahead (fail open)'}`,
+        )
         if (options.preToolUseFailure === 'deny') reasons.push(`${vote.message}, so the call was denied`)
         continue
       }
@@ -90,7 +102,11 @@ export function createPostListener(options: ListenerOptions) {
     const withContexts = contexts.length ? { additionalContexts: contexts } : {}
     if (feedback.length) return { kind: 'block', feedback: feedback.join('\n'), ...withContexts }
     if (replacement && inner.value !== undefined) {
-      return { kind: 'block', feedback: 'a PostToolUse hook replaced the output of a result whose value another policy replaced; the result was withheld', ...withContexts }
+      return {
+        kind: 'block',
+        feedback: 'a PostToolUse hook replaced the output of a result whose value another policy replaced; the result was withheld',
+        ...withContexts,
+      }
     }
     if (replacement) return { ...inner, content: replacement, ...withContexts }
     return contexts.length === (inner.additionalContexts?.length ?? 0) ? inner : { ...inner, ...withContexts }
@@ -98,7 +114,12 @@ export function createPostListener(options: ListenerOptions) {
 }
 
 /** The content the model would see after inner listeners: their replacement, a re-render of their value, or the result's. */
-function presentedContent(options: ListenerOptions, exec: ToolExec, result: ToolExecutionResult, inner: Extract<PostDecision, { kind: 'accept' }>): ContentBlock[] {
+function presentedContent(
+  options: ListenerOptions,
+  exec: ToolExec,
+  result: ToolExecutionResult,
+  inner: Extract<PostDecision, { kind: 'accept' }>,
+): ContentBlock[] {
   if (inner.content) return inner.content
   if (inner.value !== undefined) {
     try {

@@ -2,9 +2,7 @@ import { execa } from 'execa'
 
 /** How one hook command ended. */
 export type HookOutcome =
-  | { kind: 'exit'; code: number; stdout: string; stderr: string }
-  | { kind: 'timeout'; timeoutMs: number; stderr: string }
-  | { kind: 'error'; message: string }
+  { kind: 'exit'; code: number; stdout: string; stderr: string } | { kind: 'timeout'; timeoutMs: number; stderr: string } | { kind: 'error'; message: string }
 
 export interface RunOptions {
   input: string
@@ -74,7 +72,10 @@ export async function runHook(command: string, options: RunOptions, running = ne
     const result = await subprocess
     if (timedOut) return { kind: 'timeout', timeoutMs: options.timeoutMs, stderr: String(result.stderr ?? '') }
     if (typeof result.exitCode !== 'number') {
-      return { kind: 'error', message: result.signal ? `killed by ${result.signal}` : (result as { shortMessage?: string }).shortMessage ?? 'the hook did not exit normally' }
+      return {
+        kind: 'error',
+        message: result.signal ? `killed by ${result.signal}` : ((result as { shortMessage?: string }).shortMessage ?? 'the hook did not exit normally'),
+      }
     }
     if ((result as { isMaxBuffer?: boolean }).isMaxBuffer) return { kind: 'error', message: `the hook wrote more than ${MAX_OUTPUT} bytes` }
     return { kind: 'exit', code: result.exitCode, stdout: String(result.stdout ?? ''), stderr: String(result.stderr ?? '') }

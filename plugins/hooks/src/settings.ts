@@ -59,7 +59,11 @@ export function compileMatcher(matcher: string | undefined): (names: readonly st
 }
 
 /** Checks and compiles sections in order; `warn` reports what is skipped (other events, non-command hooks). */
-export function compileHooks(sections: Array<{ source: string; hooks: HooksSection }>, defaultTimeoutSeconds: number, warn: (message: string) => void): CompiledHooks {
+export function compileHooks(
+  sections: Array<{ source: string; hooks: HooksSection }>,
+  defaultTimeoutSeconds: number,
+  warn: (message: string) => void,
+): CompiledHooks {
   const compiled: CompiledHooks = { PreToolUse: [], PostToolUse: [] }
   for (const { source, hooks } of sections) {
     for (const [event, groups] of Object.entries(hooks)) {
@@ -85,7 +89,8 @@ export function compileHooks(sections: Array<{ source: string; hooks: HooksSecti
             return
           }
           if (typeof hook.command !== 'string' || !hook.command.trim()) throw new HooksConfigError(`hooks: ${origin}.command must be a non-empty string`)
-          if (hook.timeout !== undefined && !(typeof hook.timeout === 'number' && hook.timeout > 0)) throw new HooksConfigError(`hooks: ${origin}.timeout must be a positive number of seconds`)
+          if (hook.timeout !== undefined && !(typeof hook.timeout === 'number' && hook.timeout > 0))
+            throw new HooksConfigError(`hooks: ${origin}.timeout must be a positive number of seconds`)
           compiled[event as HookEvent].push({ command: hook.command, timeoutMs: (hook.timeout ?? defaultTimeoutSeconds) * 1000, matches, origin })
         })
       })

@@ -20,7 +20,7 @@ export const toolsPlugin = { name: 'hook-test-tools', inject: ['tools'], apply: 
 
 /** Writes an executable shell script into a fresh temp dir and returns its path and dir. */
 export async function script(body: string, dir?: string): Promise<{ path: string; dir: string }> {
-  const root = dir ?? await mkdtemp(join(tmpdir(), 'cordage-hooks-'))
+  const root = dir ?? (await mkdtemp(join(tmpdir(), 'cordage-hooks-')))
   const path = join(root, `hook-${Math.random().toString(36).slice(2)}.sh`)
   await writeFile(path, `#!/bin/sh\n${body}\n`)
   await chmod(path, 0o755)
@@ -35,6 +35,6 @@ export async function setup(config: Partial<Hooks.Config>) {
 }
 
 export const textOf = (content: readonly ContentBlock[]) => content.map((block) => (block.type === 'text' ? block.text : '')).join('\n')
-export const codeOf = (result: { isError: boolean; error?: { info?: { code: string } } }) => (result.isError ? result.error?.info?.code ?? 'ERROR' : 'OK')
+export const codeOf = (result: { isError: boolean; error?: { info?: { code: string } } }) => (result.isError ? (result.error?.info?.code ?? 'ERROR') : 'OK')
 export const pre = (command: string, extra: object = {}) => ({ PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command' as const, command, ...extra }] }] })
 export const post = (command: string, extra: object = {}) => ({ PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command' as const, command, ...extra }] }] })

@@ -101,8 +101,16 @@ exit 1`)
   })
 
   it.each([
-    ['deny', '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"not on Fridays"}}', 'Error: not on Fridays'],
-    ['ask (no approval service)', '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"confirm"}}', 'Error: approval required (confirm), but no approval service is available'],
+    [
+      'deny',
+      '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"not on Fridays"}}',
+      'Error: not on Fridays',
+    ],
+    [
+      'ask (no approval service)',
+      '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"confirm"}}',
+      'Error: approval required (confirm), but no approval service is available',
+    ],
     ['updatedInput (unsupported)', '{"hookSpecificOutput":{"hookEventName":"PreToolUse","updatedInput":{"command":"ls"}}}', 'Error: hook'],
     ['legacy decision block', '{"decision":"block","reason":"legacy says no"}', 'Error: legacy says no'],
   ])('PreToolUse JSON %s denies', async (_name, json, text) => {
@@ -116,7 +124,19 @@ exit 1`)
   it('PreToolUse allow and plain-text stdout are no objection', async () => {
     const allow = await script(`echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}'`)
     const chatty = await script('echo "just logging"')
-    const { ctx } = await setup({ hooks: { PreToolUse: [{ matcher: 'Bash|Edit', hooks: [{ type: 'command', command: allow.path }, { type: 'command', command: chatty.path }] }] } })
+    const { ctx } = await setup({
+      hooks: {
+        PreToolUse: [
+          {
+            matcher: 'Bash|Edit',
+            hooks: [
+              { type: 'command', command: allow.path },
+              { type: 'command', command: chatty.path },
+            ],
+          },
+        ],
+      },
+    })
     expect(codeOf(await ctx.tools.execute({ name: 'bash', arguments: { command: 'ls' } }))).toBe('OK')
   })
 })

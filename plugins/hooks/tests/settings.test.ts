@@ -7,21 +7,26 @@ import { createTestContext } from '@cordage/testing'
 import * as Hooks from '../src/index.js'
 import { codeOf, script, setup, textOf, toolsPlugin } from './helpers.js'
 
-
 describe('settings.json and config', () => {
   it('uses the hooks section of an existing Claude Code settings.json, with $CLAUDE_PROJECT_DIR', async () => {
     const project = await mkdtemp(join(tmpdir(), 'cordage-hooks-project-'))
-    await script(`echo "$CLAUDE_PROJECT_DIR" > "$CLAUDE_PROJECT_DIR/seen.txt"
+    await script(
+      `echo "$CLAUDE_PROJECT_DIR" > "$CLAUDE_PROJECT_DIR/seen.txt"
 echo "no network commands" >&2
-exit 2`, project)
+exit 2`,
+      project,
+    )
     const [hookFile] = (await import('node:fs')).readdirSync(project).filter((file) => file.endsWith('.sh'))
-    await writeFile(join(project, 'settings.json'), JSON.stringify({
-      permissions: { allow: [] },
-      hooks: {
-        PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: `"$CLAUDE_PROJECT_DIR"/${hookFile}`, timeout: 5 }] }],
-        Stop: [{ hooks: [{ type: 'command', command: 'true' }] }],
-      },
-    }))
+    await writeFile(
+      join(project, 'settings.json'),
+      JSON.stringify({
+        permissions: { allow: [] },
+        hooks: {
+          PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: `"$CLAUDE_PROJECT_DIR"/${hookFile}`, timeout: 5 }] }],
+          Stop: [{ hooks: [{ type: 'command', command: 'true' }] }],
+        },
+      }),
+    )
     const { ctx } = await setup({ settingsFile: 'settings.json', cwd: project })
     const result = await ctx.tools.execute({ name: 'bash', arguments: { command: 'curl example.com' } })
     expect(codeOf(result)).toBe('DENIED')
@@ -31,8 +36,14 @@ exit 2`, project)
   })
 
   it.each([
-    [{ hooks: { PreToolUse: [{ matcher: '(', hooks: [{ type: 'command', command: 'true' }] }] } }, /config hooks\.PreToolUse\[0\]\.matcher: bad regular expression/],
-    [{ hooks: { PostToolUse: [{ hooks: [{ type: 'command', command: '' }] }] } }, /config hooks\.PostToolUse\[0\]\.hooks\[0\]\.command must be a non-empty string/],
+    [
+      { hooks: { PreToolUse: [{ matcher: '(', hooks: [{ type: 'command', command: 'true' }] }] } },
+      /config hooks\.PreToolUse\[0\]\.matcher: bad regular expression/,
+    ],
+    [
+      { hooks: { PostToolUse: [{ hooks: [{ type: 'command', command: '' }] }] } },
+      /config hooks\.PostToolUse\[0\]\.hooks\[0\]\.command must be a non-empty string/,
+    ],
     [{ hooks: { PostToolUse: [{ hooks: [{ type: 'command', command: 'x', timeout: -1 }] }] } }, /timeout must be a positive number of seconds/],
     [{ hooks: { PreToolUse: { matcher: 'x' } } }, /config hooks\.PreToolUse must be an array/],
     [{ settingsFile: '/nonexistent/settings.json' }, /cannot read settingsFile \/nonexistent\/settings\.json/],
@@ -66,7 +77,12 @@ describe('hooks lifecycle', () => {
 sleep 60`)
     const ctx = await createTestContext({ print: false })
     await ctx.plugin(toolsPlugin)
-    const fiber = await ctx.plugin(Hooks, { hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: hook.path, timeout: 60 }] }], PostToolUse: [{ hooks: [{ type: 'command', command: 'true' }] }] } })
+    const fiber = await ctx.plugin(Hooks, {
+      hooks: {
+        PreToolUse: [{ hooks: [{ type: 'command', command: hook.path, timeout: 60 }] }],
+        PostToolUse: [{ hooks: [{ type: 'command', command: 'true' }] }],
+      },
+    })
     expect(listeners(ctx, 'tools/pre-execute')).toBe(1)
     expect(listeners(ctx, 'tools/post-execute')).toBe(1)
     const call = ctx.tools.execute({ name: 'bash', arguments: { command: 'ls' } })
@@ -78,6 +94,18 @@ sleep 60`)
     expect(listeners(ctx, 'tools/post-execute')).toBe(0)
     const result = await call
     expect(codeOf(result)).toBe('OK')
-    await expect.poll(() => { try { process.kill(pid, 0); return true } catch { return false } }, { timeout: 3_000 }).toBe(false)
+    await expect
+      .poll(
+        () => {
+          try {
+            process.kill(pid, 0)
+            return true
+          } catch {
+            return false
+          }
+        },
+        { timeout: 3_000 },
+      )
+      .toBe(false)
   })
 })

@@ -8,10 +8,15 @@ const QuestionSchema = Schema.object({
   id: Schema.string().min(1).max(100).required().description('Your id for the question; its answer carries it back.'),
   question: Schema.string().min(1).max(2000).required().description('The complete question, ending with "?".'),
   header: Schema.string().max(40).description('A very short title shown above the question, e.g. "Database".'),
-  options: Schema.array(Schema.object({
-    label: Schema.string().min(1).max(200).required().description('What the user picks (1-5 words); put a recommended option first and add "(Recommended)".'),
-    description: Schema.string().max(1000).description('What choosing it means.'),
-  })).max(20).required().description('The choices (2-4 is best). The user can always type their own answer instead; [] asks for free text only.'),
+  options: Schema.array(
+    Schema.object({
+      label: Schema.string().min(1).max(200).required().description('What the user picks (1-5 words); put a recommended option first and add "(Recommended)".'),
+      description: Schema.string().max(1000).description('What choosing it means.'),
+    }),
+  )
+    .max(20)
+    .required()
+    .description('The choices (2-4 is best). The user can always type their own answer instead; [] asks for free text only.'),
   multiSelect: Schema.boolean().description('Let the user pick several options.'),
 })
 
@@ -20,11 +25,13 @@ const Parameters = Schema.object({
 })
 
 const Output = Schema.object({
-  answers: Schema.array(Schema.object({
-    id: Schema.string().required(),
-    selected: Schema.array(Schema.string()).required().description('Labels of the chosen options.'),
-    custom: Schema.string().description('Free text the user typed: it overrides selected for a single choice, adds to it for several.'),
-  })).required(),
+  answers: Schema.array(
+    Schema.object({
+      id: Schema.string().required(),
+      selected: Schema.array(Schema.string()).required().description('Labels of the chosen options.'),
+      custom: Schema.string().description('Free text the user typed: it overrides selected for a single choice, adds to it for several.'),
+    }),
+  ).required(),
 })
 
 /** Rejects repeated ids and labels (the schema cannot say "unique by key"). */
@@ -51,7 +58,8 @@ export function matchAnswers(questions: readonly Question[], answers: readonly A
     const labels = new Set(question.options.map((option) => option.label))
     const unknown = answer.selected.find((label: unknown) => typeof label !== 'string' || !labels.has(label))
     if (unknown !== undefined) throw new InvalidAnswersError(`"${unknown}" is not an option of question "${question.id}"`)
-    if (!question.multiSelect && answer.selected.length > 1) throw new InvalidAnswersError(`question "${question.id}" takes one option, got ${answer.selected.length}`)
+    if (!question.multiSelect && answer.selected.length > 1)
+      throw new InvalidAnswersError(`question "${question.id}" takes one option, got ${answer.selected.length}`)
     const custom = typeof answer.custom === 'string' && answer.custom.trim() ? answer.custom.trim() : undefined
     if (!answer.selected.length && custom === undefined) throw new InvalidAnswersError(`the answer to "${question.id}" is empty`)
     const selected = [...new Set<string>(answer.selected)]
@@ -63,7 +71,8 @@ export function matchAnswers(questions: readonly Question[], answers: readonly A
 export function askTool(ctx: Context): ToolDefinition {
   return defineTool({
     name: 'ask_user_question',
-    description: 'Ask the user one or more multiple-choice questions when a decision is genuinely theirs (a preference, an ambiguous requirement, a trade-off) and you cannot find the answer yourself. The call waits until they answer. Offer 2-4 concrete options per question; the user can always type their own answer instead.',
+    description:
+      'Ask the user one or more multiple-choice questions when a decision is genuinely theirs (a preference, an ambiguous requirement, a trade-off) and you cannot find the answer yourself. The call waits until they answer. Offer 2-4 concrete options per question; the user can always type their own answer instead.',
     parameters: Parameters,
     output: {
       schema: Output,

@@ -3,7 +3,10 @@ import { CordageError } from '@cordage/core'
 /** No `interaction` service: nobody can be asked (headless, or an MCP client without elicitation). */
 export class InteractionUnavailableError extends CordageError {
   constructor(what: string, remedy = 'Decide yourself, state your assumption, and carry on.') {
-    super('INTERACTION_UNAVAILABLE', `${what}: no user can be asked here (no interaction service; run \`cordage chat\` on a terminal, or use an MCP client that supports elicitation). ${remedy}`)
+    super(
+      'INTERACTION_UNAVAILABLE',
+      `${what}: no user can be asked here (no interaction service; run \`cordage chat\` on a terminal, or use an MCP client that supports elicitation). ${remedy}`,
+    )
   }
 }
 
@@ -38,8 +41,9 @@ export class InvalidPlanError extends CordageError {
 /** The user kept planning; the message carries their feedback. */
 export class PlanRejectedError extends CordageError {
   constructor(readonly feedback: string | undefined) {
-    super('PLAN_REJECTED', feedback
-      ? `The user chose to keep planning; their feedback: ${feedback}`
-      : 'The user chose to keep planning; revise the plan and present it again.')
+    super(
+      'PLAN_REJECTED',
+      feedback ? `The user chose to keep planning; their feedback: ${feedback}` : 'The user chose to keep planning; revise the plan and present it again.',
+    )
   }
 }

@@ -18,7 +18,8 @@ const HEADING = /^#{1,6}[ \t]+\S/
 export function exitPlanTool(ctx: Context, planMode: PlanMode): ToolDefinition {
   return defineTool({
     name: 'exit_plan_mode',
-    description: 'Use only in plan mode. Present your plan for the user\'s review and, on approval, leave plan mode. Send the COMPLETE plan as markdown, starting with a # heading that names it. The user may approve (carry out the plan from your next step) or keep planning: their feedback comes back in the tool result; revise and present again.',
+    description:
+      "Use only in plan mode. Present your plan for the user's review and, on approval, leave plan mode. Send the COMPLETE plan as markdown, starting with a # heading that names it. The user may approve (carry out the plan from your next step) or keep planning: their feedback comes back in the tool result; revise and present again.",
     parameters: Parameters,
     output: {
       schema: Output,
@@ -29,7 +30,11 @@ export function exitPlanTool(ctx: Context, planMode: PlanMode): ToolDefinition {
       const plan = args.plan.trim()
       if (!HEADING.test(plan)) throw new InvalidPlanError()
       const interaction = ctx.get('interaction')
-      if (!interaction) throw new InteractionUnavailableError('exit_plan_mode cannot show the plan for approval', 'Plan mode stays on: stop and give the complete plan as your final answer.')
+      if (!interaction)
+        throw new InteractionUnavailableError(
+          'exit_plan_mode cannot show the plan for approval',
+          'Plan mode stays on: stop and give the complete plan as your final answer.',
+        )
       const review = await interaction.approvePlan(plan, exec.signal)
       if (review?.approved !== true) {
         const feedback = typeof review?.feedback === 'string' && review.feedback.trim() ? review.feedback.trim() : undefined

@@ -15,14 +15,22 @@ export interface Config {
 }
 
 export const Config: Schema<Partial<Config>, Config> = Schema.object({
-  planMode: Schema.boolean().default(false).description('Start in plan mode (the CLI\'s --plan sets it too).'),
-  writeTools: Schema.array(Schema.string().pattern(/^[a-zA-Z0-9_*-]+$/)).default(['bash', 'terminal_*', 'cordis_mount'])
+  planMode: Schema.boolean().default(false).description("Start in plan mode (the CLI's --plan sets it too)."),
+  writeTools: Schema.array(Schema.string().pattern(/^[a-zA-Z0-9_*-]+$/))
+    .default(['bash', 'terminal_*', 'cordis_mount'])
     .description('Tools plan mode always denies (`*` matches any characters), besides tools that declare a write path argument.'),
 })
 
 export { matchAnswers } from './ask.js'
 export { PlanMode, PLAN_MODE_TEXT, writesBecause } from './plan-mode.js'
-export { InteractionUnavailableError, InvalidAnswersError, InvalidPlanError, InvalidQuestionsError, PlanModeInactiveError, PlanRejectedError } from './errors.js'
+export {
+  InteractionUnavailableError,
+  InvalidAnswersError,
+  InvalidPlanError,
+  InvalidQuestionsError,
+  PlanModeInactiveError,
+  PlanRejectedError,
+} from './errors.js'
 
 /** Registers `ask_user_question` and `exit_plan_mode` and provides `ctx.planMode`. */
 export function apply(ctx: Context, config: Config): void {

@@ -5,7 +5,12 @@ import type { PlanModeService } from '@cordage/services'
 
 /** `*` matches any run of characters; everything else is literal. */
 export function globToRegExp(glob: string): RegExp {
-  return new RegExp(`^${glob.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`)
+  return new RegExp(
+    `^${glob
+      .split('*')
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  )
 }
 
 /** Why a tool counts as writing, or undefined when plan mode lets it run. */
@@ -16,7 +21,8 @@ export function writesBecause(tools: ToolRegistry, name: string, listed: readonl
 }
 
 /** The text that tells the model what plan mode allows. */
-export const PLAN_MODE_TEXT = 'Plan mode is active: explore and plan, but change nothing. Tools that write files or run commands are denied until the user approves a plan. Read the code you need, ask the user about real decisions with ask_user_question, then call exit_plan_mode with the complete plan as markdown starting with a # heading. After the user approves, carry out the plan.'
+export const PLAN_MODE_TEXT =
+  'Plan mode is active: explore and plan, but change nothing. Tools that write files or run commands are denied until the user approves a plan. Read the code you need, ask the user about real decisions with ask_user_question, then call exit_plan_mode with the complete plan as markdown starting with a # heading. After the user approves, carry out the plan.'
 
 /**
  * Plan mode: while active, an outermost `tools/pre-execute` listener denies every tool that writes
@@ -26,7 +32,11 @@ export const PLAN_MODE_TEXT = 'Plan mode is active: explore and plan, but change
 export class PlanMode implements PlanModeService {
   private stop: (() => void) | undefined
 
-  constructor(private readonly ctx: Context, private readonly tools: ToolRegistry, private readonly listed: readonly RegExp[]) {}
+  constructor(
+    private readonly ctx: Context,
+    private readonly tools: ToolRegistry,
+    private readonly listed: readonly RegExp[],
+  ) {}
 
   get active(): boolean {
     return this.stop !== undefined
@@ -48,6 +58,9 @@ export class PlanMode implements PlanModeService {
   private decide(exec: ToolExec, next: () => Promise<PreDecision>): PreDecision | Promise<PreDecision> {
     const why = writesBecause(this.tools, exec.name, this.listed)
     if (why === undefined) return next()
-    return { kind: 'deny', reason: `plan mode is active: "${exec.name}" ${why}, so it is denied until the user approves a plan. Use read-only tools to explore, then present your complete plan with exit_plan_mode.` }
+    return {
+      kind: 'deny',
+      reason: `plan mode is active: "${exec.name}" ${why}, so it is denied until the user approves a plan. Use read-only tools to explore, then present your complete plan with exit_plan_mode.`,
+    }
   }
 }

@@ -4,7 +4,11 @@ import { createTestContext, testToolContract } from '@cordage/testing'
 import * as Interaction from '../src/index.js'
 import { FakeHuman, humanPlugin } from './helpers.js'
 
-const q1: { id: string; question: string; options: Array<{ label: string; description?: string }> } = { id: 'q1', question: 'Which database?', options: [{ label: 'Postgres', description: 'relational' }, { label: 'SQLite' }] }
+const q1: { id: string; question: string; options: Array<{ label: string; description?: string }> } = {
+  id: 'q1',
+  question: 'Which database?',
+  options: [{ label: 'Postgres', description: 'relational' }, { label: 'SQLite' }],
+}
 const q2 = { id: 'q2', question: 'Which features?', options: [{ label: 'A' }, { label: 'B' }, { label: 'C' }], multiSelect: true }
 
 const contractHuman = new FakeHuman()
@@ -23,7 +27,8 @@ async function setup(withHuman = true) {
   const human = new FakeHuman()
   if (withHuman) await ctx.plugin(humanPlugin(human))
   const fiber = await ctx.plugin(Interaction, {})
-  const ask = (questions: unknown[], signal?: AbortSignal) => ctx.tools.execute({ name: 'ask_user_question', arguments: { questions }, ...(signal && { signal }) })
+  const ask = (questions: unknown[], signal?: AbortSignal) =>
+    ctx.tools.execute({ name: 'ask_user_question', arguments: { questions }, ...(signal && { signal }) })
   return { ctx, fiber, human, ask }
 }
 
@@ -39,7 +44,10 @@ describe('ask_user_question', () => {
 
   it('returns several selections and free text, in question order', async () => {
     const { human, ask } = await setup()
-    human.answers.push([{ id: 'q2', selected: ['A', 'C'], custom: '  and D ' }, { id: 'q1', selected: [], custom: 'MySQL' }])
+    human.answers.push([
+      { id: 'q2', selected: ['A', 'C'], custom: '  and D ' },
+      { id: 'q1', selected: [], custom: 'MySQL' },
+    ])
     const result = await ask([q1, q2])
     expect(contentText(result.content)).toBe('{"answers":[{"id":"q1","selected":[],"custom":"MySQL"},{"id":"q2","selected":["A","C"],"custom":"and D"}]}')
   })
@@ -78,12 +86,15 @@ describe('ask_user_question', () => {
   it('passes the call signal to the service: cancelling the call stops the question', async () => {
     const { human, ask } = await setup()
     let sawAbort = false
-    human.answers.push((_questions, signal) => new Promise((_resolve, reject) => {
-      signal.addEventListener('abort', () => {
-        sawAbort = true
-        reject(signal.reason)
-      })
-    }))
+    human.answers.push(
+      (_questions, signal) =>
+        new Promise((_resolve, reject) => {
+          signal.addEventListener('abort', () => {
+            sawAbort = true
+            reject(signal.reason)
+          })
+        }),
+    )
     const controller = new AbortController()
     const pending = ask([q1], controller.signal)
     await new Promise((resolve) => setTimeout(resolve, 20))

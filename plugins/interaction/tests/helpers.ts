@@ -33,22 +33,31 @@ const Done = Schema.object({ ok: Schema.boolean().required() })
 
 /** Test tools: one that declares a write path, one a read path, and names plan mode lists. */
 export function testTools(ran: string[]) {
-  const tool = (name: string, access?: 'read' | 'write') => defineTool({
-    name,
-    description: `test tool ${name}`,
-    parameters: Path,
-    output: { schema: Done, render: () => [{ type: 'text', text: 'done' }] },
-    ...(access && { paths: [{ pointer: '/path', access }] }),
-    execute: () => {
-      ran.push(name)
-      return { ok: true }
-    },
-  })
+  const tool = (name: string, access?: 'read' | 'write') =>
+    defineTool({
+      name,
+      description: `test tool ${name}`,
+      parameters: Path,
+      output: { schema: Done, render: () => [{ type: 'text', text: 'done' }] },
+      ...(access && { paths: [{ pointer: '/path', access }] }),
+      execute: () => {
+        ran.push(name)
+        return { ok: true }
+      },
+    })
   return {
     name: 'test-tools',
     inject: ['tools'],
     apply(ctx: Context) {
-      for (const definition of [tool('write_file', 'write'), tool('read_file', 'read'), tool('bash'), tool('terminal_open'), tool('cordis_mount'), tool('lookup')]) ctx.tools.register(definition)
+      for (const definition of [
+        tool('write_file', 'write'),
+        tool('read_file', 'read'),
+        tool('bash'),
+        tool('terminal_open'),
+        tool('cordis_mount'),
+        tool('lookup'),
+      ])
+        ctx.tools.register(definition)
     },
   }
 }

@@ -13,7 +13,10 @@ async function setup(config: object = { planMode: true }, options: { policyFirst
   const human = new FakeHuman()
   const approvals: string[] = []
   await ctx.plugin(humanPlugin(human))
-  await ctx.plugin({ name: 'approver', apply: (inner: any) => void inner.provide('approval', { request: async (exec: { name: string }) => (approvals.push(exec.name), 'allow') }) })
+  await ctx.plugin({
+    name: 'approver',
+    apply: (inner: any) => void inner.provide('approval', { request: async (exec: { name: string }) => (approvals.push(exec.name), 'allow') }),
+  })
   await ctx.plugin(testTools(ran))
   const policy = { rules: [{ tool: '*', action: 'ask' as const }] }
   if (options.policyFirst) await ctx.plugin(Policy, policy)
@@ -34,7 +37,9 @@ describe('plan mode', () => {
       const result = await call(name)
       expect(result.isError && result.error.info?.code, name).toBe('DENIED')
     }
-    expect(contentText((await call('write_file')).content)).toBe('Error: plan mode is active: "write_file" writes files, so it is denied until the user approves a plan. Use read-only tools to explore, then present your complete plan with exit_plan_mode.')
+    expect(contentText((await call('write_file')).content)).toBe(
+      'Error: plan mode is active: "write_file" writes files, so it is denied until the user approves a plan. Use read-only tools to explore, then present your complete plan with exit_plan_mode.',
+    )
     expect(contentText((await call('bash')).content)).toContain('"bash" can change files or run commands')
     expect((await call('read_file')).isError).toBe(false)
     expect((await call('lookup')).isError).toBe(false)

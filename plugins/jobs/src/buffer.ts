@@ -18,7 +18,10 @@ export class OutputBuffer {
   /** Total characters ever appended: the absolute offset of the next character. */
   end = 0
 
-  constructor(readonly headLimit: number, readonly tailLimit: number) {
+  constructor(
+    readonly headLimit: number,
+    readonly tailLimit: number,
+  ) {
     if (!(tailLimit >= 1)) throw new RangeError('tailLimit must be at least 1')
   }
 

@@ -17,7 +17,7 @@ const Output = Schema.object({
 export function jobKillTool(table: JobTable): ToolDefinition {
   return defineTool({
     name: 'job_kill',
-    description: 'Stop a running background job and everything it started. Returns the job\'s final state; its output stays readable with job_output.',
+    description: "Stop a running background job and everything it started. Returns the job's final state; its output stays readable with job_output.",
     parameters: Parameters,
     output: {
       schema: Output,

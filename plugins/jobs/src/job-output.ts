@@ -27,7 +27,8 @@ const Output = Schema.object({
 export function jobOutputTool(table: JobTable): ToolDefinition {
   return defineTool({
     name: 'job_output',
-    description: 'Read a background job\'s output (stdout and stderr interleaved) from a character offset. Returns the new output, nextOffset to continue from, and the job state. Set wait_ms to block until new output arrives or the job ends.',
+    description:
+      "Read a background job's output (stdout and stderr interleaved) from a character offset. Returns the new output, nextOffset to continue from, and the job state. Set wait_ms to block until new output arrives or the job ends.",
     parameters: Parameters,
     output: {
       schema: Output,

@@ -26,12 +26,15 @@ export declare namespace Jobs {
  */
 export class Jobs extends Service implements JobsService {
   static readonly inject = ['tools']
-  static readonly Config: Schema<Partial<Jobs.Config>, Jobs.Config> = strictConfig('jobs', Schema.object({
-    headChars: Schema.natural().default(20_000).description('Characters kept from the start of each job\'s output.'),
-    tailChars: Schema.natural().min(1).default(1_000_000).description('Characters kept from the end of each job\'s output (a rolling window).'),
-    maxFinishedJobs: Schema.natural().min(1).default(50).description('Finished jobs kept readable; older ones are forgotten.'),
-    killTimeoutMs: Schema.natural().min(1).default(5_000).description('How long a killed job\'s owner may take to report its end.'),
-  }))
+  static readonly Config: Schema<Partial<Jobs.Config>, Jobs.Config> = strictConfig(
+    'jobs',
+    Schema.object({
+      headChars: Schema.natural().default(20_000).description("Characters kept from the start of each job's output."),
+      tailChars: Schema.natural().min(1).default(1_000_000).description("Characters kept from the end of each job's output (a rolling window)."),
+      maxFinishedJobs: Schema.natural().min(1).default(50).description('Finished jobs kept readable; older ones are forgotten.'),
+      killTimeoutMs: Schema.natural().min(1).default(5_000).description("How long a killed job's owner may take to report its end."),
+    }),
+  )
 
   private readonly table: JobTable
 
@@ -57,7 +60,14 @@ export class Jobs extends Service implements JobsService {
     const table = this.table
     const handle = table.start(options)
     // The disposer returns the kill, so unloading the owner waits until the job has stopped.
-    const release = this.ctx.effect(() => () => table.kill(handle.id, 'its owner was unloaded').then(() => {}, () => {}), `jobs.start(${handle.id})`)
+    const release = this.ctx.effect(
+      () => () =>
+        table.kill(handle.id, 'its owner was unloaded').then(
+          () => {},
+          () => {},
+        ),
+      `jobs.start(${handle.id})`,
+    )
     table.bindRelease(handle.id, release)
     return handle
   }

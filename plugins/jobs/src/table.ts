@@ -40,7 +40,11 @@ export class JobTable {
   private readonly jobs = new Map<string, JobRecord>()
   private counter = 0
 
-  constructor(readonly options: JobTableOptions, private readonly completed: (job: JobSnapshot) => void, private readonly warn: (message: string) => void) {}
+  constructor(
+    readonly options: JobTableOptions,
+    private readonly completed: (job: JobSnapshot) => void,
+    private readonly warn: (message: string) => void,
+  ) {}
 
   start(options: JobStartOptions): JobHandle {
     let onSettled!: () => void
@@ -138,7 +142,9 @@ export class JobTable {
         record.waiters.delete(check)
         resolve()
       }
-      const check = () => { if (record.state !== 'running' || record.buffer.end > offset) done() }
+      const check = () => {
+        if (record.state !== 'running' || record.buffer.end > offset) done()
+      }
       const timer = setTimeout(done, ms)
       signal?.addEventListener('abort', done, { once: true })
       record.waiters.add(check)

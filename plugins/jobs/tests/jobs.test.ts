@@ -55,7 +55,9 @@ describe('jobs service', () => {
     const second = await ctx.tools.execute({ name: 'job_output', arguments: { job_id: job.id, offset: first.nextOffset } })
     expect(value(second)).toMatchObject({ offset: 8, nextOffset: 14, output: 'three\n', more: false })
     expect(value(second).job).toMatchObject({ state: 'exited', exitCode: 3, signal: null, outputChars: 14 })
-    expect(contentText(second.content)).toMatch(/^job_1 \[test\] exited with code 3 after \d+ ms, 14 chars of output: counting\nthree\n\(end of output at offset 14\)$/)
+    expect(contentText(second.content)).toMatch(
+      /^job_1 \[test\] exited with code 3 after \d+ ms, 14 chars of output: counting\nthree\n\(end of output at offset 14\)$/,
+    )
     expect(completed).toHaveLength(1)
     expect(Object.keys(completed[0]!).sort()).toEqual(SNAPSHOT_KEYS)
     expect(completionContext(completed[0]!).text).toContain('Background job job_1 (test: counting) exited with code 3')
@@ -112,7 +114,7 @@ describe('jobs service', () => {
     job.write('abc')
     const result = await ctx.tools.execute({ name: 'job_output', arguments: { job_id: job.id, offset: 9 } })
     expect(result.isError && result.error.info?.code).toBe('INVALID_OFFSET')
-    expect(contentText(result.content)).toContain('offset 9 is past the end of job_1\'s output (3 characters so far)')
+    expect(contentText(result.content)).toContain("offset 9 is past the end of job_1's output (3 characters so far)")
   })
 
   it('wait_ms blocks until new output arrives', async () => {
@@ -145,10 +147,17 @@ describe('jobs service', () => {
     expect(Date.now() - started).toBeLessThan(5_000)
   })
 
-  it('job_kill calls the owner\'s kill, records killed and is a no-op for a finished job', async () => {
+  it("job_kill calls the owner's kill, records killed and is a no-op for a finished job", async () => {
     const { ctx, completed } = await setup()
     const reasons: string[] = []
-    const job = ctx.jobs.start({ kind: 'test', title: 'victim', kill: async (reason) => { reasons.push(reason); job.exit({ signal: 'SIGTERM' }) } })
+    const job = ctx.jobs.start({
+      kind: 'test',
+      title: 'victim',
+      kill: async (reason) => {
+        reasons.push(reason)
+        job.exit({ signal: 'SIGTERM' })
+      },
+    })
     const killed = await ctx.tools.execute({ name: 'job_kill', arguments: { job_id: job.id } })
     expect(value(killed)).toMatchObject({ killed: true, job: { state: 'killed', signal: 'SIGTERM' } })
     expect(contentText(killed.content)).toMatch(/^Killed: job_1 \[test\] killed \(SIGTERM\) after/)
@@ -180,7 +189,10 @@ describe('jobs service', () => {
     const done = ctx.jobs.start({ kind: 'test', title: 'b' })
     done.exit({ exitCode: 0 })
     const all = await ctx.tools.execute({ name: 'job_list', arguments: {} })
-    expect(value(all).jobs.map((job: JobSnapshot) => [job.id, job.state])).toEqual([[running.id, 'running'], [done.id, 'exited']])
+    expect(value(all).jobs.map((job: JobSnapshot) => [job.id, job.state])).toEqual([
+      [running.id, 'running'],
+      [done.id, 'exited'],
+    ])
     for (const job of value(all).jobs) expect(Object.keys(job).sort()).toEqual(SNAPSHOT_KEYS)
     expect(JSON.stringify(value(all))).not.toMatch(/kill|owner|waiter|release|decoder/)
     expect(value(await ctx.tools.execute({ name: 'job_list', arguments: { state: 'exited' } })).jobs).toHaveLength(1)
@@ -203,7 +215,14 @@ describe('jobs service', () => {
     const { ctx, completed } = await setup()
     const { fiber, jobs } = await owner(ctx)
     const killed: string[] = []
-    const mine = jobs.start({ kind: 'test', title: 'mine', kill: (reason) => { killed.push(reason); mine.exit() } })
+    const mine = jobs.start({
+      kind: 'test',
+      title: 'mine',
+      kill: (reason) => {
+        killed.push(reason)
+        mine.exit()
+      },
+    })
     const other = ctx.jobs.start({ kind: 'test', title: 'other', kill: () => other.exit() })
     await fiber.dispose()
     expect(killed).toEqual(['its owner was unloaded'])
@@ -227,7 +246,15 @@ describe('jobs service', () => {
     const { ctx, fiber, completed } = await setup()
     const stopped: string[] = []
     for (const title of ['a', 'b']) {
-      const job = ctx.jobs.start({ kind: 'test', title, kill: async () => { await new Promise((resolve) => setTimeout(resolve, 10)); stopped.push(title); job.exit() } })
+      const job = ctx.jobs.start({
+        kind: 'test',
+        title,
+        kill: async () => {
+          await new Promise((resolve) => setTimeout(resolve, 10))
+          stopped.push(title)
+          job.exit()
+        },
+      })
     }
     await fiber.dispose()
     expect(stopped.sort()).toEqual(['a', 'b'])

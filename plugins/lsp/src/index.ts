@@ -50,20 +50,25 @@ const Server = Schema.object({
 })
 
 /** The config schema, validated at load; every key but `servers` is optional on input. */
-export const Config: Schema<Partial<Config>, Config> = strictConfig(name, Schema.object({
-  root: Schema.string().description('Workspace root (default: the current working directory).'),
-  allowOutsideRoot: Schema.boolean().default(false).description('Allow querying files outside the root.'),
-  servers: Schema.array(Server).default([]).description('Language servers, first matching glob wins.'),
-  startTimeoutMs: Schema.natural().min(1).default(60_000).description('Time a server may take to start and initialise.'),
-  requestTimeoutMs: Schema.natural().min(1).default(30_000).description('Time one request may take.'),
-  diagnosticsWaitMs: Schema.natural().default(15_000).description('Time to wait for a server to publish diagnostics of a changed file.'),
-  diagnosticsSettleMs: Schema.natural().default(1000).description('Quiet time after a publish before diagnostics count as complete (servers publish in stages).'),
-  shutdownGraceMs: Schema.natural().default(2000).description('Time a server gets to exit politely on unload before it is killed.'),
-  maxFileBytes: Schema.natural().min(1).default(4_000_000).description('Largest file sent to a server.'),
-  maxOpenDocuments: Schema.natural().min(1).default(64).description('Documents kept open per server (least recently used are closed).'),
-  maxResults: Schema.natural().min(1).default(2000).description('Locations, symbols or diagnostics kept in a value.'),
-  pageSize: Schema.natural().min(1).default(100).description('Entries rendered for the model.'),
-}) as Schema<Partial<Config>, Config>)
+export const Config: Schema<Partial<Config>, Config> = strictConfig(
+  name,
+  Schema.object({
+    root: Schema.string().description('Workspace root (default: the current working directory).'),
+    allowOutsideRoot: Schema.boolean().default(false).description('Allow querying files outside the root.'),
+    servers: Schema.array(Server).default([]).description('Language servers, first matching glob wins.'),
+    startTimeoutMs: Schema.natural().min(1).default(60_000).description('Time a server may take to start and initialise.'),
+    requestTimeoutMs: Schema.natural().min(1).default(30_000).description('Time one request may take.'),
+    diagnosticsWaitMs: Schema.natural().default(15_000).description('Time to wait for a server to publish diagnostics of a changed file.'),
+    diagnosticsSettleMs: Schema.natural()
+      .default(1000)
+      .description('Quiet time after a publish before diagnostics count as complete (servers publish in stages).'),
+    shutdownGraceMs: Schema.natural().default(2000).description('Time a server gets to exit politely on unload before it is killed.'),
+    maxFileBytes: Schema.natural().min(1).default(4_000_000).description('Largest file sent to a server.'),
+    maxOpenDocuments: Schema.natural().min(1).default(64).description('Documents kept open per server (least recently used are closed).'),
+    maxResults: Schema.natural().min(1).default(2000).description('Locations, symbols or diagnostics kept in a value.'),
+    pageSize: Schema.natural().min(1).default(100).description('Entries rendered for the model.'),
+  }) as Schema<Partial<Config>, Config>,
+)
 
 function specs(config: Config): ServerSpec[] {
   const names = new Set<string>()

@@ -20,34 +20,67 @@ export interface LspSettings {
 }
 
 const Parameters = Schema.object({
-  operation: Schema.union(['definition', 'references', 'hover', 'symbols', 'diagnostics'] as const).required().description('What to ask the language server.'),
+  operation: Schema.union(['definition', 'references', 'hover', 'symbols', 'diagnostics'] as const)
+    .required()
+    .description('What to ask the language server.'),
   path: Schema.string().pattern(/\S/).required().description('Source file, relative to the workspace root (or absolute inside it).'),
   line: Schema.natural().min(1).description('1-based line of the cursor (definition, references, hover).'),
   character: Schema.natural().min(1).description('1-based column of the cursor in UTF-16 code units (definition, references, hover).'),
-  query: Schema.string().description('symbols: search the whole workspace for this name instead of listing the file\'s symbols.'),
+  query: Schema.string().description("symbols: search the whole workspace for this name instead of listing the file's symbols."),
 })
 
 const Position = Schema.object({ line: Schema.natural().required(), character: Schema.natural().required() })
 const Range = Schema.object({ start: Position.required(), end: Position.required() })
 const Location = Schema.object({ uri: Schema.string().required(), range: Range.required() })
 const Output = Schema.union([
-  Schema.object({ kind: Schema.const('locations').required(), locations: Schema.array(Location).required(), resolvedWorkspaceUri: Schema.string().required(), truncated: Schema.boolean().required() }),
-  Schema.object({ kind: Schema.const('hover').required(), hover: Schema.union([Schema.object({ contents: Schema.string().required(), range: Range }), Schema.const(null)]).required() }),
   Schema.object({
-    kind: Schema.const('symbols').required(), resolvedWorkspaceUri: Schema.string().required(), truncated: Schema.boolean().required(),
-    symbols: Schema.array(Schema.object({ name: Schema.string().required(), kind: Schema.string().required(), containerName: Schema.string(), uri: Schema.string().required(), range: Range.required() })).required(),
+    kind: Schema.const('locations').required(),
+    locations: Schema.array(Location).required(),
+    resolvedWorkspaceUri: Schema.string().required(),
+    truncated: Schema.boolean().required(),
   }),
   Schema.object({
-    kind: Schema.const('diagnostics').required(), uri: Schema.string().required(), upToDate: Schema.boolean().required(), resolvedWorkspaceUri: Schema.string().required(), truncated: Schema.boolean().required(),
-    diagnostics: Schema.array(Schema.object({
-      range: Range.required(), severity: Schema.union(['error', 'warning', 'information', 'hint'] as const).required(),
-      message: Schema.string().required(), source: Schema.string(), code: Schema.string(),
-    })).required(),
+    kind: Schema.const('hover').required(),
+    hover: Schema.union([Schema.object({ contents: Schema.string().required(), range: Range }), Schema.const(null)]).required(),
+  }),
+  Schema.object({
+    kind: Schema.const('symbols').required(),
+    resolvedWorkspaceUri: Schema.string().required(),
+    truncated: Schema.boolean().required(),
+    symbols: Schema.array(
+      Schema.object({
+        name: Schema.string().required(),
+        kind: Schema.string().required(),
+        containerName: Schema.string(),
+        uri: Schema.string().required(),
+        range: Range.required(),
+      }),
+    ).required(),
+  }),
+  Schema.object({
+    kind: Schema.const('diagnostics').required(),
+    uri: Schema.string().required(),
+    upToDate: Schema.boolean().required(),
+    resolvedWorkspaceUri: Schema.string().required(),
+    truncated: Schema.boolean().required(),
+    diagnostics: Schema.array(
+      Schema.object({
+        range: Range.required(),
+        severity: Schema.union(['error', 'warning', 'information', 'hint'] as const).required(),
+        message: Schema.string().required(),
+        source: Schema.string(),
+        code: Schema.string(),
+      }),
+    ).required(),
   }),
 ])
 
 const CAPABILITY: Record<string, keyof ServerCapabilities> = {
-  definition: 'definitionProvider', references: 'referencesProvider', hover: 'hoverProvider', symbols: 'documentSymbolProvider', workspaceSymbols: 'workspaceSymbolProvider',
+  definition: 'definitionProvider',
+  references: 'referencesProvider',
+  hover: 'hoverProvider',
+  symbols: 'documentSymbolProvider',
+  workspaceSymbols: 'workspaceSymbolProvider',
 }
 
 /** The 0-based LSP position of 1-based cursor arguments, checked against the document's text. */
@@ -55,7 +88,11 @@ function position(text: string, display: string, line: number, character: number
   const lines = text.split('\n')
   if (line > lines.length) throw new LspError('LSP_POSITION_OUT_OF_RANGE', `line ${line} is past the end of ${display}, which has ${lines.length} lines`)
   const length = lines[line - 1]!.replace(/\r$/, '').length
-  if (character > length + 1) throw new LspError('LSP_POSITION_OUT_OF_RANGE', `character ${character} is past the end of line ${line} of ${display}, which has ${length} characters (columns are 1-based UTF-16 units)`)
+  if (character > length + 1)
+    throw new LspError(
+      'LSP_POSITION_OUT_OF_RANGE',
+      `character ${character} is past the end of line ${line} of ${display}, which has ${length} characters (columns are 1-based UTF-16 units)`,
+    )
   return { line: line - 1, character: character - 1 }
 }
 
@@ -68,7 +105,8 @@ export function lspTool(workspace: Workspace, pool: ServerPool, settings: LspSet
   const keep = <T>(items: T[]) => ({ items: items.slice(0, settings.maxResults), truncated: items.length > settings.maxResults })
   return defineTool({
     name: 'lsp',
-    description: 'Ask a language server about code: definition, references (declaration included) or hover at a 1-based line/character; symbols of a file (or of the workspace with query); diagnostics (errors and warnings) of a file as it is on disk now. Use it when text search is ambiguous or to check a change compiles.',
+    description:
+      'Ask a language server about code: definition, references (declaration included) or hover at a 1-based line/character; symbols of a file (or of the workspace with query); diagnostics (errors and warnings) of a file as it is on disk now. Use it when text search is ambiguous or to check a change compiles.',
     parameters: Parameters,
     output: { schema: Output, render: (_args, value) => [{ type: 'text', text: renderLsp(value as LspValue, settings.pageSize) }] },
     paths: [{ pointer: '/path', access: 'read' }],
@@ -78,7 +116,8 @@ export function lspTool(workspace: Workspace, pool: ServerPool, settings: LspSet
     async execute(args, exec) {
       const file = await workspace.file(args.path)
       const spec = pool.specFor(file.display)
-      if (!spec) throw new LspError('LSP_NO_SERVER', `no language server is configured for ${file.display}; the lsp plugin's servers config maps file globs to servers`)
+      if (!spec)
+        throw new LspError('LSP_NO_SERVER', `no language server is configured for ${file.display}; the lsp plugin's servers config maps file globs to servers`)
       const operation = args.operation
       const cursor = operation === 'definition' || operation === 'references' || operation === 'hover'
       if (cursor && (args.line === undefined || args.character === undefined)) {
@@ -111,10 +150,14 @@ export function lspTool(workspace: Workspace, pool: ServerPool, settings: LspSet
         let raw
         let upToDate = true
         if (server.capabilities.diagnosticProvider) {
-          const report = await server.request('textDocument/diagnostic', { textDocument }, exec.signal, timeout) as { items?: unknown[] } | null
+          const report = (await server.request('textDocument/diagnostic', { textDocument }, exec.signal, timeout)) as { items?: unknown[] } | null
           raw = report?.items ?? []
         } else {
-          const fresh = await server.diagnostics(file.uri, server.lastSentSeq, document.version, { waitMs: settings.diagnosticsWaitMs, settleMs: settings.diagnosticsSettleMs, signal: exec.signal })
+          const fresh = await server.diagnostics(file.uri, server.lastSentSeq, document.version, {
+            waitMs: settings.diagnosticsWaitMs,
+            settleMs: settings.diagnosticsSettleMs,
+            signal: exec.signal,
+          })
           if (exec.signal.aborted) throw exec.signal.reason
           upToDate = fresh !== undefined
           raw = fresh ?? server.lastDiagnostics(file.uri) ?? []

@@ -24,9 +24,14 @@ interface Entry {
 export class ServerPool {
   private readonly entries: Entry[]
   private disposed = false
-  private readonly killAll = () => { for (const entry of this.entries) entry.server?.kill() }
+  private readonly killAll = () => {
+    for (const entry of this.entries) entry.server?.kill()
+  }
 
-  constructor(specs: ServerSpec[], private readonly options: PoolOptions) {
+  constructor(
+    specs: ServerSpec[],
+    private readonly options: PoolOptions,
+  ) {
     this.entries = specs.map((spec) => ({ spec, match: picomatch(spec.globs, { dot: true }), queue: Promise.resolve() }))
     // Servers run in their own process groups, so they would outlive an agent that exits without unloading.
     process.on('exit', this.killAll)
@@ -66,7 +71,9 @@ export class ServerPool {
     // A dead server's group may still hold children (tsserver): end them before starting again.
     entry.server?.kill()
     entry.server = undefined
-    entry.starting ??= LanguageServer.start(entry.spec, this.options).finally(() => { entry.starting = undefined })
+    entry.starting ??= LanguageServer.start(entry.spec, this.options).finally(() => {
+      entry.starting = undefined
+    })
     const server = await entry.starting
     if (this.disposed) {
       server.kill()

@@ -1,4 +1,15 @@
-import type { Diagnostic, DocumentSymbol, Hover, Location, LocationLink, MarkedString, MarkupContent, Range, SymbolInformation, WorkspaceSymbol } from 'vscode-languageserver-protocol'
+import type {
+  Diagnostic,
+  DocumentSymbol,
+  Hover,
+  Location,
+  LocationLink,
+  MarkedString,
+  MarkupContent,
+  Range,
+  SymbolInformation,
+  WorkspaceSymbol,
+} from 'vscode-languageserver-protocol'
 
 /** A position range in LSP terms: 0-based lines, 0-based UTF-16 characters. */
 export interface RangeValue {
@@ -28,11 +39,43 @@ export interface DiagnosticValue {
   code?: string
 }
 
-const SYMBOL_KINDS = ['file', 'module', 'namespace', 'package', 'class', 'method', 'property', 'field', 'constructor', 'enum', 'interface', 'function', 'variable', 'constant', 'string', 'number', 'boolean', 'array', 'object', 'key', 'null', 'enum member', 'struct', 'event', 'operator', 'type parameter']
+const SYMBOL_KINDS = [
+  'file',
+  'module',
+  'namespace',
+  'package',
+  'class',
+  'method',
+  'property',
+  'field',
+  'constructor',
+  'enum',
+  'interface',
+  'function',
+  'variable',
+  'constant',
+  'string',
+  'number',
+  'boolean',
+  'array',
+  'object',
+  'key',
+  'null',
+  'enum member',
+  'struct',
+  'event',
+  'operator',
+  'type parameter',
+]
 const SEVERITIES = ['error', 'warning', 'information', 'hint'] as const
 
 function isRange(value: any): value is Range {
-  return Number.isInteger(value?.start?.line) && Number.isInteger(value?.start?.character) && Number.isInteger(value?.end?.line) && Number.isInteger(value?.end?.character)
+  return (
+    Number.isInteger(value?.start?.line) &&
+    Number.isInteger(value?.start?.character) &&
+    Number.isInteger(value?.end?.line) &&
+    Number.isInteger(value?.end?.character)
+  )
 }
 
 function range(value: Range): RangeValue {
@@ -47,7 +90,7 @@ export function toLocations(result: unknown): LocationValue[] {
   for (const item of items as Array<Location | LocationLink>) {
     if (typeof item !== 'object' || item === null) continue
     const uri = 'targetUri' in item ? item.targetUri : item?.uri
-    const target = 'targetUri' in item ? item.targetSelectionRange ?? item.targetRange : item?.range
+    const target = 'targetUri' in item ? (item.targetSelectionRange ?? item.targetRange) : item?.range
     if (typeof uri !== 'string' || !isRange(target)) continue
     const key = `${uri}#${target.start.line}:${target.start.character}:${target.end.line}:${target.end.character}`
     if (seen.has(key)) continue
@@ -68,7 +111,11 @@ export function toHover(result: unknown): { contents: string; range?: RangeValue
   const hover = result as Hover | null
   if (!hover?.contents) return null
   const parts = Array.isArray(hover.contents) ? hover.contents : [hover.contents]
-  const contents = parts.map(markedText).filter((text) => text.trim()).join('\n\n').trim()
+  const contents = parts
+    .map(markedText)
+    .filter((text) => text.trim())
+    .join('\n\n')
+    .trim()
   if (!contents) return null
   return { contents, ...(isRange(hover.range) && { range: range(hover.range) }) }
 }
@@ -76,7 +123,9 @@ export function toHover(result: unknown): { contents: string; range?: RangeValue
 /** Document symbols (hierarchical or flat) and workspace symbols as one flat list with container names. */
 export function toSymbols(result: unknown, documentUri: string): SymbolValue[] {
   const symbols: SymbolValue[] = []
-  const stack: Array<{ item: DocumentSymbol | SymbolInformation | WorkspaceSymbol; container?: string }> = (Array.isArray(result) ? result : []).map((item) => ({ item })).reverse()
+  const stack: Array<{ item: DocumentSymbol | SymbolInformation | WorkspaceSymbol; container?: string }> = (Array.isArray(result) ? result : [])
+    .map((item) => ({ item }))
+    .reverse()
   while (stack.length) {
     const { item, container } = stack.pop()!
     if (typeof item?.name !== 'string') continue
@@ -96,11 +145,13 @@ export function toSymbols(result: unknown, documentUri: string): SymbolValue[] {
 
 /** Diagnostics with names for severities and codes as strings. */
 export function toDiagnostics(items: Diagnostic[]): DiagnosticValue[] {
-  return items.filter((item) => isRange(item?.range)).map((item) => ({
-    range: range(item.range),
-    severity: SEVERITIES[(item.severity ?? 1) - 1] ?? 'error',
-    message: typeof item.message === 'string' ? item.message : String((item.message as { value?: unknown })?.value ?? ''),
-    ...(item.source && { source: item.source }),
-    ...(item.code !== undefined && item.code !== null && { code: String(item.code) }),
-  }))
+  return items
+    .filter((item) => isRange(item?.range))
+    .map((item) => ({
+      range: range(item.range),
+      severity: SEVERITIES[(item.severity ?? 1) - 1] ?? 'error',
+      message: typeof item.message === 'string' ? item.message : String((item.message as { value?: unknown })?.value ?? ''),
+      ...(item.source && { source: item.source }),
+      ...(item.code !== undefined && item.code !== null && { code: String(item.code) }),
+    }))
 }

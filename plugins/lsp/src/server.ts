@@ -1,7 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import {
-  CancellationTokenSource, createMessageConnection, StreamMessageReader, StreamMessageWriter,
-  type Diagnostic, type MessageConnection, type ServerCapabilities,
+  CancellationTokenSource,
+  createMessageConnection,
+  StreamMessageReader,
+  StreamMessageWriter,
+  type Diagnostic,
+  type MessageConnection,
+  type ServerCapabilities,
 } from 'vscode-languageserver-protocol/node'
 import { LspError } from './errors.js'
 
@@ -69,12 +74,22 @@ export class LanguageServer {
   private readonly connection: MessageConnection
   private rootUri = ''
 
-  private constructor(readonly spec: ServerSpec, readonly child: ChildProcess) {
-    this.connection = createMessageConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!), { error() {}, warn() {}, info() {}, log() {} })
+  private constructor(
+    readonly spec: ServerSpec,
+    readonly child: ChildProcess,
+  ) {
+    this.connection = createMessageConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!), {
+      error() {},
+      warn() {},
+      info() {},
+      log() {},
+    })
     this.exited = new Promise((resolve) => child.once('exit', () => resolve()))
     child.once('exit', () => this.markDead())
     child.stdin!.on('error', () => this.markDead())
-    child.stderr!.setEncoding('utf8').on('data', (text: string) => { this.stderrTail = (this.stderrTail + text).slice(-STDERR_TAIL) })
+    child.stderr!.setEncoding('utf8').on('data', (text: string) => {
+      this.stderrTail = (this.stderrTail + text).slice(-STDERR_TAIL)
+    })
     this.connection.onRequest('workspace/configuration', (params: { items: unknown[] }) => params.items.map(() => null))
     this.connection.onRequest('workspace/workspaceFolders', () => [{ uri: this.rootUri, name: 'workspace' }])
     // The client is read-only: a server asking to edit files is refused.
@@ -99,33 +114,49 @@ export class LanguageServer {
     try {
       await spawned
     } catch (error) {
-      throw new LspError('LSP_START_FAILED', `could not start the ${spec.name} language server (${spec.command}): ${(error as Error).message}; install it or fix the lsp plugin's servers config`, { cause: error })
+      throw new LspError(
+        'LSP_START_FAILED',
+        `could not start the ${spec.name} language server (${spec.command}): ${(error as Error).message}; install it or fix the lsp plugin's servers config`,
+        { cause: error },
+      )
     }
     const server = new LanguageServer(spec, child)
     server.rootUri = options.rootUri
     try {
-      const result = await server.request('initialize', {
-        processId: process.pid,
-        rootUri: options.rootUri,
-        rootPath: options.root,
-        workspaceFolders: [{ uri: options.rootUri, name: 'workspace' }],
-        initializationOptions: spec.initializationOptions ?? {},
-        capabilities: {
-          general: { positionEncodings: ['utf-16'] },
-          textDocument: {
-            synchronization: { dynamicRegistration: false, didSave: false, willSave: false },
-            definition: { linkSupport: true }, references: {}, hover: { contentFormat: ['markdown', 'plaintext'] },
-            documentSymbol: { hierarchicalDocumentSymbolSupport: true }, publishDiagnostics: { versionSupport: true, relatedInformation: false },
+      const result = (await server.request(
+        'initialize',
+        {
+          processId: process.pid,
+          rootUri: options.rootUri,
+          rootPath: options.root,
+          workspaceFolders: [{ uri: options.rootUri, name: 'workspace' }],
+          initializationOptions: spec.initializationOptions ?? {},
+          capabilities: {
+            general: { positionEncodings: ['utf-16'] },
+            textDocument: {
+              synchronization: { dynamicRegistration: false, didSave: false, willSave: false },
+              definition: { linkSupport: true },
+              references: {},
+              hover: { contentFormat: ['markdown', 'plaintext'] },
+              documentSymbol: { hierarchicalDocumentSymbolSupport: true },
+              publishDiagnostics: { versionSupport: true, relatedInformation: false },
+            },
+            workspace: { workspaceFolders: true, configuration: true, symbol: {}, applyEdit: false },
           },
-          workspace: { workspaceFolders: true, configuration: true, symbol: {}, applyEdit: false },
         },
-      }, undefined, options.startTimeoutMs) as { capabilities?: ServerCapabilities }
+        undefined,
+        options.startTimeoutMs,
+      )) as { capabilities?: ServerCapabilities }
       server.capabilities = result?.capabilities ?? {}
       await server.connection.sendNotification('initialized', {})
     } catch (error) {
       server.kill()
       if (error instanceof LspError && error.code === 'LSP_TIMEOUT') throw error
-      throw new LspError('LSP_START_FAILED', `the ${spec.name} language server failed to initialise: ${(error as Error).message}${server.stderrTail ? `\nstderr: ${server.stderrTail.slice(-1000)}` : ''}`, { cause: error })
+      throw new LspError(
+        'LSP_START_FAILED',
+        `the ${spec.name} language server failed to initialise: ${(error as Error).message}${server.stderrTail ? `\nstderr: ${server.stderrTail.slice(-1000)}` : ''}`,
+        { cause: error },
+      )
     }
     return server
   }
@@ -143,7 +174,10 @@ export class LanguageServer {
     if (signal?.aborted) throw signal.reason
     const source = new CancellationTokenSource()
     let timedOut = false
-    const timer = setTimeout(() => { timedOut = true; source.cancel() }, timeoutMs)
+    const timer = setTimeout(() => {
+      timedOut = true
+      source.cancel()
+    }, timeoutMs)
     const onAbort = () => source.cancel()
     signal?.addEventListener('abort', onAbort, { once: true })
     try {
@@ -207,7 +241,12 @@ export class LanguageServer {
    * and say neither which stage is last nor, often, which version a publish is for. Undefined when nothing
    * newer arrived in time.
    */
-  async diagnostics(uri: string, afterSeq: number, version: number, options: { waitMs: number; settleMs: number; signal: AbortSignal }): Promise<Diagnostic[] | undefined> {
+  async diagnostics(
+    uri: string,
+    afterSeq: number,
+    version: number,
+    options: { waitMs: number; settleMs: number; signal: AbortSignal },
+  ): Promise<Diagnostic[] | undefined> {
     const { waitMs, settleMs, signal } = options
     const fresh = () => {
       const entry = this.published.get(uri)
@@ -225,12 +264,19 @@ export class LanguageServer {
   }
 
   private timeout(method: string, timeoutMs: number): LspError {
-    return new LspError('LSP_TIMEOUT', `the ${this.spec.name} language server did not answer ${method} within ${timeoutMs} ms; it may still be indexing, try again shortly`)
+    return new LspError(
+      'LSP_TIMEOUT',
+      `the ${this.spec.name} language server did not answer ${method} within ${timeoutMs} ms; it may still be indexing, try again shortly`,
+    )
   }
 
   private crashed(): LspError {
-    const status = this.child.exitCode !== null ? `exit code ${this.child.exitCode}` : this.child.signalCode ? `signal ${this.child.signalCode}` : 'closed its pipes'
-    return new LspError('LSP_SERVER_CRASHED', `the ${this.spec.name} language server stopped (${status}); the next call starts it again${this.stderrTail ? `\nstderr: ${this.stderrTail.slice(-1000)}` : ''}`)
+    const status =
+      this.child.exitCode !== null ? `exit code ${this.child.exitCode}` : this.child.signalCode ? `signal ${this.child.signalCode}` : 'closed its pipes'
+    return new LspError(
+      'LSP_SERVER_CRASHED',
+      `the ${this.spec.name} language server stopped (${status}); the next call starts it again${this.stderrTail ? `\nstderr: ${this.stderrTail.slice(-1000)}` : ''}`,
+    )
   }
 
   /** Kills the whole process group (the server and anything it started, e.g. tsserver). */

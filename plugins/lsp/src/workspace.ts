@@ -19,7 +19,10 @@ export class Workspace {
   readonly root: string
   readonly uri: string
 
-  constructor(root: string, private readonly allowOutsideRoot: boolean) {
+  constructor(
+    root: string,
+    private readonly allowOutsideRoot: boolean,
+  ) {
     try {
       this.root = realpathSync(resolve(root))
     } catch (error) {
@@ -50,7 +53,10 @@ export class Workspace {
       throw new LspError('LSP_NOT_FOUND', `${JSON.stringify(input)} does not exist; check the path (glob can list files)`)
     }
     if (!this.allowOutsideRoot && !this.contains(real)) {
-      throw new LspError('LSP_PATH_OUTSIDE_ROOT', `${JSON.stringify(input)} resolves to ${real}, outside the workspace root ${this.root}; only files inside the root can be queried`)
+      throw new LspError(
+        'LSP_PATH_OUTSIDE_ROOT',
+        `${JSON.stringify(input)} resolves to ${real}, outside the workspace root ${this.root}; only files inside the root can be queried`,
+      )
     }
     const stats = await stat(real)
     if (!stats.isFile()) throw new LspError('LSP_NOT_FOUND', `${this.display(real)} is not a regular file`)
@@ -61,7 +67,10 @@ export class Workspace {
 /** The text of a source file, refused over `maxBytes` (servers get whole documents). */
 export async function readSource(file: SourceFile, maxBytes: number): Promise<string> {
   if (file.size > maxBytes) {
-    throw new LspError('LSP_FILE_TOO_LARGE', `${file.display} is ${file.size} bytes; the lsp tool sends files of at most ${maxBytes} bytes to a language server`)
+    throw new LspError(
+      'LSP_FILE_TOO_LARGE',
+      `${file.display} is ${file.size} bytes; the lsp tool sends files of at most ${maxBytes} bytes to a language server`,
+    )
   }
   return readFile(file.real, 'utf8')
 }

@@ -3,7 +3,14 @@ import { describe, expect, it } from 'vitest'
 import { codeOf, languageServers, loadLsp, project, textOf, valueOf } from './helpers.js'
 
 const FAKE = join(import.meta.dirname, 'fixtures/fake-server.mjs')
-const fake = (mode: string, env: Record<string, string> = {}) => ({ name: `fake-${mode}`, command: process.execPath, args: [FAKE, mode], globs: ['**/*.txt'], languageId: 'plaintext', env })
+const fake = (mode: string, env: Record<string, string> = {}) => ({
+  name: `fake-${mode}`,
+  command: process.execPath,
+  args: [FAKE, mode],
+  globs: ['**/*.txt'],
+  languageId: 'plaintext',
+  env,
+})
 const files = { 'a.txt': 'one\ntwo\nthree\n' }
 const hover = { operation: 'hover', path: 'a.txt', line: 1, character: 1 }
 
@@ -75,7 +82,10 @@ describe('lsp failure handling', { timeout: 60_000 }, () => {
     const all = await loadLsp(await project(files), { servers: [fake('symbols')], pageSize: 200, maxResults: 129 })
     const capped = await all.call({ operation: 'definition', path: 'a.txt', line: 1, character: 1 })
     expect(valueOf(capped)).toMatchObject({ truncated: true })
-    expect(textOf(capped).split('\n').slice(-2)).toEqual(['/usr/lib/outside.d.ts:10:1', '(The server returned more locations than the plugin keeps; narrow the query.)'])
+    expect(textOf(capped).split('\n').slice(-2)).toEqual([
+      '/usr/lib/outside.d.ts:10:1',
+      '(The server returned more locations than the plugin keeps; narrow the query.)',
+    ])
     await all.fiber.dispose()
     await fiber.dispose()
   })
@@ -95,7 +105,15 @@ describe('lsp failure handling', { timeout: 60_000 }, () => {
   it.each([
     [{ servers: [{ name: 'x', command: 'x', globs: [], languageId: 'x' }] }, 'lsp: servers[0].globs: is empty'],
     [{ servers: [{ name: 'x', command: ' ', globs: ['*'], languageId: 'x' }] }, 'lsp: servers[0].command: is empty'],
-    [{ servers: [{ name: 'x', command: 'a', globs: ['*'], languageId: 'x' }, { name: 'x', command: 'b', globs: ['*'], languageId: 'x' }] }, 'lsp: servers[1].name: "x" is used twice'],
+    [
+      {
+        servers: [
+          { name: 'x', command: 'a', globs: ['*'], languageId: 'x' },
+          { name: 'x', command: 'b', globs: ['*'], languageId: 'x' },
+        ],
+      },
+      'lsp: servers[1].name: "x" is used twice',
+    ],
     [{ root: '/no/such/dir' }, 'lsp: root: "/no/such/dir" does not exist'],
   ])('rejects a bad config at load (%#)', async (config, message) => {
     const root = await project(files)

@@ -19,16 +19,24 @@ const TSSERVER = createRequire(import.meta.url).resolve('typescript/lib/tsserver
 
 /** The server entry for TypeScript files. */
 export const typescriptServer = {
-  name: 'typescript', command: TSLS, args: ['--stdio'], globs: ['**/*.ts', '**/*.tsx'], languageId: 'typescript',
+  name: 'typescript',
+  command: TSLS,
+  args: ['--stdio'],
+  globs: ['**/*.ts', '**/*.tsx'],
+  languageId: 'typescript',
   // The syntax-only server would answer before the project loads (definitions stop at imports).
   initializationOptions: { tsserver: { path: TSSERVER, useSyntaxServer: 'never' } },
 }
 
 /** Files of the fixture project. */
 export const fixture: Record<string, string> = {
-  'tsconfig.json': JSON.stringify({ compilerOptions: { strict: true, target: 'ES2022', module: 'ESNext', moduleResolution: 'Bundler', noEmit: true, lib: ['ES2022'] }, include: ['src'] }),
+  'tsconfig.json': JSON.stringify({
+    compilerOptions: { strict: true, target: 'ES2022', module: 'ESNext', moduleResolution: 'Bundler', noEmit: true, lib: ['ES2022'] },
+    include: ['src'],
+  }),
   'src/math.ts': 'export function add(a: number, b: number): number {\n  return a + b\n}\n\nexport const answer: number = add(40, 2)\n',
-  'src/main.ts': "import { add } from './math.js'\n\n/** Doubles a number. */\nexport function double(value: number): number {\n  return add(value, value)\n}\n\nexport const total = add(1, double(2))\n",
+  'src/main.ts':
+    "import { add } from './math.js'\n\n/** Doubles a number. */\nexport function double(value: number): number {\n  return add(value, value)\n}\n\nexport const total = add(1, double(2))\n",
   'notes.rb': 'puts 1\n',
 }
 

@@ -10,7 +10,9 @@ import { loadLsp, project } from './helpers.js'
 
 const FAKE = join(import.meta.dirname, 'fixtures/fake-server.mjs')
 const root = await project({ 'a.txt': 'one\ntwo\n'.repeat(500) })
-const { call, fiber } = await loadLsp(root, { servers: [{ name: 'fake', command: process.execPath, args: [FAKE, 'symbols'], globs: ['**/*.txt'], languageId: 'plaintext' }] })
+const { call, fiber } = await loadLsp(root, {
+  servers: [{ name: 'fake', command: process.execPath, args: [FAKE, 'symbols'], globs: ['**/*.txt'], languageId: 'plaintext' }],
+})
 
 const child = spawn(process.execPath, [FAKE, 'symbols'], { stdio: ['pipe', 'pipe', 'inherit'] })
 const connection = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin))
@@ -25,11 +27,19 @@ afterAll(async () => {
 })
 
 describe('lsp', () => {
-  bench('compare', async () => {
-    await compare('lsp symbols (150 symbols) vs the same request on a raw JSON-RPC connection', {
-      name: 'raw documentSymbol request', fn: () => connection.sendRequest('textDocument/documentSymbol', { textDocument: { uri } }),
-    }, [
-      { name: 'lsp tool, operation symbols', fn: () => call({ operation: 'symbols', path: 'a.txt' }) },
-    ], { iterations: 50, rounds: 9, warmup: 20, unit: 'ms' })
-  }, { iterations: 1, warmupIterations: 0 })
+  bench(
+    'compare',
+    async () => {
+      await compare(
+        'lsp symbols (150 symbols) vs the same request on a raw JSON-RPC connection',
+        {
+          name: 'raw documentSymbol request',
+          fn: () => connection.sendRequest('textDocument/documentSymbol', { textDocument: { uri } }),
+        },
+        [{ name: 'lsp tool, operation symbols', fn: () => call({ operation: 'symbols', path: 'a.txt' }) }],
+        { iterations: 50, rounds: 9, warmup: 20, unit: 'ms' },
+      )
+    },
+    { iterations: 1, warmupIterations: 0 },
+  )
 })

@@ -30,22 +30,37 @@ describe('lsp results and rendering', () => {
   })
 
   it('reads LocationLinks at their selection range and drops malformed entries', () => {
-    expect(toLocations([{ targetUri: `${root}/a.ts`, targetRange: range(1), targetSelectionRange: range(2, 3) }, { uri: 5 }, null, { uri: 'x', range: {} }]))
-      .toEqual([{ uri: `${root}/a.ts`, range: range(2, 3) }])
+    expect(
+      toLocations([{ targetUri: `${root}/a.ts`, targetRange: range(1), targetSelectionRange: range(2, 3) }, { uri: 5 }, null, { uri: 'x', range: {} }]),
+    ).toEqual([{ uri: `${root}/a.ts`, range: range(2, 3) }])
     expect(toLocations({ uri: `${root}/a.ts`, range: range(0) })).toHaveLength(1)
     expect(toLocations(null)).toEqual([])
   })
 
   it('joins hover contents of every form', () => {
     expect(toHover({ contents: { kind: 'markdown', value: '**x**' } })).toEqual({ contents: '**x**' })
-    expect(toHover({ contents: ['plain', { language: 'ts', value: 'let x: number' }], range: range(0) })).toEqual({ contents: 'plain\n\n```ts\nlet x: number\n```', range: range(0) })
+    expect(toHover({ contents: ['plain', { language: 'ts', value: 'let x: number' }], range: range(0) })).toEqual({
+      contents: 'plain\n\n```ts\nlet x: number\n```',
+      range: range(0),
+    })
     expect(toHover({ contents: '' })).toBeNull()
     expect(toHover(null)).toBeNull()
     expect(renderLsp({ kind: 'hover', hover: null }, 100)).toBe('No hover information.')
   })
 
   it('flattens hierarchical symbols with their containers', () => {
-    const symbols = toSymbols([{ name: 'Box', kind: 5, range: range(0), selectionRange: range(0, 6), children: [{ name: 'open', kind: 6, range: range(1), selectionRange: range(1, 2) }] }], `${root}/a.ts`)
+    const symbols = toSymbols(
+      [
+        {
+          name: 'Box',
+          kind: 5,
+          range: range(0),
+          selectionRange: range(0, 6),
+          children: [{ name: 'open', kind: 6, range: range(1), selectionRange: range(1, 2) }],
+        },
+      ],
+      `${root}/a.ts`,
+    )
     expect(renderLsp({ kind: 'symbols', symbols, resolvedWorkspaceUri: root, truncated: false }, 100)).toBe('Box (class) a.ts:1:7\nBox.open (method) a.ts:2:3')
     const flat = toSymbols([{ name: 'f', kind: 12, containerName: 'mod', location: { uri: `${root}/b.ts`, range: range(4) } }], `${root}/a.ts`)
     expect(flat).toEqual([{ name: 'f', kind: 'function', containerName: 'mod', uri: `${root}/b.ts`, range: range(4) }])
@@ -63,6 +78,8 @@ describe('lsp results and rendering', () => {
       a.ts:1:1: warning: Unused.
       (The server has not finished checking the current text; these may be out of date. Call again shortly.)"
     `)
-    expect(renderLsp({ kind: 'diagnostics', uri: `${root}/a.ts`, diagnostics: [], upToDate: true, resolvedWorkspaceUri: root, truncated: false }, 100)).toBe('No diagnostics in a.ts.')
+    expect(renderLsp({ kind: 'diagnostics', uri: `${root}/a.ts`, diagnostics: [], upToDate: true, resolvedWorkspaceUri: root, truncated: false }, 100)).toBe(
+      'No diagnostics in a.ts.',
+    )
   })
 })

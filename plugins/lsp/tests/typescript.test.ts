@@ -60,7 +60,10 @@ describe('lsp against typescript-language-server', { timeout: 180_000 }, () => {
       expect(textOf(clean)).toBe('No diagnostics in src/main.ts.')
 
       expect((await ctx.tools.execute({ name: 'read', arguments: { path: 'src/main.ts' } })).isError).toBe(false)
-      const edit = await ctx.tools.execute({ name: 'edit', arguments: { path: 'src/main.ts', old_string: 'add(value, value)', new_string: "add(value, 'twice')" } })
+      const edit = await ctx.tools.execute({
+        name: 'edit',
+        arguments: { path: 'src/main.ts', old_string: 'add(value, value)', new_string: "add(value, 'twice')" },
+      })
       expect(edit.isError).toBe(false)
 
       const broken = await call({ operation: 'diagnostics', path: 'src/main.ts' })
@@ -68,7 +71,9 @@ describe('lsp against typescript-language-server', { timeout: 180_000 }, () => {
       expect(value.upToDate).toBe(true)
       expect(value.diagnostics).toHaveLength(1)
       expect(value.diagnostics[0]).toMatchObject({ severity: 'error', code: '2345', range: { start: { line: 4, character: 20 } } })
-      expect(textOf(broken)).toMatch(/^src\/main\.ts:5:21: error \[typescript 2345\]: Argument of type 'string' is not assignable to parameter of type 'number'\.$/)
+      expect(textOf(broken)).toMatch(
+        /^src\/main\.ts:5:21: error \[typescript 2345\]: Argument of type 'string' is not assignable to parameter of type 'number'\.$/,
+      )
 
       // math.ts is open on the server too; changing it on disk changes main.ts's diagnostics (main.ts itself is unchanged).
       expect(valueOf(await call({ operation: 'symbols', path: 'src/math.ts' })).symbols.length).toBeGreaterThan(0)
@@ -143,7 +148,9 @@ describe('lsp against typescript-language-server', { timeout: 180_000 }, () => {
 
   it('reports a server that cannot start with the command named', async () => {
     const root = await project()
-    const { call, fiber } = await loadLsp(root, { servers: [{ name: 'ghost', command: join(root, 'no-such-server'), args: [], globs: ['**/*.ts'], languageId: 'typescript', env: {} }] })
+    const { call, fiber } = await loadLsp(root, {
+      servers: [{ name: 'ghost', command: join(root, 'no-such-server'), args: [], globs: ['**/*.ts'], languageId: 'typescript', env: {} }],
+    })
     const result = await call({ operation: 'symbols', path: 'src/math.ts' })
     expect(codeOf(result)).toBe('LSP_START_FAILED')
     expect(textOf(result)).toContain('could not start the ghost language server')

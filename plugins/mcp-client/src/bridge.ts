@@ -17,7 +17,11 @@ export class McpBridge {
   private readonly registered = new Map<string, Registered>()
   private readonly warned = new Set<string>()
 
-  constructor(private readonly tools: ToolRegistry, private readonly config: McpClientConfig, private readonly logger: McpLogger) {
+  constructor(
+    private readonly tools: ToolRegistry,
+    private readonly config: McpClientConfig,
+    private readonly logger: McpLogger,
+  ) {
     this.connection = new McpConnection(config, logger, (list) => this.sync(list))
   }
 
@@ -33,7 +37,10 @@ export class McpBridge {
   }
 
   private sync(list: Tool[]): void {
-    const names = registryNames(this.config.name, list.map((tool) => tool.name))
+    const names = registryNames(
+      this.config.name,
+      list.map((tool) => tool.name),
+    )
     const next = new Map<string, { key: string; tool: Tool }>()
     for (const tool of list) next.set(names.get(tool.name)!, { key: JSON.stringify(tool), tool })
     for (const [name, entry] of this.registered) {

@@ -39,10 +39,14 @@ export function follow(signal: AbortSignal): Set<RequestSignal> {
   if (!calls) {
     const set = (calls = new Set())
     following.set(signal, set)
-    signal.addEventListener('abort', () => {
-      for (const call of set) call.abort(signal.reason)
-      set.clear()
-    }, { once: true })
+    signal.addEventListener(
+      'abort',
+      () => {
+        for (const call of set) call.abort(signal.reason)
+        set.clear()
+      },
+      { once: true },
+    )
   }
   return calls
 }

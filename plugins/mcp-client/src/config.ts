@@ -4,18 +4,39 @@ import { z } from 'zod'
 const common = {
   /** Server name: the `<server>` in `mcp__<server>__<tool>`. */
   name: z.string().min(1).describe('Server name, used in tool names mcp__<name>__<tool>.'),
-  timeoutMs: z.number().int().positive().default(60_000).describe('Per-call timeout: at the deadline the SDK request is cancelled (notifications/cancelled) and the call fails with TOOL_TIMEOUT.'),
+  timeoutMs: z
+    .number()
+    .int()
+    .positive()
+    .default(60_000)
+    .describe('Per-call timeout: at the deadline the SDK request is cancelled (notifications/cancelled) and the call fails with TOOL_TIMEOUT.'),
   connectTimeoutMs: z.number().int().positive().default(30_000).describe('Timeout of the initialize handshake and of tools/list.'),
-  modelSees: z.enum(['content', 'structured', 'both']).default('content').describe('What the model sees: MCP content, structuredContent as JSON text, or both de-duplicated.'),
-  reconnect: z.object({
-    initialDelayMs: z.number().int().positive().default(500),
-    maxDelayMs: z.number().int().positive().default(30_000),
-  }).prefault({}).describe('Backoff between reconnection attempts (doubling from initialDelayMs up to maxDelayMs).'),
-  paths: z.record(z.string(), z.array(z.strictObject({
-    pointer: z.string().regex(/^(\/.*)?$/, 'a JSON pointer ("" or starting with "/")'),
-    access: z.enum(['read', 'write']),
-    default: z.string().optional(),
-  }))).optional().describe('Server tool name → its arguments that are filesystem paths, for path-aware policy (e.g. { read_file: [{ pointer: "/path", access: "read" }] }).'),
+  modelSees: z
+    .enum(['content', 'structured', 'both'])
+    .default('content')
+    .describe('What the model sees: MCP content, structuredContent as JSON text, or both de-duplicated.'),
+  reconnect: z
+    .object({
+      initialDelayMs: z.number().int().positive().default(500),
+      maxDelayMs: z.number().int().positive().default(30_000),
+    })
+    .prefault({})
+    .describe('Backoff between reconnection attempts (doubling from initialDelayMs up to maxDelayMs).'),
+  paths: z
+    .record(
+      z.string(),
+      z.array(
+        z.strictObject({
+          pointer: z.string().regex(/^(\/.*)?$/, 'a JSON pointer ("" or starting with "/")'),
+          access: z.enum(['read', 'write']),
+          default: z.string().optional(),
+        }),
+      ),
+    )
+    .optional()
+    .describe(
+      'Server tool name → its arguments that are filesystem paths, for path-aware policy (e.g. { read_file: [{ pointer: "/path", access: "read" }] }).',
+    ),
 }
 
 const stdio = z.object({

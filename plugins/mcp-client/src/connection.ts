@@ -2,7 +2,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import {
-  CallToolResultSchema, ErrorCode, ListToolsResultSchema, McpError, ToolListChangedNotificationSchema, type Tool,
+  CallToolResultSchema,
+  ErrorCode,
+  ListToolsResultSchema,
+  McpError,
+  ToolListChangedNotificationSchema,
+  type Tool,
 } from '@modelcontextprotocol/sdk/types.js'
 import { ToolTimeoutError, type JsonValue } from '@cordage/core'
 import type { McpClientConfig } from './config.js'
@@ -53,7 +58,7 @@ export class McpConnection {
 
   /** The child process id of a stdio server while connected. */
   get pid(): number | undefined {
-    return this.transport instanceof StdioClientTransport ? this.transport.pid ?? undefined : undefined
+    return this.transport instanceof StdioClientTransport ? (this.transport.pid ?? undefined) : undefined
   }
 
   /** Connects once; on failure logs and schedules reconnection (never throws). */
@@ -141,11 +146,10 @@ export class McpConnection {
     try {
       // `request`, not `callTool`: output validation is ours (supported subset, precise violations).
       // At `timeout` the SDK sends notifications/cancelled and rejects with RequestTimeout.
-      result = await client.request(
-        { method: 'tools/call', params: { name: tool, arguments: args as Record<string, unknown> } },
-        CallToolResultSchema,
-        { signal: cancel as unknown as AbortSignal, timeout: this.config.timeoutMs },
-      )
+      result = await client.request({ method: 'tools/call', params: { name: tool, arguments: args as Record<string, unknown> } }, CallToolResultSchema, {
+        signal: cancel as unknown as AbortSignal,
+        timeout: this.config.timeoutMs,
+      })
     } catch (error) {
       if (signal.aborted) throw signal.reason ?? error
       if (error instanceof McpError) {
@@ -161,7 +165,11 @@ export class McpConnection {
     }
     if (result.isError) {
       // A leading "Error: " (how Cordage and many servers render failures) is not repeated in our own rendering.
-      const text = result.content.filter((item) => item.type === 'text').map((item) => item.text).join('\n').replace(/^Error: /, '')
+      const text = result.content
+        .filter((item) => item.type === 'text')
+        .map((item) => item.text)
+        .join('\n')
+        .replace(/^Error: /, '')
       throw new McpToolError(text || `the MCP tool "${tool}" reported an error without text`)
     }
     const value: McpResult = { content: result.content as JsonValue[] }
@@ -205,7 +213,9 @@ export class McpConnection {
     const tools: Tool[] = []
     let cursor: string | undefined
     do {
-      const page = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, ListToolsResultSchema, { timeout: this.config.connectTimeoutMs })
+      const page = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, ListToolsResultSchema, {
+        timeout: this.config.connectTimeoutMs,
+      })
       tools.push(...page.tools)
       cursor = page.nextCursor
     } while (cursor)

@@ -23,7 +23,10 @@ export class McpDisconnectedError extends CordageError {
 
 /** The server rejected the request at the protocol level (JSON-RPC error), e.g. unknown tool or bad params. */
 export class McpProtocolError extends CordageError {
-  constructor(message: string, readonly rpcCode?: number) {
+  constructor(
+    message: string,
+    readonly rpcCode?: number,
+  ) {
     super('MCP_PROTOCOL_ERROR', message)
   }
 }

@@ -27,7 +27,9 @@ export function bridgeTool(name: string, tool: Tool, options: BridgeOptions): Br
   const warnings: string[] = []
   let description = tool.description || tool.title || `The "${tool.name}" tool of the MCP server "${options.server}".`
   if (schemas.parametersFallback) {
-    warnings.push(`tool "${tool.name}": inputSchema not enforced locally (${schemas.parametersFallback}); any object is accepted and the server checks the arguments`)
+    warnings.push(
+      `tool "${tool.name}": inputSchema not enforced locally (${schemas.parametersFallback}); any object is accepted and the server checks the arguments`,
+    )
     let quoted = JSON.stringify(tool.inputSchema)
     if (quoted.length > MAX_SCHEMA_IN_DESCRIPTION) quoted = `${quoted.slice(0, MAX_SCHEMA_IN_DESCRIPTION)}…`
     description += `\n\nArguments (JSON Schema, checked by the server): ${quoted}`

@@ -17,7 +17,9 @@ testToolContract(plugin, {
 })
 
 const fibers: Array<{ dispose(): Promise<void> }> = []
-async function load(overrides: Partial<plugin.McpClientOptions> = {}): Promise<{ ctx: TestContext; fiber: { dispose(): Promise<void> }; events: () => string[] }> {
+async function load(
+  overrides: Partial<plugin.McpClientOptions> = {},
+): Promise<{ ctx: TestContext; fiber: { dispose(): Promise<void> }; events: () => string[] }> {
   const ctx = await createTestContext({ print: false })
   const fixture = stdioFixture(overrides)
   const fiber = await ctx.plugin(plugin, fixture.config)
@@ -34,8 +36,17 @@ describe('mcp-client over stdio', () => {
   it('registers every server tool as mcp__<server>__<tool>, normalising and disambiguating names', async () => {
     const { ctx } = await load()
     expect(ctx.tools.list().map((tool) => tool.name)).toEqual([
-      'mcp__fx__add_tool', 'mcp__fx__crash', 'mcp__fx__dotted_name', 'mcp__fx__dotted_name_4c738d92', 'mcp__fx__echo',
-      'mcp__fx__fail', 'mcp__fx__media', 'mcp__fx__odd_schema', 'mcp__fx__remove_tool', 'mcp__fx__slow', 'mcp__fx__weather',
+      'mcp__fx__add_tool',
+      'mcp__fx__crash',
+      'mcp__fx__dotted_name',
+      'mcp__fx__dotted_name_4c738d92',
+      'mcp__fx__echo',
+      'mcp__fx__fail',
+      'mcp__fx__media',
+      'mcp__fx__odd_schema',
+      'mcp__fx__remove_tool',
+      'mcp__fx__slow',
+      'mcp__fx__weather',
     ])
     expect(contentText((await ctx.tools.execute({ name: 'mcp__fx__dotted_name', arguments: {} })).content)).toBe('underscored')
     expect(contentText((await ctx.tools.execute({ name: 'mcp__fx__dotted_name_4c738d92', arguments: {} })).content)).toBe('dotted')
@@ -56,7 +67,8 @@ describe('mcp-client over stdio', () => {
     const { ctx } = await load()
     const valid = await ctx.tools.execute({ name: 'mcp__fx__weather', arguments: { city: 'Oslo' } })
     expect(valid.isError === false && valid.value).toEqual({
-      content: [{ type: 'text', text: '{"city":"Oslo","celsius":21.5}' }], structuredContent: { city: 'Oslo', celsius: 21.5 },
+      content: [{ type: 'text', text: '{"city":"Oslo","celsius":21.5}' }],
+      structuredContent: { city: 'Oslo', celsius: 21.5 },
     })
     const invalid = await ctx.tools.execute({ name: 'mcp__fx__weather', arguments: { city: 'Oslo', valid: false } })
     expect(code(invalid)).toBe('INVALID_TOOL_OUTPUT')
@@ -69,7 +81,10 @@ describe('mcp-client over stdio', () => {
     expect(definition.parameters).toEqual({ type: 'object' })
     expect(definition.description).toContain('Arguments (JSON Schema, checked by the server): {"type":"object"')
     expect(definition.output.schema.properties!.structuredContent).toEqual({ type: 'object' })
-    const warnings = ctx.logs.filter((record) => record.type === 'warn').map((record) => record.text).join('\n')
+    const warnings = ctx.logs
+      .filter((record) => record.type === 'warn')
+      .map((record) => record.text)
+      .join('\n')
     expect(warnings).toContain('inputSchema not enforced locally')
     expect(warnings).toContain('dependentRequired')
     expect(warnings).toContain('outputSchema not enforced')

@@ -3,7 +3,11 @@ import { renderMcpResult } from '../src/index.js'
 
 describe('renderMcpResult', () => {
   it.each([
-    ['blob resource', [{ type: 'resource', resource: { uri: 'file:///a.bin', blob: 'AAAAAA==' } }], [{ type: 'resource', uri: 'file:///a.bin', text: '[binary resource, 4 bytes, not shown]' }]],
+    [
+      'blob resource',
+      [{ type: 'resource', resource: { uri: 'file:///a.bin', blob: 'AAAAAA==' } }],
+      [{ type: 'resource', uri: 'file:///a.bin', text: '[binary resource, 4 bytes, not shown]' }],
+    ],
     ['unknown type', [{ type: 'hologram' }], [{ type: 'text', text: '[MCP content of type "hologram" not shown]' }]],
     ['nothing at all', [], [{ type: 'text', text: '(the tool returned no content)' }]],
   ] as const)('renders %s', (_label, content, expected) => {

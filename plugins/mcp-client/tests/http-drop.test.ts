@@ -10,19 +10,29 @@ afterEach(async () => {
 })
 
 describe('mcp-client over HTTP when the server dies during a call', () => {
-  it.each(['SIGKILL', 'SIGTERM'] as const)('fails the call with MCP_DISCONNECTED within 5 s, not at timeoutMs (%s)', async (signal) => {
-    const server = await httpFixture()
-    cleanups.push(() => server.child.kill('SIGKILL'))
-    const ctx = await createTestContext({ print: false })
-    const fiber = await ctx.plugin(plugin, { name: 'web', transport: 'http', url: server.url, timeoutMs: 60_000, reconnect: { initialDelayMs: 50, maxDelayMs: 200 } })
-    cleanups.push(() => fiber.dispose())
-    const call = ctx.tools.execute({ name: 'mcp__web__slow', arguments: { ms: 50_000 } })
-    await new Promise((resolve) => setTimeout(resolve, 300))
-    const started = Date.now()
-    server.child.kill(signal)
-    const result = await call
-    const elapsed = Date.now() - started
-    expect((result as ToolErrorResult).error?.info?.code).toBe('MCP_DISCONNECTED')
-    expect(elapsed).toBeLessThan(5_000)
-  }, 30_000)
+  it.each(['SIGKILL', 'SIGTERM'] as const)(
+    'fails the call with MCP_DISCONNECTED within 5 s, not at timeoutMs (%s)',
+    async (signal) => {
+      const server = await httpFixture()
+      cleanups.push(() => server.child.kill('SIGKILL'))
+      const ctx = await createTestContext({ print: false })
+      const fiber = await ctx.plugin(plugin, {
+        name: 'web',
+        transport: 'http',
+        url: server.url,
+        timeoutMs: 60_000,
+        reconnect: { initialDelayMs: 50, maxDelayMs: 200 },
+      })
+      cleanups.push(() => fiber.dispose())
+      const call = ctx.tools.execute({ name: 'mcp__web__slow', arguments: { ms: 50_000 } })
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      const started = Date.now()
+      server.child.kill(signal)
+      const result = await call
+      const elapsed = Date.now() - started
+      expect((result as ToolErrorResult).error?.info?.code).toBe('MCP_DISCONNECTED')
+      expect(elapsed).toBeLessThan(5_000)
+    },
+    30_000,
+  )
 })

@@ -34,7 +34,13 @@ describe('round trip: mcp-client against a Cordage mcp-server child process', ()
       expect(bridged.description).toBe(tool.description)
       expect(bridged.parameters).toEqual(tool.parameters)
     }
-    const calls = [['add', { a: 2, b: 40 }], ['profile', { name: 'Ada' }], ['letters', { word: 'hey' }], ['boom', {}], ['secret', {}]] as const
+    const calls = [
+      ['add', { a: 2, b: 40 }],
+      ['profile', { name: 'Ada' }],
+      ['letters', { word: 'hey' }],
+      ['boom', {}],
+      ['secret', {}],
+    ] as const
     for (const [name, args] of calls) {
       const expected = await local.tools.execute({ name, arguments: args })
       const actual = await ctx.tools.execute({ name: `mcp__cordage__${name}`, arguments: args })

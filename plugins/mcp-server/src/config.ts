@@ -2,14 +2,22 @@ import { strictConfig, type JsonSchemaNode } from '@cordage/core'
 import { z } from 'zod'
 
 const schema = z.object({
-  transport: z.enum(['stdio', 'http']).default('stdio').describe('stdio (this process\'s stdin/stdout) or Streamable HTTP.'),
+  transport: z.enum(['stdio', 'http']).default('stdio').describe("stdio (this process's stdin/stdout) or Streamable HTTP."),
   host: z.string().min(1).default('127.0.0.1').describe('HTTP bind address (loopback by default).'),
   port: z.number().int().min(0).max(65_535).default(0).describe('HTTP port; 0 picks a free one (logged).'),
   path: z.string().startsWith('/').default('/mcp').describe('HTTP endpoint path.'),
-  maxBodyBytes: z.number().int().positive().default(4 * 1024 * 1024).describe('Largest HTTP request body accepted.'),
+  maxBodyBytes: z
+    .number()
+    .int()
+    .positive()
+    .default(4 * 1024 * 1024)
+    .describe('Largest HTTP request body accepted.'),
   serverName: z.string().min(1).default('cordage').describe('Server name announced to clients.'),
   serverVersion: z.string().min(1).default('0.1.0'),
-  elicitation: z.boolean().default(true).describe('Provide ctx.interaction and ctx.approval through MCP elicitation on the calling client (unless already provided).'),
+  elicitation: z
+    .boolean()
+    .default(true)
+    .describe('Provide ctx.interaction and ctx.approval through MCP elicitation on the calling client (unless already provided).'),
 })
 
 /** The plugin config (a Standard Schema, validated by Cordis at load; unknown keys fail). */

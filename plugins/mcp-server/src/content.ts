@@ -10,7 +10,8 @@ export function toMcpContent(blocks: readonly ContentBlock[]): McpContent[] {
       case 'image':
         return { type: 'image', data: block.data, mimeType: block.mimeType }
       case 'resource':
-        if (block.text === undefined) return { type: 'resource_link', uri: block.uri, name: block.uri, ...(block.mimeType !== undefined && { mimeType: block.mimeType }) }
+        if (block.text === undefined)
+          return { type: 'resource_link', uri: block.uri, name: block.uri, ...(block.mimeType !== undefined && { mimeType: block.mimeType }) }
         return { type: 'resource', resource: { uri: block.uri, text: block.text, ...(block.mimeType !== undefined && { mimeType: block.mimeType }) } }
     }
   })

@@ -1,5 +1,11 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
-import { ElicitResultSchema, type ClientCapabilities, type ElicitRequestFormParams, type ElicitResult, type PrimitiveSchemaDefinition } from '@modelcontextprotocol/sdk/types.js'
+import {
+  ElicitResultSchema,
+  type ClientCapabilities,
+  type ElicitRequestFormParams,
+  type ElicitResult,
+  type PrimitiveSchemaDefinition,
+} from '@modelcontextprotocol/sdk/types.js'
 import { CordageError, type ToolExec } from '@cordage/core'
 import type { ApprovalService } from '@cordage/registry'
 import type { Answer, InteractionService, PlanReview, Question } from '@cordage/services'
@@ -19,7 +25,14 @@ export function withCaller<T>(caller: Caller, work: () => Promise<T>): Promise<T
 }
 
 /** A `Caller` sending through a request handler's `extra.sendRequest`. */
-export function callerOf(capabilities: () => ClientCapabilities | undefined, sendRequest: (request: { method: 'elicitation/create'; params: ElicitRequestFormParams }, schema: typeof ElicitResultSchema, options: { signal: AbortSignal }) => Promise<ElicitResult>): Caller {
+export function callerOf(
+  capabilities: () => ClientCapabilities | undefined,
+  sendRequest: (
+    request: { method: 'elicitation/create'; params: ElicitRequestFormParams },
+    schema: typeof ElicitResultSchema,
+    options: { signal: AbortSignal },
+  ) => Promise<ElicitResult>,
+): Caller {
   return { capabilities, elicit: (params, signal) => sendRequest({ method: 'elicitation/create', params }, ElicitResultSchema, { signal }) }
 }
 
@@ -32,25 +45,38 @@ function elicitingCaller(): Caller | undefined {
 }
 
 function optionSchema(question: Question): PrimitiveSchemaDefinition {
-  const choices = question.options.map((option: Question['options'][number]) => ({ const: option.label, title: option.description ? `${option.label}: ${option.description}` : option.label }))
+  const choices = question.options.map((option: Question['options'][number]) => ({
+    const: option.label,
+    title: option.description ? `${option.label}: ${option.description}` : option.label,
+  }))
   const title = question.header ? `${question.header}: ${question.question}` : question.question
   return question.multiSelect ? { type: 'array', title, items: { anyOf: choices } } : { type: 'string', title, oneOf: choices }
 }
 
 function declined(result: ElicitResult, what: string): CordageError {
-  return new CordageError(result.action === 'cancel' ? 'ABORTED' : 'INTERACTION_DECLINED', `the user ${result.action === 'cancel' ? 'dismissed' : 'declined'} ${what}; carry on with your best judgement and say what you assumed`)
+  return new CordageError(
+    result.action === 'cancel' ? 'ABORTED' : 'INTERACTION_DECLINED',
+    `the user ${result.action === 'cancel' ? 'dismissed' : 'declined'} ${what}; carry on with your best judgement and say what you assumed`,
+  )
 }
 
 /** Questions become one form: a choice field per question (`q0`…) plus an optional own-answer field (`q0_custom`). */
 async function ask(questions: readonly Question[], signal: AbortSignal): Promise<Answer[]> {
   const caller = elicitingCaller()
-  if (!caller) throw new CordageError('INTERACTION_UNAVAILABLE', 'ask_user_question: the MCP client does not support elicitation, so the user cannot be asked; decide yourself, state your assumption, and carry on')
+  if (!caller)
+    throw new CordageError(
+      'INTERACTION_UNAVAILABLE',
+      'ask_user_question: the MCP client does not support elicitation, so the user cannot be asked; decide yourself, state your assumption, and carry on',
+    )
   const properties: Record<string, PrimitiveSchemaDefinition> = {}
   questions.forEach((question, index) => {
     if (question.options.length) properties[`q${index}`] = optionSchema(question)
     properties[`q${index}_custom`] = { type: 'string', title: question.options.length ? 'Or your own answer' : question.question }
   })
-  const result = await caller.elicit({ message: questions.length === 1 ? questions[0]!.question : 'The agent has questions for you.', requestedSchema: { type: 'object', properties } }, signal)
+  const result = await caller.elicit(
+    { message: questions.length === 1 ? questions[0]!.question : 'The agent has questions for you.', requestedSchema: { type: 'object', properties } },
+    signal,
+  )
   if (result.action !== 'accept') throw declined(result, 'the questions')
   const content = result.content ?? {}
   return questions.map((question, index) => {
@@ -58,25 +84,43 @@ async function ask(questions: readonly Question[], signal: AbortSignal): Promise
     const selected = Array.isArray(picked) ? picked.map(String) : typeof picked === 'string' ? [picked] : []
     const custom = content[`q${index}_custom`]
     const hasCustom = typeof custom === 'string' && custom.trim() !== ''
-    if (!selected.length && !hasCustom) throw new CordageError('INTERACTION_DECLINED', `the user left "${question.question}" unanswered; carry on with your best judgement and say what you assumed`)
+    if (!selected.length && !hasCustom)
+      throw new CordageError(
+        'INTERACTION_DECLINED',
+        `the user left "${question.question}" unanswered; carry on with your best judgement and say what you assumed`,
+      )
     return hasCustom ? { id: question.id, selected: question.multiSelect ? selected : [], custom } : { id: question.id, selected }
   })
 }
 
 async function approvePlan(plan: string, signal: AbortSignal): Promise<PlanReview> {
   const caller = elicitingCaller()
-  if (!caller) throw new CordageError('INTERACTION_UNAVAILABLE', 'exit_plan_mode: the MCP client does not support elicitation, so nobody can approve the plan; present it in your answer instead')
-  const result = await caller.elicit({
-    message: `Approve this plan and leave plan mode?\n\n${plan}`,
-    requestedSchema: {
-      type: 'object',
-      properties: {
-        decision: { type: 'string', title: 'Decision', oneOf: [{ const: 'approve', title: 'Approve' }, { const: 'keep', title: 'Keep planning' }] },
-        feedback: { type: 'string', title: 'What should change? (optional)' },
+  if (!caller)
+    throw new CordageError(
+      'INTERACTION_UNAVAILABLE',
+      'exit_plan_mode: the MCP client does not support elicitation, so nobody can approve the plan; present it in your answer instead',
+    )
+  const result = await caller.elicit(
+    {
+      message: `Approve this plan and leave plan mode?\n\n${plan}`,
+      requestedSchema: {
+        type: 'object',
+        properties: {
+          decision: {
+            type: 'string',
+            title: 'Decision',
+            oneOf: [
+              { const: 'approve', title: 'Approve' },
+              { const: 'keep', title: 'Keep planning' },
+            ],
+          },
+          feedback: { type: 'string', title: 'What should change? (optional)' },
+        },
+        required: ['decision'],
       },
-      required: ['decision'],
     },
-  }, signal)
+    signal,
+  )
   if (result.action !== 'accept') return { approved: false }
   if (result.content?.decision === 'approve') return { approved: true }
   const feedback = result.content?.feedback
@@ -90,16 +134,32 @@ export const mcpInteraction: InteractionService = { ask, approvePlan }
 export const mcpApproval: ApprovalService = {
   async request(exec: ToolExec, reason?: string) {
     const caller = elicitingCaller()
-    if (!caller) throw new CordageError('APPROVAL_UNAVAILABLE', `APPROVAL_UNAVAILABLE: "${exec.name}" needs approval${reason ? ` (${reason})` : ''}, but the MCP client does not support elicitation, so nobody can approve it`)
+    if (!caller)
+      throw new CordageError(
+        'APPROVAL_UNAVAILABLE',
+        `APPROVAL_UNAVAILABLE: "${exec.name}" needs approval${reason ? ` (${reason})` : ''}, but the MCP client does not support elicitation, so nobody can approve it`,
+      )
     const args = JSON.stringify(exec.arguments)
-    const result = await caller.elicit({
-      message: `Allow the tool call "${exec.name}"${reason ? ` (${reason})` : ''}?\n\nArguments: ${args.length > 2000 ? `${args.slice(0, 2000)}…` : args}`,
-      requestedSchema: {
-        type: 'object',
-        properties: { decision: { type: 'string', title: 'Decision', oneOf: [{ const: 'allow', title: 'Allow' }, { const: 'deny', title: 'Deny' }] } },
-        required: ['decision'],
+    const result = await caller.elicit(
+      {
+        message: `Allow the tool call "${exec.name}"${reason ? ` (${reason})` : ''}?\n\nArguments: ${args.length > 2000 ? `${args.slice(0, 2000)}…` : args}`,
+        requestedSchema: {
+          type: 'object',
+          properties: {
+            decision: {
+              type: 'string',
+              title: 'Decision',
+              oneOf: [
+                { const: 'allow', title: 'Allow' },
+                { const: 'deny', title: 'Deny' },
+              ],
+            },
+          },
+          required: ['decision'],
+        },
       },
-    }, exec.signal)
+      exec.signal,
+    )
     return result.action === 'accept' && result.content?.decision === 'allow' ? 'allow' : 'deny'
   },
 }

@@ -48,9 +48,12 @@ async function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
 export async function serveHttp(tools: ToolRegistry, info: ServerInfo, options: HttpOptions): Promise<HttpEndpoint> {
   const sessions = new Map<string, Session>()
   let allowedHosts: string[] | undefined
-  const http = createServer((req, res) => void handle(req, res).catch((error) => {
-    if (!res.headersSent) reply(res, error instanceof RangeError ? 413 : error instanceof SyntaxError ? 400 : 500, String(error?.message ?? error))
-  }))
+  const http = createServer(
+    (req, res) =>
+      void handle(req, res).catch((error) => {
+        if (!res.headersSent) reply(res, error instanceof RangeError ? 413 : error instanceof SyntaxError ? 400 : 500, String(error?.message ?? error))
+      }),
+  )
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (new URL(req.url ?? '/', 'http://host').pathname !== options.path) return reply(res, 404, `not found; the MCP endpoint is ${options.path}`)

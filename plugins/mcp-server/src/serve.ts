@@ -20,9 +20,10 @@ export async function serve(ctx: Context, options: McpServerOptions = {}): Promi
   const config = Config.parse(options)
   const tools: ToolRegistry = ctx.tools
   const info = { name: config.serverName, version: config.serverVersion }
-  const endpoint: ServedEndpoint = config.transport === 'http'
-    ? { transport: 'http', ...(await serveHttp(tools, info, config)) }
-    : { transport: 'stdio', ...(await serveStdio(tools, info, { warn: (message) => ctx.logger('mcp-server').warn(message) })) }
+  const endpoint: ServedEndpoint =
+    config.transport === 'http'
+      ? { transport: 'http', ...(await serveHttp(tools, info, config)) }
+      : { transport: 'stdio', ...(await serveStdio(tools, info, { warn: (message) => ctx.logger('mcp-server').warn(message) })) }
   ctx.effect(() => () => endpoint.close(), 'mcp-server endpoint')
   // The human behind an MCP server is its client: questions and approvals go to the calling client.
   // A service someone else provides (a CLI prompt) is left alone.

@@ -32,7 +32,14 @@ export function listMcpTools(tools: ToolRegistry): Tool[] {
  * Runs one `tools/call` through `tools.execute` (the full pipeline, policy included) and maps the result.
  * With a `caller`, questions and approvals the call raises are elicited from that client.
  */
-export async function callMcpTool(tools: ToolRegistry, name: string, args: unknown, signal: AbortSignal, callId: string, caller?: Caller): Promise<CallToolResult> {
+export async function callMcpTool(
+  tools: ToolRegistry,
+  name: string,
+  args: unknown,
+  signal: AbortSignal,
+  callId: string,
+  caller?: Caller,
+): Promise<CallToolResult> {
   const run = () => tools.execute({ name, arguments: args ?? {}, signal, callId })
   const result = await (caller ? withCaller(caller, run) : run())
   const content = toMcpContent(result.content)
@@ -48,7 +55,15 @@ export function createMcpServer(tools: ToolRegistry, info: ServerInfo): Server {
   const server = new Server(info, { capabilities: { tools: { listChanged: true } } })
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listMcpTools(tools) }))
   server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-    callMcpTool(tools, request.params.name, request.params.arguments, extra.signal, `mcp_${String(extra.requestId)}`, callerOf(() => server.getClientCapabilities(), extra.sendRequest)))
+    callMcpTool(
+      tools,
+      request.params.name,
+      request.params.arguments,
+      extra.signal,
+      `mcp_${String(extra.requestId)}`,
+      callerOf(() => server.getClientCapabilities(), extra.sendRequest),
+    ),
+  )
   return server
 }
 
@@ -68,9 +83,12 @@ export function coalesce(send: () => void): () => void {
 /** Serves `tools` over stdio (this process's stdin/stdout); `warn` hears about refused oversized frames. */
 export async function serveStdio(tools: ToolRegistry, info: ServerInfo, options: { warn?(message: string): void } = {}): Promise<McpEndpoint> {
   const server = createMcpServer(tools, info)
-  await server.connect(new LineTransport(process.stdin, process.stdout, {
-    onOversize: ({ bytes, id }) => options.warn?.(`MCP_FRAME_TOO_LARGE: refused a ${bytes}-byte message (request id ${JSON.stringify(id)}); answered with an InvalidRequest error`),
-  }))
+  await server.connect(
+    new LineTransport(process.stdin, process.stdout, {
+      onOversize: ({ bytes, id }) =>
+        options.warn?.(`MCP_FRAME_TOO_LARGE: refused a ${bytes}-byte message (request id ${JSON.stringify(id)}); answered with an InvalidRequest error`),
+    }),
+  )
   return {
     toolsChanged: coalesce(() => void server.sendToolListChanged().catch(() => {})),
     close: () => server.close(),

@@ -51,7 +51,11 @@ export class LineTransport implements Transport {
   /** Set while skipping an oversized frame: its size so far and its first and last bytes. */
   private skipping: { bytes: number; head: Buffer; tail: Buffer } | undefined
 
-  constructor(private readonly stdin: NodeJS.ReadableStream = process.stdin, private readonly stdout: NodeJS.WritableStream = process.stdout, private readonly options: LineTransportOptions = {}) {
+  constructor(
+    private readonly stdin: NodeJS.ReadableStream = process.stdin,
+    private readonly stdout: NodeJS.WritableStream = process.stdout,
+    private readonly options: LineTransportOptions = {},
+  ) {
     this.maxFrameBytes = options.maxFrameBytes ?? MAX_FRAME_BYTES
   }
 
@@ -103,11 +107,13 @@ export class LineTransport implements Transport {
       this.skipping = { bytes: start.length, head: Buffer.from(start.subarray(0, EDGE_BYTES)), tail: Buffer.alloc(0) }
       this.chunks = []
       this.size = 0
-      if (this.skipping.head.length < EDGE_BYTES) this.skipping.head = Buffer.concat([this.skipping.head, part.subarray(0, EDGE_BYTES - this.skipping.head.length)])
+      if (this.skipping.head.length < EDGE_BYTES)
+        this.skipping.head = Buffer.concat([this.skipping.head, part.subarray(0, EDGE_BYTES - this.skipping.head.length)])
     }
     const skipping = this.skipping
     skipping.bytes += part.length
-    skipping.tail = part.length >= EDGE_BYTES ? Buffer.from(part.subarray(part.length - EDGE_BYTES)) : Buffer.concat([skipping.tail, part]).subarray(-EDGE_BYTES)
+    skipping.tail =
+      part.length >= EDGE_BYTES ? Buffer.from(part.subarray(part.length - EDGE_BYTES)) : Buffer.concat([skipping.tail, part]).subarray(-EDGE_BYTES)
   }
 
   private endFrame(): void {
@@ -118,7 +124,10 @@ export class LineTransport implements Transport {
       void this.send({
         jsonrpc: '2.0',
         id: id as string | number,
-        error: { code: ErrorCode.InvalidRequest, message: `MCP_FRAME_TOO_LARGE: the message is ${bytes} bytes, over this server's ${this.maxFrameBytes}-byte limit; send smaller arguments (for large data, pass a file path)` },
+        error: {
+          code: ErrorCode.InvalidRequest,
+          message: `MCP_FRAME_TOO_LARGE: the message is ${bytes} bytes, over this server's ${this.maxFrameBytes}-byte limit; send smaller arguments (for large data, pass a file path)`,
+        },
       } as JSONRPCMessage)
       this.options.onOversize?.({ bytes, id })
       return

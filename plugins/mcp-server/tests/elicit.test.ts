@@ -30,9 +30,13 @@ async function start(options: { elicitation?: boolean } = {}) {
   await ctx.plugin(Policy, { rules: [{ tool: 'echo', action: 'ask', reason: 'echo is loud' }] })
   await ctx.plugin({ name: 'echo', inject: ['tools'], apply: (inner: Context) => void inner.tools.register(echo) })
   let url = ''
-  const fiber = await ctx.plugin({ name: 'serve', inject: ['tools'], async apply(inner: Context) {
-    url = (await serve(inner, { transport: 'http', port: 0, ...options })).url!
-  } })
+  const fiber = await ctx.plugin({
+    name: 'serve',
+    inject: ['tools'],
+    async apply(inner: Context) {
+      url = (await serve(inner, { transport: 'http', port: 0, ...options })).url!
+    },
+  })
   cleanups.push(() => fiber.dispose())
   return { ctx, fiber, url }
 }
@@ -41,10 +45,11 @@ async function start(options: { elicitation?: boolean } = {}) {
 async function connect(url: string, answer?: (params: ElicitRequestFormParams) => ElicitResult, capability: object = { form: {} }) {
   const client = new Client({ name: 'test-client', version: '1.0.0' }, answer ? { capabilities: { elicitation: capability as Record<string, never> } } : {})
   const asked: ElicitRequestFormParams[] = []
-  if (answer) client.setRequestHandler(ElicitRequestSchema, (request) => {
-    asked.push(request.params as ElicitRequestFormParams)
-    return answer(request.params as ElicitRequestFormParams)
-  })
+  if (answer)
+    client.setRequestHandler(ElicitRequestSchema, (request) => {
+      asked.push(request.params as ElicitRequestFormParams)
+      return answer(request.params as ElicitRequestFormParams)
+    })
   await client.connect(new StreamableHTTPClientTransport(new URL(url)))
   cleanups.push(() => client.close())
   return { client, asked }
@@ -66,11 +71,32 @@ describe('MCP elicitation as the human side', () => {
     const { url } = await start()
     const { client, asked } = await connect(url, () => ({ action: 'accept', content: { q0: 'SQLite', q1: ['A', 'B'], q1_custom: 'and C' } }))
     const result = await client.callTool({ name: 'ask_user_question', arguments: questions })
-    expect(result.structuredContent).toEqual({ answers: [{ id: 'db', selected: ['SQLite'] }, { id: 'features', selected: ['A', 'B'], custom: 'and C' }] })
+    expect(result.structuredContent).toEqual({
+      answers: [
+        { id: 'db', selected: ['SQLite'] },
+        { id: 'features', selected: ['A', 'B'], custom: 'and C' },
+      ],
+    })
     expect(asked[0]!.requestedSchema.properties).toEqual({
-      q0: { type: 'string', title: 'Which database?', oneOf: [{ const: 'Postgres', title: 'Postgres: relational' }, { const: 'SQLite', title: 'SQLite' }] },
+      q0: {
+        type: 'string',
+        title: 'Which database?',
+        oneOf: [
+          { const: 'Postgres', title: 'Postgres: relational' },
+          { const: 'SQLite', title: 'SQLite' },
+        ],
+      },
       q0_custom: { type: 'string', title: 'Or your own answer' },
-      q1: { type: 'array', title: 'Which features?', items: { anyOf: [{ const: 'A', title: 'A' }, { const: 'B', title: 'B' }] } },
+      q1: {
+        type: 'array',
+        title: 'Which features?',
+        items: {
+          anyOf: [
+            { const: 'A', title: 'A' },
+            { const: 'B', title: 'B' },
+          ],
+        },
+      },
       q1_custom: { type: 'string', title: 'Or your own answer' },
     })
   })
@@ -113,7 +139,10 @@ describe('MCP elicitation as the human side', () => {
 
   it('exit_plan_mode shows the plan and returns the feedback, then approves', async () => {
     const { ctx, url } = await start()
-    const reviews: ElicitResult[] = [{ action: 'accept', content: { decision: 'keep', feedback: 'add tests' } }, { action: 'accept', content: { decision: 'approve' } }]
+    const reviews: ElicitResult[] = [
+      { action: 'accept', content: { decision: 'keep', feedback: 'add tests' } },
+      { action: 'accept', content: { decision: 'approve' } },
+    ]
     const { client, asked } = await connect(url, () => reviews.shift()!)
     const kept = await client.callTool({ name: 'exit_plan_mode', arguments: { plan: '# Plan\n1. fix' } })
     expect(text(kept)).toBe('Error: The user chose to keep planning; their feedback: add tests')
@@ -139,7 +168,9 @@ describe('MCP elicitation as the human side', () => {
     const first = await connect(url, () => ({ action: 'accept', content: { q0: 'Postgres' } }))
     const second = await connect(url, () => ({ action: 'accept', content: { q0: 'SQLite' } }))
     const args = { questions: [questions.questions[0]] }
-    expect((await second.client.callTool({ name: 'ask_user_question', arguments: args })).structuredContent).toEqual({ answers: [{ id: 'db', selected: ['SQLite'] }] })
+    expect((await second.client.callTool({ name: 'ask_user_question', arguments: args })).structuredContent).toEqual({
+      answers: [{ id: 'db', selected: ['SQLite'] }],
+    })
     expect(first.asked).toEqual([])
   })
 

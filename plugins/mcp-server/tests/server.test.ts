@@ -47,7 +47,12 @@ async function checkServer(client: Client, changes: () => number): Promise<void>
   expect(byName.letters!.outputSchema).toMatchObject({ properties: { result: { items: { $ref: '#/properties/result/$defs/letter' } } } })
 
   // callTool validates structuredContent against the advertised outputSchema itself.
-  for (const [name, args] of [['add', { a: 1, b: 2 }], ['profile', { name: 'Ada' }], ['letters', { word: 'abc' }], ['picture', {}]] as const) {
+  for (const [name, args] of [
+    ['add', { a: 1, b: 2 }],
+    ['profile', { name: 'Ada' }],
+    ['letters', { word: 'abc' }],
+    ['picture', {}],
+  ] as const) {
     const expected = await local.tools.execute({ name, arguments: args })
     if (expected.isError) throw new Error(expected.error.message)
     const result = await client.callTool({ name, arguments: args })
@@ -120,15 +125,30 @@ describe('mcp-server', () => {
     const fiber = await ctx.plugin(plugin, { transport: 'http' })
     cleanups.push(() => fiber.dispose())
     const url = new URL(/listening on (\S+)/.exec(ctx.logs.map((record) => record.text).join('\n'))![1]!)
-    const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } })
-    const status = (host: string, body: string) => new Promise<number>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port: url.port, path: '/mcp', method: 'POST', headers: { host, 'content-type': 'application/json', accept: 'application/json, text/event-stream' } }, (res) => {
-        res.resume()
-        resolve(res.statusCode!)
-      })
-      req.on('error', reject)
-      req.end(body)
+    const initialize = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
     })
+    const status = (host: string, body: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request(
+          {
+            host: '127.0.0.1',
+            port: url.port,
+            path: '/mcp',
+            method: 'POST',
+            headers: { host, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          },
+          (res) => {
+            res.resume()
+            resolve(res.statusCode!)
+          },
+        )
+        req.on('error', reject)
+        req.end(body)
+      })
     expect(await status('evil.example:80', initialize)).toBe(403)
     expect(await status(`127.0.0.1:${url.port}`, JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }))).toBe(400)
     expect(await status(`127.0.0.1:${url.port}`, initialize)).toBe(200)

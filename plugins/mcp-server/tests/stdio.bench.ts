@@ -48,26 +48,32 @@ function paired(label: string, chunks: Buffer[], expected: number) {
     await feed(make, chunks, expected)
     return performance.now() - start
   }
-  bench(`${label}: SDK StdioServerTransport and LineTransport, order alternating`, async () => {
-    const first = round++ & 1 ? line : sdk
-    const a = await time(first)
-    const b = await time(first === sdk ? line : sdk)
-    const [baseline, ours] = first === sdk ? [a, b] : [b, a]
-    samples.sdk.push(baseline)
-    samples.line.push(ours)
-    samples.ratio.push(ours / baseline)
-  }, {
-    time: 3_000,
-    warmupTime: 300,
-    setup: (_task, mode) => {
-      if (mode === 'run') for (const list of Object.values(samples)) list.length = 0
+  bench(
+    `${label}: SDK StdioServerTransport and LineTransport, order alternating`,
+    async () => {
+      const first = round++ & 1 ? line : sdk
+      const a = await time(first)
+      const b = await time(first === sdk ? line : sdk)
+      const [baseline, ours] = first === sdk ? [a, b] : [b, a]
+      samples.sdk.push(baseline)
+      samples.line.push(ours)
+      samples.ratio.push(ours / baseline)
     },
-    // Bench mode runs no afterAll hooks: report after the measured run.
-    teardown: (_task, mode) => {
-      if (mode !== 'run') return
-      process.stdout.write(`\n${label} (${samples.ratio.length} pairs): SDK median ${ms(median(samples.sdk))}, LineTransport median ${ms(median(samples.line))}; median per-pair ratio LineTransport/SDK ${median(samples.ratio).toFixed(3)}\n`)
+    {
+      time: 3_000,
+      warmupTime: 300,
+      setup: (_task, mode) => {
+        if (mode === 'run') for (const list of Object.values(samples)) list.length = 0
+      },
+      // Bench mode runs no afterAll hooks: report after the measured run.
+      teardown: (_task, mode) => {
+        if (mode !== 'run') return
+        process.stdout.write(
+          `\n${label} (${samples.ratio.length} pairs): SDK median ${ms(median(samples.sdk))}, LineTransport median ${ms(median(samples.line))}; median per-pair ratio LineTransport/SDK ${median(samples.ratio).toFixed(3)}\n`,
+        )
+      },
     },
-  })
+  )
 }
 
 describe('stdio transports', () => {

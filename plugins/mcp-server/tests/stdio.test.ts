@@ -18,7 +18,18 @@ async function transport(maxFrameBytes: number) {
   await line.start()
   let written = ''
   stdout.on('data', (chunk) => (written += chunk))
-  return { stdin, line, received, refused, errors, replies: () => written.split('\n').filter(Boolean).map((text) => JSON.parse(text)) }
+  return {
+    stdin,
+    line,
+    received,
+    refused,
+    errors,
+    replies: () =>
+      written
+        .split('\n')
+        .filter(Boolean)
+        .map((text) => JSON.parse(text)),
+  }
 }
 
 const request = (id: number, text: string) => JSON.stringify({ method: 'tools/call', params: { name: 'echo', arguments: { text } }, jsonrpc: '2.0', id })

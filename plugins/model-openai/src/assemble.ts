@@ -35,7 +35,8 @@ export class ChunkAssembler {
 
   /** Applies one parsed chunk; returns the text delta it carried ('' when none). */
   push(chunk: any): string {
-    if (typeof chunk !== 'object' || chunk === null) throw new ModelRequestError('MODEL_STREAM', `the server sent a stream chunk that is not an object: ${JSON.stringify(chunk)}`)
+    if (typeof chunk !== 'object' || chunk === null)
+      throw new ModelRequestError('MODEL_STREAM', `the server sent a stream chunk that is not an object: ${JSON.stringify(chunk)}`)
     if (chunk.error) throw serverError(chunk.error)
     if (chunk.usage) this.usage = usageOf(chunk.usage)
     const choice = chunk.choices?.[0]
@@ -71,7 +72,11 @@ export class ChunkAssembler {
     const ordered = [...this.byIndex.entries()].sort(([a], [b]) => a - b).map(([, slot]) => slot)
     return ordered.map((slot, position) => {
       if (!slot.name) throw new ModelRequestError('MODEL_STREAM', `the server streamed a tool call without a function name (position ${position})`)
-      return { id: slot.id || `call_${position}_${Math.random().toString(36).slice(2, 10)}`, name: slot.name, arguments: slot.arguments.trim() ? slot.arguments : '{}' }
+      return {
+        id: slot.id || `call_${position}_${Math.random().toString(36).slice(2, 10)}`,
+        name: slot.name,
+        arguments: slot.arguments.trim() ? slot.arguments : '{}',
+      }
     })
   }
 
@@ -93,10 +98,12 @@ export function completionEvents(body: any): ModelEvent[] {
   const assembler = new ChunkAssembler()
   assembler.push({
     usage: body.usage,
-    choices: [{
-      finish_reason: choice.finish_reason,
-      delta: { tool_calls: (choice.message.tool_calls ?? []).map((call: any, index: number) => ({ index, ...call })) },
-    }],
+    choices: [
+      {
+        finish_reason: choice.finish_reason,
+        delta: { tool_calls: (choice.message.tool_calls ?? []).map((call: any, index: number) => ({ index, ...call })) },
+      },
+    ],
   })
   const text = typeof choice.message.content === 'string' ? choice.message.content : ''
   const events: ModelEvent[] = text ? [{ type: 'text', delta: text }] : []

@@ -20,8 +20,14 @@ export interface ClientOptions extends WireOptions {
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(abortError(signal))
-    const onAbort = () => { clearTimeout(timer); reject(abortError(signal!)) }
-    const timer = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve() }, ms)
+    const onAbort = () => {
+      clearTimeout(timer)
+      reject(abortError(signal!))
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
     signal?.addEventListener('abort', onAbort, { once: true })
   })
 }

@@ -18,8 +18,12 @@ export interface Config extends Omit<WireOptions, 'model' | 'extraBody'> {
 
 /** The schemastery schema Cordis validates the config against before the plugin starts. */
 export const Config: Schema<Partial<Config>, Config> = Schema.object({
-  baseURL: Schema.string().default('https://api.openai.com/v1').description('API root including its prefix, e.g. https://api.deepseek.com/v1, http://localhost:11434/v1 (Ollama), http://localhost:8000/v1 (vLLM).'),
-  apiKey: Schema.string().role('secret').description('Bearer key; default env OPENAI_API_KEY (DEEPSEEK_API_KEY first for api.deepseek.com). None is sent when unset.'),
+  baseURL: Schema.string()
+    .default('https://api.openai.com/v1')
+    .description('API root including its prefix, e.g. https://api.deepseek.com/v1, http://localhost:11434/v1 (Ollama), http://localhost:8000/v1 (vLLM).'),
+  apiKey: Schema.string()
+    .role('secret')
+    .description('Bearer key; default env OPENAI_API_KEY (DEEPSEEK_API_KEY first for api.deepseek.com). None is sent when unset.'),
   model: Schema.string().description('Model name; default gpt-4o-mini (deepseek-chat for api.deepseek.com).'),
   maxRetries: Schema.natural().default(2).description('Extra attempts on 408/409/429/5xx, timeouts and network failures before any event was streamed.'),
   timeoutMs: Schema.natural().min(1).default(120_000).description('Longest wait for the response headers and for each next piece of the stream.'),
@@ -33,7 +37,9 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
   parallelToolCalls: Schema.boolean().description('Sent as parallel_tool_calls when set and tools are offered.'),
   stream: Schema.boolean().default(true).description('Use SSE streaming; false sends one non-streaming request per turn.'),
   includeUsage: Schema.boolean().default(true).description('Ask for a usage chunk (stream_options.include_usage).'),
-  images: Schema.union(['omit', 'attach'] as const).default('omit').description('Image blocks in tool results: omit (a note in the tool text) or attach (a user message with image_url parts, for vision models).'),
+  images: Schema.union(['omit', 'attach'] as const)
+    .default('omit')
+    .description('Image blocks in tool results: omit (a note in the tool text) or attach (a user message with image_url parts, for vision models).'),
   headers: Schema.dict(String).default({}).description('Extra HTTP headers (e.g. OpenRouter attribution).'),
   extraBody: Schema.dict(Schema.any()).default({}).description('Extra request body fields for provider-specific options.'),
 })
@@ -44,15 +50,25 @@ export function resolveOptions(config: Config, env: Record<string, string | unde
   try {
     url = new URL(config.baseURL)
   } catch {
-    throw new CordageError('INVALID_CONFIG', `model-openai: config.baseURL ${JSON.stringify(config.baseURL)} is not a URL; write it with its scheme, e.g. http://localhost:11434/v1`)
+    throw new CordageError(
+      'INVALID_CONFIG',
+      `model-openai: config.baseURL ${JSON.stringify(config.baseURL)} is not a URL; write it with its scheme, e.g. http://localhost:11434/v1`,
+    )
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new CordageError('INVALID_CONFIG', `model-openai: config.baseURL ${JSON.stringify(config.baseURL)} must start with http:// or https://, e.g. http://localhost:11434/v1`)
+    throw new CordageError(
+      'INVALID_CONFIG',
+      `model-openai: config.baseURL ${JSON.stringify(config.baseURL)} must start with http:// or https://, e.g. http://localhost:11434/v1`,
+    )
   }
   const deepseek = url.hostname === 'deepseek.com' || url.hostname.endsWith('.deepseek.com')
   const envName = deepseek ? 'DEEPSEEK_API_KEY' : 'OPENAI_API_KEY'
   const apiKey = config.apiKey || env[envName] || (deepseek ? env.OPENAI_API_KEY : undefined) || undefined
-  let keyHint = config.apiKey ? 'check config.apiKey' : apiKey ? `check the key in ${env[envName] ? envName : 'OPENAI_API_KEY'}` : `set config.apiKey or ${envName}`
+  let keyHint = config.apiKey
+    ? 'check config.apiKey'
+    : apiKey
+      ? `check the key in ${env[envName] ? envName : 'OPENAI_API_KEY'}`
+      : `set config.apiKey or ${envName}`
   if (!apiKey && !deepseek && env.DEEPSEEK_API_KEY) keyHint += ' (DEEPSEEK_API_KEY is set: for DeepSeek use baseURL https://api.deepseek.com/v1)'
   return {
     ...config,

@@ -1,14 +1,7 @@
 import { CordageError } from '@cordage/core'
 
 /** The stable codes a provider failure carries; route on these, never on the message. */
-export type ModelRequestErrorCode =
-  | 'MODEL_AUTH'
-  | 'MODEL_UNREACHABLE'
-  | 'MODEL_HTTP'
-  | 'MODEL_STREAM'
-  | 'MODEL_INTERRUPTED'
-  | 'MODEL_TIMEOUT'
-  | 'ABORTED'
+export type ModelRequestErrorCode = 'MODEL_AUTH' | 'MODEL_UNREACHABLE' | 'MODEL_HTTP' | 'MODEL_STREAM' | 'MODEL_INTERRUPTED' | 'MODEL_TIMEOUT' | 'ABORTED'
 
 /** A Chat Completions request failed; `status` is the HTTP status when the server answered, `attempts` how many were made. */
 export class ModelRequestError extends CordageError {

@@ -16,7 +16,11 @@ export function parseChunk(data: string): unknown {
   try {
     return JSON.parse(data)
   } catch (cause) {
-    throw new ModelRequestError('MODEL_STREAM', `the server sent a malformed stream chunk (not JSON): ${data.slice(0, 200)} — the server is not speaking the Chat Completions stream format; check baseURL, or set stream: false`, { cause })
+    throw new ModelRequestError(
+      'MODEL_STREAM',
+      `the server sent a malformed stream chunk (not JSON): ${data.slice(0, 200)} — the server is not speaking the Chat Completions stream format; check baseURL, or set stream: false`,
+      { cause },
+    )
   }
 }
 
@@ -29,7 +33,10 @@ class IdleTimer {
   private armed = false
   private deadline = 0
 
-  constructor(private readonly ms: number, private readonly onExpire: () => void) {}
+  constructor(
+    private readonly ms: number,
+    private readonly onExpire: () => void,
+  ) {}
 
   arm(): void {
     this.armed = true
@@ -76,8 +83,17 @@ export class Exchange {
   /** A failure found after some events of the same read; thrown by the next `next()`. */
   private failure: unknown
 
-  constructor(private readonly options: ClientOptions, private readonly transport: HttpTransport, private readonly headers: Record<string, string>, private readonly payload: string, private readonly signal: AbortSignal) {
-    this.timer = new IdleTimer(options.timeoutMs, () => { this.timedOut = true; this.cut(new Error(`no data for ${options.timeoutMs} ms`)) })
+  constructor(
+    private readonly options: ClientOptions,
+    private readonly transport: HttpTransport,
+    private readonly headers: Record<string, string>,
+    private readonly payload: string,
+    private readonly signal: AbortSignal,
+  ) {
+    this.timer = new IdleTimer(options.timeoutMs, () => {
+      this.timedOut = true
+      this.cut(new Error(`no data for ${options.timeoutMs} ms`))
+    })
   }
 
   private cut(reason: Error): void {
@@ -101,22 +117,33 @@ export class Exchange {
     const body = response.body
     if (response.status < 200 || response.status >= 300) {
       this.timer.arm()
-      try { throw await httpError(response, options) } finally { this.timer.disarm() }
+      try {
+        throw await httpError(response, options)
+      } finally {
+        this.timer.disarm()
+      }
     }
     const type = response.header('content-type') ?? ''
     if (!options.stream || type.includes('application/json')) {
       this.timer.arm()
       let text: string
-      try { text = await body.text() } catch (error) {
+      try {
+        text = await body.text()
+      } catch (error) {
         throw signal.aborted ? abortError(signal) : readError(error, { timedOut: this.timedOut, timeoutMs: options.timeoutMs })
-      } finally { this.timer.disarm() }
+      } finally {
+        this.timer.disarm()
+      }
       this.completed = true
       this.ready = completionEvents(parseChunk(text))
       return
     }
     if (type && !type.includes('text/event-stream')) {
       const sample = (await body.text().catch(() => '')).slice(0, 200)
-      throw new ModelRequestError('MODEL_STREAM', `expected an event stream from ${this.transport.url} but got ${type}: ${sample} — check that baseURL points at the API (it usually ends in /v1)`)
+      throw new ModelRequestError(
+        'MODEL_STREAM',
+        `expected an event stream from ${this.transport.url} but got ${type}: ${sample} — check that baseURL points at the API (it usually ends in /v1)`,
+      )
     }
     this.body = body
   }
@@ -133,12 +160,19 @@ export class Exchange {
     if (!body || this.completed) return undefined
     let chunks: Buffer[] | undefined
     this.timer.arm()
-    try { chunks = await body.read() } catch (error) {
+    try {
+      chunks = await body.read()
+    } catch (error) {
       throw this.signal.aborted ? abortError(this.signal) : readError(error, { timedOut: this.timedOut, timeoutMs: this.options.timeoutMs })
-    } finally { this.timer.disarm() }
+    } finally {
+      this.timer.disarm()
+    }
     const { parser, assembler } = this
     const ended = chunks === undefined
-    const sse = chunks === undefined ? parser.push(this.decoder.end()).concat(parser.end()) : parser.push(this.decoder.push(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)))
+    const sse =
+      chunks === undefined
+        ? parser.push(this.decoder.end()).concat(parser.end())
+        : parser.push(this.decoder.push(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)))
     // The text of one read goes out as one delta: the network's granularity, not the server's chunking.
     let text = ''
     let closing: ModelEvent[] | undefined
@@ -146,11 +180,16 @@ export class Exchange {
     let finished = false
     try {
       for (const event of sse) {
-        if (event.data === '[DONE]') { finished = true; break }
+        if (event.data === '[DONE]') {
+          finished = true
+          break
+        }
         text += assembler.push(parseChunk(event.data))
       }
       if (ended && !finished && !assembler.finishReason) {
-        throw new ModelRequestError('MODEL_INTERRUPTED', 'the connection closed before the stream finished (no finish_reason and no [DONE])', { retryable: true })
+        throw new ModelRequestError('MODEL_INTERRUPTED', 'the connection closed before the stream finished (no finish_reason and no [DONE])', {
+          retryable: true,
+        })
       }
       // A finish_reason without [DONE] is complete enough (some servers omit it).
       if (finished || ended) {
@@ -180,7 +219,9 @@ export class Exchange {
     if (body.complete) return
     const timer = setTimeout(() => body.cancel(), 1000)
     try {
-      while (await body.read()) { /* ignore anything after [DONE] */ }
+      while (await body.read()) {
+        /* ignore anything after [DONE] */
+      }
     } catch {
       // The response is already complete for the caller; a late failure changes nothing.
     } finally {

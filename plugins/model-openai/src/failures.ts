@@ -36,17 +36,26 @@ export async function httpError(response: HttpAnswer, options: { baseURL: string
   if (status >= 300 && status < 400) {
     const location = response.header('location')
     response.body.cancel()
-    return new ModelRequestError('MODEL_HTTP', `${where} (a redirect${location ? ` to ${location}` : ''}) — set baseURL to the address the API is served at; requests are not redirected`, { status })
+    return new ModelRequestError(
+      'MODEL_HTTP',
+      `${where} (a redirect${location ? ` to ${location}` : ''}) — set baseURL to the address the API is served at; requests are not redirected`,
+      { status },
+    )
   }
   const message = await serverMessage(response)
   if (status === 401 || status === 403) {
     return new ModelRequestError('MODEL_AUTH', `${where}: ${message} — ${options.keyHint}`, { status })
   }
   if (status === 404) {
-    return new ModelRequestError('MODEL_HTTP', `${where}: ${message} — check baseURL (it usually ends in /v1, e.g. http://localhost:11434/v1 for Ollama) and that model "${options.model}" exists there`, { status })
+    return new ModelRequestError(
+      'MODEL_HTTP',
+      `${where}: ${message} — check baseURL (it usually ends in /v1, e.g. http://localhost:11434/v1 for Ollama) and that model "${options.model}" exists there`,
+      { status },
+    )
   }
   const retryable = status === 408 || status === 409 || status === 429 || status >= 500
-  const hint = status === 429 ? ' — rate limited: wait, lower the request rate, or raise maxRetries' : status >= 500 ? ' — the server failed; try again later' : ''
+  const hint =
+    status === 429 ? ' — rate limited: wait, lower the request rate, or raise maxRetries' : status >= 500 ? ' — the server failed; try again later' : ''
   return new ModelRequestError('MODEL_HTTP', `${where}: ${message}${hint}`, { status, retryable, retryAfterMs: retryAfterMs(response.header) })
 }
 
@@ -72,22 +81,42 @@ const CERTIFICATE = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER/
  */
 export function networkError(error: unknown, context: { baseURL: string; timedOut: boolean; timeoutMs: number }): ModelRequestError {
   if (context.timedOut) {
-    return new ModelRequestError('MODEL_TIMEOUT', `no response from ${context.baseURL} within ${context.timeoutMs} ms — raise timeoutMs or check the server`, { cause: error, retryable: true })
+    return new ModelRequestError('MODEL_TIMEOUT', `no response from ${context.baseURL} within ${context.timeoutMs} ms — raise timeoutMs or check the server`, {
+      cause: error,
+      retryable: true,
+    })
   }
   const code = causeCode(error)
   if (code && CERTIFICATE.test(code)) {
-    return new ModelRequestError('MODEL_UNREACHABLE', `cannot verify the TLS certificate of ${context.baseURL} (${code}: ${causeText(error)}) — if the server uses a private CA, point NODE_EXTRA_CA_CERTS at its certificate`, { cause: error })
+    return new ModelRequestError(
+      'MODEL_UNREACHABLE',
+      `cannot verify the TLS certificate of ${context.baseURL} (${code}: ${causeText(error)}) — if the server uses a private CA, point NODE_EXTRA_CA_CERTS at its certificate`,
+      { cause: error },
+    )
   }
   if (code && UNREACHABLE.has(code)) {
-    return new ModelRequestError('MODEL_UNREACHABLE', `cannot reach ${context.baseURL} (${code}: ${causeText(error)}) — check that the server is running and that baseURL is right`, { cause: error, retryable: true })
+    return new ModelRequestError(
+      'MODEL_UNREACHABLE',
+      `cannot reach ${context.baseURL} (${code}: ${causeText(error)}) — check that the server is running and that baseURL is right`,
+      { cause: error, retryable: true },
+    )
   }
-  return new ModelRequestError('MODEL_INTERRUPTED', `the connection to ${context.baseURL} failed before a response (${code ?? 'error'}: ${causeText(error)})`, { cause: error, retryable: true })
+  return new ModelRequestError('MODEL_INTERRUPTED', `the connection to ${context.baseURL} failed before a response (${code ?? 'error'}: ${causeText(error)})`, {
+    cause: error,
+    retryable: true,
+  })
 }
 
 /** Classifies a failure while reading the body: a stall → MODEL_TIMEOUT, anything else → MODEL_INTERRUPTED. */
 export function readError(error: unknown, context: { timedOut: boolean; timeoutMs: number }): ModelRequestError {
   if (context.timedOut) {
-    return new ModelRequestError('MODEL_TIMEOUT', `the stream stalled: no data for ${context.timeoutMs} ms — raise timeoutMs or check the server`, { cause: error, retryable: true })
+    return new ModelRequestError('MODEL_TIMEOUT', `the stream stalled: no data for ${context.timeoutMs} ms — raise timeoutMs or check the server`, {
+      cause: error,
+      retryable: true,
+    })
   }
-  return new ModelRequestError('MODEL_INTERRUPTED', `the connection was lost mid-response (${causeCode(error) ?? 'error'}: ${causeText(error)})`, { cause: error, retryable: true })
+  return new ModelRequestError('MODEL_INTERRUPTED', `the connection was lost mid-response (${causeCode(error) ?? 'error'}: ${causeText(error)})`, {
+    cause: error,
+    retryable: true,
+  })
 }

@@ -28,8 +28,14 @@ export class BodyReader {
       if (this.queued > HIGH_WATER) stream.pause()
       this.poke()
     })
-    stream.on('end', () => { this.ended = true; this.poke() })
-    stream.on('error', (error) => { this.failure ??= error; this.poke() })
+    stream.on('end', () => {
+      this.ended = true
+      this.poke()
+    })
+    stream.on('error', (error) => {
+      this.failure ??= error
+      this.poke()
+    })
     stream.on('close', () => {
       if (!this.ended) this.failure ??= connectionClosed()
       this.poke()
@@ -43,7 +49,10 @@ export class BodyReader {
 
   /** The chunks that arrived since the last call, waiting when there are none; `undefined` once the body has ended. */
   async read(): Promise<Buffer[] | undefined> {
-    while (!this.queue.length && !this.ended && !this.failure) await new Promise<void>((resolve) => { this.wake = resolve })
+    while (!this.queue.length && !this.ended && !this.failure)
+      await new Promise<void>((resolve) => {
+        this.wake = resolve
+      })
     if (this.queue.length) {
       const chunks = this.queue
       this.queue = []
@@ -87,10 +96,14 @@ export interface HttpAnswer {
 
 function decoded(response: http.IncomingMessage): Readable {
   const encoding = response.headers['content-encoding']?.trim().toLowerCase()
-  const decoder = encoding === 'gzip' || encoding === 'x-gzip' ? zlib.createGunzip()
-    : encoding === 'deflate' ? zlib.createInflate()
-    : encoding === 'br' ? zlib.createBrotliDecompress()
-    : undefined
+  const decoder =
+    encoding === 'gzip' || encoding === 'x-gzip'
+      ? zlib.createGunzip()
+      : encoding === 'deflate'
+        ? zlib.createInflate()
+        : encoding === 'br'
+          ? zlib.createBrotliDecompress()
+          : undefined
   if (!decoder) return response
   // pipeline carries a failure on either side to the other, so the reader sees it.
   return pipeline(response, decoder, () => {})

@@ -32,8 +32,10 @@ export class SseParser {
       let next: number
       if (cr >= 0 && (lf < 0 || cr < lf)) {
         end = cr
-        if (cr + 1 === buffer.length) { next = cr + 1; this.pendingCR = true }
-        else next = buffer.charCodeAt(cr + 1) === 10 ? cr + 2 : cr + 1
+        if (cr + 1 === buffer.length) {
+          next = cr + 1
+          this.pendingCR = true
+        } else next = buffer.charCodeAt(cr + 1) === 10 ? cr + 2 : cr + 1
       } else {
         end = lf
         next = lf + 1

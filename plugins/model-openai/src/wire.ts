@@ -44,13 +44,15 @@ export function toWireMessages(messages: readonly Message[], images: ImageMode):
         out.push({ role: message.role, content: message.content })
         break
       case 'assistant':
-        out.push(message.toolCalls?.length
-          ? {
-              role: 'assistant',
-              content: message.content || null,
-              tool_calls: message.toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })),
-            }
-          : { role: 'assistant', content: message.content })
+        out.push(
+          message.toolCalls?.length
+            ? {
+                role: 'assistant',
+                content: message.content || null,
+                tool_calls: message.toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })),
+              }
+            : { role: 'assistant', content: message.content },
+        )
         break
       case 'tool': {
         const texts: string[] = []

@@ -6,7 +6,10 @@ import { collect, failure, loadModel, textOf } from './helpers.js'
 const hi = { messages: [{ role: 'user' as const, content: 'hi' }], tools: [] }
 
 let server: FakeOpenAIServer | undefined
-afterEach(async () => { await server?.close(); server = undefined })
+afterEach(async () => {
+  await server?.close()
+  server = undefined
+})
 
 /** A loopback port nothing listens on. */
 async function closedPort(): Promise<number> {
@@ -48,7 +51,12 @@ describe('model-openai failures', () => {
   })
 
   it('gives up on repeated 500s after maxRetries with MODEL_HTTP and the attempt count', async () => {
-    server = await startFakeOpenAI([{ status: 500, message: 'boom' }, { status: 502, message: 'bad gateway' }, { status: 503, message: 'overloaded' }, { text: 'unused' }])
+    server = await startFakeOpenAI([
+      { status: 500, message: 'boom' },
+      { status: 502, message: 'bad gateway' },
+      { status: 503, message: 'overloaded' },
+      { text: 'unused' },
+    ])
     const { model, dispose } = await loadModel(server.baseURL, { maxRetries: 2 })
     const error = await failure(model.stream(hi))
     expect(error.code).toBe('MODEL_HTTP')
@@ -65,7 +73,7 @@ describe('model-openai failures', () => {
     const { model, dispose } = await loadModel(server.baseURL)
     const error = await failure(model.stream(hi))
     expect(error.code).toBe('MODEL_HTTP')
-    expect(error.message).toContain("maximum context length is 8192 tokens")
+    expect(error.message).toContain('maximum context length is 8192 tokens')
     expect(server.requests).toHaveLength(1)
     await dispose()
   })
@@ -83,9 +91,14 @@ describe('model-openai failures', () => {
     server = await startFakeOpenAI([{ text: 'partial answer', chunkSize: 50, fault: { type: 'malformed', after: 2 } }, { text: 'unused' }])
     const { model, dispose } = await loadModel(server.baseURL)
     const seen: string[] = []
-    const error = await failure((async function* () {
-      for await (const event of model.stream(hi)) { if (event.type === 'text') seen.push(event.delta); yield event }
-    })())
+    const error = await failure(
+      (async function* () {
+        for await (const event of model.stream(hi)) {
+          if (event.type === 'text') seen.push(event.delta)
+          yield event
+        }
+      })(),
+    )
     expect(seen).toEqual(['partial answer'])
     expect(error.code).toBe('MODEL_STREAM')
     expect(error.message).toMatch(/^the server sent a malformed stream chunk \(not JSON\): \{"id": broken/)
@@ -99,7 +112,9 @@ describe('model-openai failures', () => {
     const error = await failure(model.stream(hi))
     expect(error.code).toBe('MODEL_UNREACHABLE')
     expect(error.attempts).toBe(2)
-    expect(error.message).toMatch(new RegExp(`^cannot reach http://127.0.0.1:${port}/v1 \\(ECONNREFUSED: .*\\) — check that the server is running and that baseURL is right`))
+    expect(error.message).toMatch(
+      new RegExp(`^cannot reach http://127.0.0.1:${port}/v1 \\(ECONNREFUSED: .*\\) — check that the server is running and that baseURL is right`),
+    )
     await dispose()
   })
 
@@ -125,12 +140,17 @@ describe('model-openai failures', () => {
     const { model, dispose } = await loadModel(server.baseURL, { timeoutMs: 60_000 })
     const controller = new AbortController()
     const seen: string[] = []
-    const error = await failure((async function* () {
-      for await (const event of model.stream({ ...hi, signal: controller.signal })) {
-        if (event.type === 'text') { seen.push(event.delta); controller.abort() }
-        yield event
-      }
-    })())
+    const error = await failure(
+      (async function* () {
+        for await (const event of model.stream({ ...hi, signal: controller.signal })) {
+          if (event.type === 'text') {
+            seen.push(event.delta)
+            controller.abort()
+          }
+          yield event
+        }
+      })(),
+    )
     expect(seen).toEqual(['first words'])
     expect([error.code, error.message]).toEqual(['ABORTED', 'the model request was cancelled'])
     await expect.poll(() => server!.requests[0]!.disconnected).toBe(true)
@@ -172,10 +192,20 @@ describe('model-openai failures', () => {
 describe('model-openai against servers that are not quite Chat Completions', () => {
   async function serve(contentType: string, body: string): Promise<{ baseURL: string; close: () => Promise<void> }> {
     const { createServer: createHttpServer } = await import('node:http')
-    const http = createHttpServer((_req, res) => { res.writeHead(200, { 'content-type': contentType }); res.end(body) })
+    const http = createHttpServer((_req, res) => {
+      res.writeHead(200, { 'content-type': contentType })
+      res.end(body)
+    })
     await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve))
     const { port } = http.address() as { port: number }
-    return { baseURL: `http://127.0.0.1:${port}/v1`, close: () => new Promise((resolve) => { http.close(() => resolve()); http.closeAllConnections() }) }
+    return {
+      baseURL: `http://127.0.0.1:${port}/v1`,
+      close: () =>
+        new Promise((resolve) => {
+          http.close(() => resolve())
+          http.closeAllConnections()
+        }),
+    }
   }
 
   it('reports an HTML page (a base URL pointing at a website) as MODEL_STREAM naming baseURL', async () => {
@@ -183,15 +213,23 @@ describe('model-openai against servers that are not quite Chat Completions', () 
     const { model, dispose } = await loadModel(site.baseURL)
     const error = await failure(model.stream(hi))
     expect(error.code).toBe('MODEL_STREAM')
-    expect(error.message).toBe(`expected an event stream from ${site.baseURL}/chat/completions but got text/html: <!doctype html><title>Welcome</title> — check that baseURL points at the API (it usually ends in /v1)`)
+    expect(error.message).toBe(
+      `expected an event stream from ${site.baseURL}/chat/completions but got text/html: <!doctype html><title>Welcome</title> — check that baseURL points at the API (it usually ends in /v1)`,
+    )
     await dispose()
     await site.close()
   })
 
   it('accepts a JSON completion from a server that ignores stream: true', async () => {
-    const plain = await serve('application/json', JSON.stringify({ choices: [{ finish_reason: 'stop', message: { role: 'assistant', content: 'whole answer' } }] }))
+    const plain = await serve(
+      'application/json',
+      JSON.stringify({ choices: [{ finish_reason: 'stop', message: { role: 'assistant', content: 'whole answer' } }] }),
+    )
     const { model, dispose } = await loadModel(plain.baseURL)
-    expect(await collect(model.stream(hi))).toEqual([{ type: 'text', delta: 'whole answer' }, { type: 'done', finishReason: 'stop' }])
+    expect(await collect(model.stream(hi))).toEqual([
+      { type: 'text', delta: 'whole answer' },
+      { type: 'done', finishReason: 'stop' },
+    ])
     await dispose()
     await plain.close()
   })
@@ -201,7 +239,10 @@ describe('model-openai against servers that are not quite Chat Completions', () 
     const finished = await serve('text/event-stream', chunk({ content: 'done' }, null) + chunk({}, 'stop'))
     const cut = await serve('text/event-stream', chunk({ content: 'half' }, null))
     const a = await loadModel(finished.baseURL)
-    expect(await collect(a.model.stream(hi))).toEqual([{ type: 'text', delta: 'done' }, { type: 'done', finishReason: 'stop' }])
+    expect(await collect(a.model.stream(hi))).toEqual([
+      { type: 'text', delta: 'done' },
+      { type: 'done', finishReason: 'stop' },
+    ])
     const b = await loadModel(cut.baseURL)
     const error = await failure(b.model.stream(hi))
     expect(error.code).toBe('MODEL_INTERRUPTED')

@@ -23,10 +23,19 @@ export async function failure(stream: AsyncIterable<ModelEvent>): Promise<any> {
 }
 
 /** A context with the registry and the provider loaded against `baseURL`, with fast retries. */
-export async function loadModel(baseURL: string, config: Partial<OpenAIModel.Config> = {}): Promise<{ ctx: TestContext; model: ModelService; dispose: () => Promise<void> }> {
+export async function loadModel(
+  baseURL: string,
+  config: Partial<OpenAIModel.Config> = {},
+): Promise<{ ctx: TestContext; model: ModelService; dispose: () => Promise<void> }> {
   const ctx = await createTestContext({ print: false })
   const fiber = await ctx.plugin(OpenAIModel, { baseURL, apiKey: 'sk-test', model: 'fake-model', backoffMs: 1, ...config })
-  return { ctx, model: ctx.get('model')!, dispose: async () => { await fiber.dispose() } }
+  return {
+    ctx,
+    model: ctx.get('model')!,
+    dispose: async () => {
+      await fiber.dispose()
+    },
+  }
 }
 
 export const weatherTool: CompletionRequest['tools'][number] = {

@@ -4,21 +4,36 @@ import { startFakeOpenAI, type FakeOpenAIServer } from '@cordage/testing'
 import { collect, loadModel, textOf, weatherTool } from './helpers.js'
 
 let server: FakeOpenAIServer | undefined
-afterEach(async () => { await server?.close(); server = undefined })
+afterEach(async () => {
+  await server?.close()
+  server = undefined
+})
 
 describe('model-openai over real loopback HTTP', () => {
   it('streams a full turn: tool schemas sent, tool-call deltas assembled, the tool result sent back verbatim, final text returned', async () => {
-    server = await startFakeOpenAI([
-      { text: 'Checking both cities.', toolCalls: [
-        { id: 'call_a', name: 'get_weather', arguments: { city: 'Paris' } },
-        { id: 'call_b', name: 'get_weather', arguments: '{"city": "Zürich 🌧"}' },
-      ], usage: { prompt_tokens: 42, completion_tokens: 17 }, chunkSize: 3, delayMs: 1 },
-      { text: 'Paris is sunny; Zürich is wet. 🌦', usage: { prompt_tokens: 80, completion_tokens: 9 } },
-    ], { apiKey: 'sk-test' })
+    server = await startFakeOpenAI(
+      [
+        {
+          text: 'Checking both cities.',
+          toolCalls: [
+            { id: 'call_a', name: 'get_weather', arguments: { city: 'Paris' } },
+            { id: 'call_b', name: 'get_weather', arguments: '{"city": "Zürich 🌧"}' },
+          ],
+          usage: { prompt_tokens: 42, completion_tokens: 17 },
+          chunkSize: 3,
+          delayMs: 1,
+        },
+        { text: 'Paris is sunny; Zürich is wet. 🌦', usage: { prompt_tokens: 80, completion_tokens: 9 } },
+      ],
+      { apiKey: 'sk-test' },
+    )
     const { model, dispose } = await loadModel(server.baseURL)
     expect(model.id).toBe('openai:fake-model')
 
-    const messages: Message[] = [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Weather in Paris and Zürich?' }]
+    const messages: Message[] = [
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'Weather in Paris and Zürich?' },
+    ]
     const first = await collect(model.stream({ messages, tools: [weatherTool] }))
     expect(textOf(first)).toBe('Checking both cities.')
     // Paced chunks arrive in separate reads, so the text streams in several deltas.
@@ -33,7 +48,10 @@ describe('model-openai over real loopback HTTP', () => {
     expect(request.headers.authorization).toBe('Bearer sk-test')
     expect(request.body).toEqual({
       model: 'fake-model',
-      messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Weather in Paris and Zürich?' }],
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Weather in Paris and Zürich?' },
+      ],
       tools: [{ type: 'function', function: { name: 'get_weather', description: 'Current weather for a city.', parameters: weatherTool.parameters } }],
       stream: true,
       stream_options: { include_usage: true },
@@ -50,10 +68,14 @@ describe('model-openai over real loopback HTTP', () => {
     expect(textOf(second)).toBe('Paris is sunny; Zürich is wet. 🌦')
     expect(second.at(-1)).toEqual({ type: 'done', finishReason: 'stop', usage: { inputTokens: 80, outputTokens: 9 } })
     expect(server.requests[1]!.body.messages.slice(2)).toEqual([
-      { role: 'assistant', content: 'Checking both cities.', tool_calls: [
-        { id: 'call_a', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
-        { id: 'call_b', type: 'function', function: { name: 'get_weather', arguments: '{"city": "Zürich 🌧"}' } },
-      ] },
+      {
+        role: 'assistant',
+        content: 'Checking both cities.',
+        tool_calls: [
+          { id: 'call_a', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+          { id: 'call_b', type: 'function', function: { name: 'get_weather', arguments: '{"city": "Zürich 🌧"}' } },
+        ],
+      },
       { role: 'tool', tool_call_id: 'call_a', content: rendered },
       { role: 'tool', tool_call_id: 'call_b', content: 'error: station offline' },
     ])
@@ -61,7 +83,9 @@ describe('model-openai over real loopback HTTP', () => {
   })
 
   it('parses a stream whose bytes arrive in 5-byte pieces, splitting lines and UTF-8 sequences', async () => {
-    server = await startFakeOpenAI([{ text: 'naïve café — 日本語 🎉 done', toolCalls: [{ id: 'c1', name: 'get_weather', arguments: { city: '東京' } }], bytesPerWrite: 5 }])
+    server = await startFakeOpenAI([
+      { text: 'naïve café — 日本語 🎉 done', toolCalls: [{ id: 'c1', name: 'get_weather', arguments: { city: '東京' } }], bytesPerWrite: 5 },
+    ])
     const { model, dispose } = await loadModel(server.baseURL)
     const events = await collect(model.stream({ messages: [{ role: 'user', content: 'hi' }], tools: [weatherTool] }))
     expect(textOf(events)).toBe('naïve café — 日本語 🎉 done')
@@ -70,7 +94,9 @@ describe('model-openai over real loopback HTTP', () => {
   })
 
   it('speaks the non-streaming form when stream is false, giving the same events', async () => {
-    server = await startFakeOpenAI([{ text: 'plain', toolCalls: [{ id: 'c1', name: 'get_weather', arguments: { city: 'Oslo' } }], usage: { prompt_tokens: 3, completion_tokens: 4 } }])
+    server = await startFakeOpenAI([
+      { text: 'plain', toolCalls: [{ id: 'c1', name: 'get_weather', arguments: { city: 'Oslo' } }], usage: { prompt_tokens: 3, completion_tokens: 4 } },
+    ])
     const { model, dispose } = await loadModel(server.baseURL, { stream: false })
     const events = await collect(model.stream({ messages: [{ role: 'user', content: 'hi' }], tools: [weatherTool] }))
     expect(events).toEqual([
@@ -84,12 +110,27 @@ describe('model-openai over real loopback HTTP', () => {
 
   it('omits tools when none are offered, omits stream_options when includeUsage is off, and sends sampling options', async () => {
     server = await startFakeOpenAI([{ text: 'ok' }])
-    const { model, dispose } = await loadModel(server.baseURL, { includeUsage: false, temperature: 0.2, maxTokens: 64, seed: 7, headers: { 'x-title': 'cordage' }, extraBody: { top_k: 20 } })
+    const { model, dispose } = await loadModel(server.baseURL, {
+      includeUsage: false,
+      temperature: 0.2,
+      maxTokens: 64,
+      seed: 7,
+      headers: { 'x-title': 'cordage' },
+      extraBody: { top_k: 20 },
+    })
     const events = await collect(model.stream({ messages: [{ role: 'user', content: 'hi' }], tools: [] }))
     expect(events.at(-1)).toEqual({ type: 'done', finishReason: 'stop' })
     const request = server.requests[0]!
     expect(request.headers['x-title']).toBe('cordage')
-    expect(request.body).toEqual({ top_k: 20, model: 'fake-model', messages: [{ role: 'user', content: 'hi' }], stream: true, temperature: 0.2, max_tokens: 64, seed: 7 })
+    expect(request.body).toEqual({
+      top_k: 20,
+      model: 'fake-model',
+      messages: [{ role: 'user', content: 'hi' }],
+      stream: true,
+      temperature: 0.2,
+      max_tokens: 64,
+      seed: 7,
+    })
     await dispose()
   })
 
@@ -97,7 +138,8 @@ describe('model-openai over real loopback HTTP', () => {
     const turns = ['one', 'two', 'three', 'four', 'five', 'six']
     server = await startFakeOpenAI(turns.map((text) => ({ text, toolCalls: [{ name: 'get_weather', arguments: { city: text } }], delayMs: 2 })))
     const { model, dispose } = await loadModel(server.baseURL)
-    for (const expected of turns) expect(textOf(await collect(model.stream({ messages: [{ role: 'user', content: 'hi' }], tools: [weatherTool] })))).toBe(expected)
+    for (const expected of turns)
+      expect(textOf(await collect(model.stream({ messages: [{ role: 'user', content: 'hi' }], tools: [weatherTool] })))).toBe(expected)
     // The response ends 2 ms after [DONE]: cancelling there would cost a socket per turn. fetch may open a
     // second socket while the first is still being released.
     expect(server.connections()).toBeLessThanOrEqual(2)

@@ -34,7 +34,14 @@ describe('ChunkAssembler', () => {
     const assembler = new ChunkAssembler()
     assembler.push(chunk({ tool_calls: [{ index: 1, id: 'b', type: 'function', function: { name: 'second', arguments: '{"x"' } }] }))
     assembler.push(chunk({ tool_calls: [{ index: 0, id: 'a', type: 'function', function: { name: 'first', arguments: '' } }] }))
-    assembler.push(chunk({ tool_calls: [{ index: 1, function: { arguments: ':1}' } }, { index: 0, function: { arguments: '{}' } }] }))
+    assembler.push(
+      chunk({
+        tool_calls: [
+          { index: 1, function: { arguments: ':1}' } },
+          { index: 0, function: { arguments: '{}' } },
+        ],
+      }),
+    )
     assembler.push(chunk({}, 'tool_calls'))
     expect(assembler.finish()).toEqual([
       { type: 'tool-call', call: { id: 'a', name: 'first', arguments: '{}' } },
@@ -50,7 +57,10 @@ describe('ChunkAssembler', () => {
     assembler.push(chunk({ tool_calls: [{ id: 'b', function: { name: 'glob', arguments: { pattern: '*.ts' } } }] }))
     assembler.push(chunk({ tool_calls: [{ function: { name: 'ls' } }] }))
     const calls = assembler.calls()
-    expect(calls.slice(0, 2)).toEqual([{ id: 'a', name: 'read', arguments: '{"path":"x"}' }, { id: 'b', name: 'glob', arguments: '{"pattern":"*.ts"}' }])
+    expect(calls.slice(0, 2)).toEqual([
+      { id: 'a', name: 'read', arguments: '{"path":"x"}' },
+      { id: 'b', name: 'glob', arguments: '{"pattern":"*.ts"}' },
+    ])
     expect(calls[2]).toMatchObject({ name: 'ls', arguments: '{}' })
     expect(calls[2]!.id).toMatch(/^call_2_/)
   })
@@ -65,9 +75,12 @@ describe('ChunkAssembler', () => {
   })
 
   it('turns an error object inside the stream into MODEL_STREAM with the server message', () => {
-    expect(() => new ChunkAssembler().push({ error: { message: 'context length exceeded' } })).toThrow(expect.objectContaining({
-      code: 'MODEL_STREAM', message: 'the server reported an error mid-stream: context length exceeded',
-    }))
+    expect(() => new ChunkAssembler().push({ error: { message: 'context length exceeded' } })).toThrow(
+      expect.objectContaining({
+        code: 'MODEL_STREAM',
+        message: 'the server reported an error mid-stream: context length exceeded',
+      }),
+    )
   })
 
   it('refuses a tool call without a function name', () => {
@@ -77,10 +90,17 @@ describe('ChunkAssembler', () => {
   })
 
   it('converts a non-streaming completion into the same events', () => {
-    expect(completionEvents({
-      choices: [{ finish_reason: 'tool_calls', message: { role: 'assistant', content: null, tool_calls: [{ id: 'x', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }] } }],
-      usage: { prompt_tokens: 1, completion_tokens: 2 },
-    })).toEqual([
+    expect(
+      completionEvents({
+        choices: [
+          {
+            finish_reason: 'tool_calls',
+            message: { role: 'assistant', content: null, tool_calls: [{ id: 'x', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }] },
+          },
+        ],
+        usage: { prompt_tokens: 1, completion_tokens: 2 },
+      }),
+    ).toEqual([
       { type: 'tool-call', call: { id: 'x', name: 'f', arguments: '{"a":1}' } },
       { type: 'done', finishReason: 'tool_calls', usage: { inputTokens: 1, outputTokens: 2 } },
     ])
@@ -115,9 +135,11 @@ describe('Utf8Pieces', () => {
 
   it('matches the streaming TextDecoder on random bytes cut at random places, including invalid UTF-8', () => {
     let seed = 7
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31
     for (let round = 0; round < 2000; round++) {
-      const bytes = Uint8Array.from({ length: 1 + Math.floor(random() * 24) }, () => (random() < 0.5 ? 0x80 + Math.floor(random() * 0x7f) : Math.floor(random() * 256)))
+      const bytes = Uint8Array.from({ length: 1 + Math.floor(random() * 24) }, () =>
+        random() < 0.5 ? 0x80 + Math.floor(random() * 0x7f) : Math.floor(random() * 256),
+      )
       const cuts = Array.from({ length: Math.floor(random() * 4) }, () => Math.floor(random() * bytes.length)).sort((a, b) => a - b)
       const [ours, theirs] = both(bytes, cuts)
       expect(ours, `bytes ${Buffer.from(bytes).toString('hex')} cut at ${cuts}`).toBe(theirs)

@@ -35,10 +35,14 @@ async function serve(respond: Parameters<typeof createServer>[1]): Promise<strin
   return `http://127.0.0.1:${(plain.address() as { port: number }).port}/v1`
 }
 
-const completion = (content: string) => JSON.stringify({
-  id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'fake-model',
-  choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
-})
+const completion = (content: string) =>
+  JSON.stringify({
+    id: 'chatcmpl-1',
+    object: 'chat.completion',
+    created: 1,
+    model: 'fake-model',
+    choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+  })
 
 describe('model-openai transport (node:http with a pooled keep-alive agent)', () => {
   it('reports a redirect as MODEL_HTTP naming where it points, without following or retrying it', async () => {
@@ -46,7 +50,9 @@ describe('model-openai transport (node:http with a pooled keep-alive agent)', ()
     const { model, dispose } = await loadModel(server.baseURL)
     const error = await failure(model.stream(hi))
     expect([error.code, error.status, error.attempts]).toEqual(['MODEL_HTTP', 307, 1])
-    expect(error.message).toBe(`${server.baseURL} answered 307 (a redirect to https://api.example.com/v1/chat/completions) — set baseURL to the address the API is served at; requests are not redirected`)
+    expect(error.message).toBe(
+      `${server.baseURL} answered 307 (a redirect to https://api.example.com/v1/chat/completions) — set baseURL to the address the API is served at; requests are not redirected`,
+    )
     expect(server.requests).toHaveLength(1)
     await dispose()
   })
@@ -86,7 +92,7 @@ describe('model-openai transport (node:http with a pooled keep-alive agent)', ()
 
   it('streams a reply larger than the read buffer without losing or reordering bytes', async () => {
     // 3 MiB of multi-byte text in 64 KiB deltas: the reader pauses the socket above 1 MiB and resumes on read.
-    const text = 'ab✓🌧'.repeat(3 * 1024 * 1024 / 9)
+    const text = 'ab✓🌧'.repeat((3 * 1024 * 1024) / 9)
     server = await startFakeOpenAI([{ text, chunkSize: 64 * 1024 }])
     const { model, dispose } = await loadModel(server.baseURL)
     const events = await collect(model.stream(hi))
@@ -108,7 +114,10 @@ describe('model-openai transport (node:http with a pooled keep-alive agent)', ()
 
   it('times out and aborts a request still waiting for its response head, closing the connection each time', async () => {
     const closed: string[] = []
-    const baseURL = await serve((req) => { req.resume(); req.socket.once('close', () => closed.push(req.url!)) })
+    const baseURL = await serve((req) => {
+      req.resume()
+      req.socket.once('close', () => closed.push(req.url!))
+    })
     const { model, dispose } = await loadModel(baseURL, { timeoutMs: 150, maxRetries: 0 })
     const timeout = await failure(model.stream(hi))
     expect([timeout.code, timeout.message]).toEqual(['MODEL_TIMEOUT', `no response from ${baseURL} within 150 ms — raise timeoutMs or check the server`])
@@ -137,7 +146,9 @@ describe('model-openai transport (node:http with a pooled keep-alive agent)', ()
       const { model, dispose } = await loadModel(baseURL)
       const error = await failure(model.stream(hi))
       expect([error.code, error.attempts]).toEqual(['MODEL_UNREACHABLE', 1])
-      expect(error.message).toBe(`cannot verify the TLS certificate of ${baseURL} (DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate) — if the server uses a private CA, point NODE_EXTRA_CA_CERTS at its certificate`)
+      expect(error.message).toBe(
+        `cannot verify the TLS certificate of ${baseURL} (DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate) — if the server uses a private CA, point NODE_EXTRA_CA_CERTS at its certificate`,
+      )
       await dispose()
       // A process that trusts it (as a user behind a corporate CA would set up) streams over it.
       const client = `const { OpenAIClient, resolveOptions } = await import(${JSON.stringify(new URL('../src/index.ts', import.meta.url).href)})

@@ -26,7 +26,9 @@ const Predicate = Schema.object({
 
 const Rule = Schema.object({
   tool: Schema.string().description('Tool-name glob (default `*` when `path` is given).'),
-  path: Schema.string().description('Resource rule: a glob over the canonical real path of every path argument a tool declares, relative to `root` (or absolute).'),
+  path: Schema.string().description(
+    'Resource rule: a glob over the canonical real path of every path argument a tool declares, relative to `root` (or absolute).',
+  ),
   access: Schema.union(['read', 'write'] as const).description('With `path`: only paths the tool reads (`read`, writes included) or writes (`write`).'),
   when: Schema.array(Predicate).description('Argument predicates; all must match.'),
   action: Schema.union([...PRE_ACTIONS, ...POST_ACTIONS]).required(),
@@ -38,10 +40,13 @@ const Rule = Schema.object({
   direct: Schema.boolean().description('Apply to direct calls only (nested Code Mode calls are exempt).'),
 })
 
-export const Config: Schema<Partial<Config>, Config> = strictConfig(name, Schema.object({
-  rules: Schema.array(Rule).default([]).description('Evaluated in order; see the README.'),
-  root: Schema.string().description('Directory relative `path` globs and relative path arguments resolve against (default: the working directory at load).'),
-}))
+export const Config: Schema<Partial<Config>, Config> = strictConfig(
+  name,
+  Schema.object({
+    rules: Schema.array(Rule).default([]).description('Evaluated in order; see the README.'),
+    root: Schema.string().description('Directory relative `path` globs and relative path arguments resolve against (default: the working directory at load).'),
+  }),
+)
 
 /** Checks every rule at load, then enforces them: deny as a guard, ask before execution, post actions after. */
 export function apply(ctx: Context, config: Config): void {

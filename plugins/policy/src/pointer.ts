@@ -9,10 +9,13 @@ const WILDCARD = '*'
 export function parsePointer(pointer: string): Pointer {
   if (pointer === '') return []
   if (!pointer.startsWith('/')) throw new Error(`"${pointer}" must be empty or start with "/"`)
-  return pointer.slice(1).split('/').map((segment) => {
-    if (/~[^01]|~$/.test(segment)) throw new Error(`"${pointer}" has a "~" not followed by 0 or 1`)
-    return segment.replace(/~1/g, '/').replace(/~0/g, '~')
-  })
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((segment) => {
+      if (/~[^01]|~$/.test(segment)) throw new Error(`"${pointer}" has a "~" not followed by 0 or 1`)
+      return segment.replace(/~1/g, '/').replace(/~0/g, '~')
+    })
 }
 
 function children(value: JsonValue, segment: string): JsonValue[] {

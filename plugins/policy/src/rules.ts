@@ -43,7 +43,12 @@ export interface Rule {
 }
 
 const FIELDS_BY_ACTION: Record<string, string[]> = {
-  allow: [], deny: ['reason'], ask: ['reason'], block: ['feedback'], 'redact-value': ['pointers', 'replacement'], 'replace-content': ['content'],
+  allow: [],
+  deny: ['reason'],
+  ask: ['reason'],
+  block: ['feedback'],
+  'redact-value': ['pointers', 'replacement'],
+  'replace-content': ['content'],
 }
 const REQUIRED_BY_ACTION: Record<string, string | undefined> = { block: 'feedback', 'redact-value': 'pointers', 'replace-content': 'content' }
 const OPTIONAL_FIELDS = ['reason', 'feedback', 'pointers', 'replacement', 'content'] as const
@@ -62,7 +67,8 @@ function compileRule(rule: RuleConfig, index: number, resolvePaths: PathResolver
   }
   if (!rule || typeof rule !== 'object') fail('', 'a rule must be an object')
   if (rule.tool === undefined && rule.path === undefined) fail('tool', 'a tool-name glob or a path glob is required (use tool: "*" for every tool)')
-  if (rule.tool !== undefined && (typeof rule.tool !== 'string' || rule.tool === '')) fail('tool', 'must be a non-empty tool-name glob (use "*" for every tool)')
+  if (rule.tool !== undefined && (typeof rule.tool !== 'string' || rule.tool === ''))
+    fail('tool', 'must be a non-empty tool-name glob (use "*" for every tool)')
   const tool = rule.tool ?? '*'
   let toolPattern: RegExp | undefined
   try {
@@ -103,7 +109,11 @@ function compileRule(rule: RuleConfig, index: number, resolvePaths: PathResolver
     action: rule.action,
     config: rule,
     pointers,
-    matches: (exec) => (!direct || exec.parent === undefined) && toolPattern!.test(exec.name) && predicates.every((test) => test(exec.arguments)) && (!matchesPaths || matchesPaths(exec)),
+    matches: (exec) =>
+      (!direct || exec.parent === undefined) &&
+      toolPattern!.test(exec.name) &&
+      predicates.every((test) => test(exec.arguments)) &&
+      (!matchesPaths || matchesPaths(exec)),
   }
 }
 
@@ -154,7 +164,11 @@ function compilePredicate(predicate: PredicateConfig, fail: (field: string, mess
 function canonical(value: JsonValue): JsonValue {
   if (Array.isArray(value)) return value.map(canonical)
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.keys(value).sort().map((key) => [key, canonical(value[key]!)]))
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((key) => [key, canonical(value[key]!)]),
+    )
   }
   return value
 }

@@ -10,8 +10,14 @@ describe('rules are checked at load', () => {
   it.each([
     [{ tool: 'run_[', action: 'deny' }, /rules\[1\]\.tool: bad glob "run_\[": unclosed "\["/],
     [{ tool: '*', when: [{ pointer: '/command', regex: '(' }], action: 'deny' }, /rules\[1\]\.when\[0\]\.regex: bad regular expression/],
-    [{ tool: '*', when: [{ pointer: 'command', equals: 'x' }], action: 'deny' }, /rules\[1\]\.when\[0\]\.pointer: bad JSON pointer: "command" must be empty or start with "\/"/],
-    [{ tool: '*', when: [{ pointer: '/a', glob: 'x', regex: 'y' }], action: 'deny' }, /rules\[1\]\.when\[0\]: needs exactly one of equals, glob or regex \(got glob, regex\)/],
+    [
+      { tool: '*', when: [{ pointer: 'command', equals: 'x' }], action: 'deny' },
+      /rules\[1\]\.when\[0\]\.pointer: bad JSON pointer: "command" must be empty or start with "\/"/,
+    ],
+    [
+      { tool: '*', when: [{ pointer: '/a', glob: 'x', regex: 'y' }], action: 'deny' },
+      /rules\[1\]\.when\[0\]: needs exactly one of equals, glob or regex \(got glob, regex\)/,
+    ],
     [{ tool: '*', action: 'redact-value', pointers: ['/a~2'] }, /rules\[1\]\.pointers\[0\]: bad JSON pointer/],
     [{ tool: '*', action: 'redact-value', pointers: [''] }, /rules\[1\]\.pointers\[0\]: .*root/],
     [{ tool: '*', action: 'redact-value' }, /rules\[1\]\.pointers: must list at least one JSON pointer/],
@@ -29,7 +35,10 @@ describe('rules are checked at load', () => {
     [{ action: 'deny' }, /rules\[1\]\.tool: a tool-name glob or a path glob is required/],
   ])('rejects the path rule %j naming the rule and field', async (bad, message) => {
     const ctx = await createTestContext({ print: false })
-    const error = await ctx.plugin(Policy, { rules: [{ tool: 'ok', action: 'allow' }, bad] as never }).then(() => undefined, (error) => error)
+    const error = await ctx.plugin(Policy, { rules: [{ tool: 'ok', action: 'allow' }, bad] as never }).then(
+      () => undefined,
+      (error) => error,
+    )
     expect(error).toMatchObject({ code: 'INVALID_CONFIG' })
     expect(error.message).toMatch(message)
   })
@@ -37,14 +46,23 @@ describe('rules are checked at load', () => {
   it.each([
     [{ rulez: [{ tool: '*', action: 'deny' }] }, 'policy: unknown key "rulez"; did you mean "rules"? (valid keys: rules, root)'],
     [{ rule: [{ tool: '*', action: 'deny' }] }, 'policy: unknown key "rule"; did you mean "rules"? (valid keys: rules, root)'],
-    [{ rules: [{ tool: 'read', whne: [{ pointer: '/path', glob: 'x' }], action: 'deny' }] }, 'policy: rules[0]: unknown key "whne"; did you mean "when"? (valid keys: tool, path, access, when, action, reason, feedback, pointers, replacement, content, direct)'],
-    [{ rules: [{ tool: 'read', when: [{ pointer: '/path', glb: 'x' }], action: 'deny' }] }, 'policy: rules[0].when[0]: unknown key "glb"; did you mean "glob"? (valid keys: pointer, equals, glob, regex)'],
+    [
+      { rules: [{ tool: 'read', whne: [{ pointer: '/path', glob: 'x' }], action: 'deny' }] },
+      'policy: rules[0]: unknown key "whne"; did you mean "when"? (valid keys: tool, path, access, when, action, reason, feedback, pointers, replacement, content, direct)',
+    ],
+    [
+      { rules: [{ tool: 'read', when: [{ pointer: '/path', glb: 'x' }], action: 'deny' }] },
+      'policy: rules[0].when[0]: unknown key "glb"; did you mean "glob"? (valid keys: pointer, equals, glob, regex)',
+    ],
     [{ rules: [{ path: 'x', acess: 'read', action: 'deny' }] }, /^policy: rules\[0\]: unknown key "acess"; did you mean "access"\?/],
     [{ rules: [{ path: 'x', access: 'exec', action: 'deny' }] }, /^policy: rules\[0\]\.access: expected/],
     [{ root: '/nonexistent/policy-root' }, /^policy: root: "\/nonexistent\/policy-root" cannot be resolved/],
   ])('a typo never silently disables the policy: %j fails the load', async (config, message) => {
     const ctx = await createTestContext({ print: false })
-    const error = await ctx.plugin(Policy, config as never).then(() => undefined, (error) => error)
+    const error = await ctx.plugin(Policy, config as never).then(
+      () => undefined,
+      (error) => error,
+    )
     expect(error).toMatchObject({ code: 'INVALID_CONFIG' })
     expect(error.message).toMatch(message)
     expect(listeners(ctx, 'tools/pre-execute')).toBe(0)

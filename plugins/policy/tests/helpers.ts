@@ -17,7 +17,14 @@ export const accountTool = defineTool({
     }),
     render: (_args, value) => [{ type: 'text', text: JSON.stringify(value) }] as ContentBlock[],
   },
-  execute: () => ({ user: 'ada', token: 'tok-SECRET', items: [{ name: 'a', secret: 's1' }, { name: 'b', secret: 's2' }] }),
+  execute: () => ({
+    user: 'ada',
+    token: 'tok-SECRET',
+    items: [
+      { name: 'a', secret: 's1' },
+      { name: 'b', secret: 's2' },
+    ],
+  }),
 })
 
 /** `run_command { command, path? }` echoes what it would run. */
@@ -25,7 +32,10 @@ export const commandTool = defineTool({
   name: 'run_command',
   description: 'Pretends to run a command.',
   parameters: Schema.object({ command: Schema.string().required(), path: Schema.string(), force: Schema.boolean() }),
-  output: { schema: Schema.object({ ran: Schema.string().required() }), render: (_args, value) => [{ type: 'text', text: `ran ${value.ran}` }] as ContentBlock[] },
+  output: {
+    schema: Schema.object({ ran: Schema.string().required() }),
+    render: (_args, value) => [{ type: 'text', text: `ran ${value.ran}` }] as ContentBlock[],
+  },
   execute: (args) => ({ ran: args.command }),
 })
 

@@ -64,7 +64,10 @@ export function fileTools(root: string) {
     description: 'Copies a file.',
     parameters: Schema.object({ from: Schema.string().required(), to: Schema.string().required() }),
     output: { schema: Schema.object({ copied: Schema.boolean().required() }), render: () => text('copied') },
-    paths: [{ pointer: '/from', access: 'read' }, { pointer: '/to', access: 'write' }],
+    paths: [
+      { pointer: '/from', access: 'read' },
+      { pointer: '/to', access: 'write' },
+    ],
     execute: (args) => (writeFileSync(resolve(root, args.to), readFileSync(resolve(root, args.from))), { copied: true }),
   })
   // A raw tool whose path argument may be anything: the policy must fail closed on what it cannot resolve.

@@ -22,7 +22,7 @@ describe('path rules reach nested and bridged calls', () => {
       return outcomes`
     const result = await ctx.tools.execute({ name: 'run_code', arguments: { code: program } })
     expect(result.isError).toBe(false)
-    const outcomes = (result.isError ? [] : (result.value as { result: string[] }).result)
+    const outcomes = result.isError ? [] : (result.value as { result: string[] }).result
     expect(outcomes).toHaveLength(5)
     expect(outcomes.filter((outcome) => outcome.includes('secret.txt is off limits'))).toHaveLength(4)
     expect(outcomes[3]).toBe('hello\n')
@@ -32,7 +32,11 @@ describe('path rules reach nested and bridged calls', () => {
   it('a bridged MCP tool whose argument is mapped to a path is denied like a native one', async () => {
     const { ctx } = await setupPaths(root, deny)
     const fiber = await ctx.plugin(McpClient, {
-      name: 'fs', transport: 'stdio', command: process.execPath, args: [FS_SERVER], cwd: root,
+      name: 'fs',
+      transport: 'stdio',
+      command: process.execPath,
+      args: [FS_SERVER],
+      cwd: root,
       paths: { read_file: [{ pointer: '/path', access: 'read' }] },
     })
     try {

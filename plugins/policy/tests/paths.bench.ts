@@ -28,20 +28,29 @@ async function dispatcher(root: string, rules?: Policy.RuleConfig[]) {
   return () => execute({ name: 'read', arguments: { path: './src/lib/deep/file.ts' } })
 }
 
-bench('path rules: cost per call of canonicalising and matching the path', async () => {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), 'policy-bench-')))
-  mkdirSync(join(root, 'src', 'lib', 'deep'), { recursive: true })
-  writeFileSync(join(root, 'src', 'lib', 'deep', 'file.ts'), '')
-  try {
-    const path = (glob: string) => ({ path: glob, action: 'deny' as const })
-    const variants = [
-      { name: 'a `when` glob on /path (text, not a boundary)', fn: await dispatcher(root, [{ tool: 'read', when: [{ pointer: '/path', glob: 'secret.txt' }], action: 'deny' }]) },
-      { name: '1 path rule', fn: await dispatcher(root, [path('secret.txt')]) },
-      { name: '5 path rules', fn: await dispatcher(root, ['secret.txt', '.env*', 'vault/**', '/etc/**', '**/*.pem'].map(path)) },
-    ]
-    const result = await compare('read of ./src/lib/deep/file.ts', { name: 'no policy', fn: await dispatcher(root) }, variants, { iterations: 2000 })
-    console.log(`  path rule overhead: ${(result['1 path rule']! - result['no policy']!).toFixed(2)} µs/call (1 rule), ${(result['5 path rules']! - result['no policy']!).toFixed(2)} µs/call (5 rules)`)
-  } finally {
-    rmSync(root, { recursive: true, force: true })
-  }
-}, once)
+bench(
+  'path rules: cost per call of canonicalising and matching the path',
+  async () => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), 'policy-bench-')))
+    mkdirSync(join(root, 'src', 'lib', 'deep'), { recursive: true })
+    writeFileSync(join(root, 'src', 'lib', 'deep', 'file.ts'), '')
+    try {
+      const path = (glob: string) => ({ path: glob, action: 'deny' as const })
+      const variants = [
+        {
+          name: 'a `when` glob on /path (text, not a boundary)',
+          fn: await dispatcher(root, [{ tool: 'read', when: [{ pointer: '/path', glob: 'secret.txt' }], action: 'deny' }]),
+        },
+        { name: '1 path rule', fn: await dispatcher(root, [path('secret.txt')]) },
+        { name: '5 path rules', fn: await dispatcher(root, ['secret.txt', '.env*', 'vault/**', '/etc/**', '**/*.pem'].map(path)) },
+      ]
+      const result = await compare('read of ./src/lib/deep/file.ts', { name: 'no policy', fn: await dispatcher(root) }, variants, { iterations: 2000 })
+      console.log(
+        `  path rule overhead: ${(result['1 path rule']! - result['no policy']!).toFixed(2)} µs/call (1 rule), ${(result['5 path rules']! - result['no policy']!).toFixed(2)} µs/call (5 rules)`,
+      )
+    } finally {
+      rmSync(root, { recursive: true, force: true })
+    }
+  },
+  once,
+)

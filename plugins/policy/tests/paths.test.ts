@@ -66,7 +66,10 @@ describe('searches and other tools', () => {
   })
 
   it('access: write rules leave reads alone; a read rule also covers writes (a write can reveal the old content)', async () => {
-    const { ctx } = await setupPaths(root, [{ path: 'sub/**', access: 'write', action: 'deny' }, { path: 'secret.txt', access: 'read', action: 'deny' }])
+    const { ctx } = await setupPaths(root, [
+      { path: 'sub/**', access: 'write', action: 'deny' },
+      { path: 'secret.txt', access: 'read', action: 'deny' },
+    ])
     expect(code(await ctx.tools.execute({ name: 'read', arguments: { path: 'sub/note.txt' } }))).toBe('OK')
     expect(code(await ctx.tools.execute({ name: 'write', arguments: { path: 'sub/new.txt', content: 'x' } }))).toBe('DENIED')
     expect(existsSync(join(root, 'sub', 'new.txt'))).toBe(false)
@@ -74,7 +77,10 @@ describe('searches and other tools', () => {
   })
 
   it('an allow must cover every path of the call, so allowing the source never allows the destination', async () => {
-    const { ctx } = await setupPaths(root, [{ path: 'sub/**', action: 'allow' }, { tool: 'copy', action: 'deny', reason: 'outside sub' }])
+    const { ctx } = await setupPaths(root, [
+      { path: 'sub/**', action: 'allow' },
+      { tool: 'copy', action: 'deny', reason: 'outside sub' },
+    ])
     expect(code(await ctx.tools.execute({ name: 'copy', arguments: { from: 'sub/note.txt', to: 'sub/copy.txt' } }))).toBe('OK')
     const escape = await ctx.tools.execute({ name: 'copy', arguments: { from: 'sub/note.txt', to: 'stolen.txt' } })
     expect(textOf(escape.content)).toBe('Error: outside sub')
@@ -108,7 +114,13 @@ describe('searches and other tools', () => {
 
   it('a tool re-registered with path declarations is covered at once (no stale definition)', async () => {
     const { ctx } = await setupPaths(root, deny)
-    const definition = { name: 'peek', description: 'd', parameters: { type: 'object' as const }, output: { schema: { type: 'null' as const }, render: () => [] }, execute: () => null }
+    const definition = {
+      name: 'peek',
+      description: 'd',
+      parameters: { type: 'object' as const },
+      output: { schema: { type: 'null' as const }, render: () => [] },
+      execute: () => null,
+    }
     const unregister = ctx.tools.register(definition)
     expect(code(await ctx.tools.execute({ name: 'peek', arguments: { path: 'secret.txt' } }))).toBe('OK')
     unregister()
@@ -118,7 +130,18 @@ describe('searches and other tools', () => {
 
   it('a tool that declares no paths is not touched by path rules', async () => {
     const { ctx } = await setupPaths(root, [{ path: '**', action: 'deny' }])
-    await ctx.plugin({ name: 'plain', inject: ['tools'], apply: (inner) => inner.tools.register({ name: 'plain', description: 'd', parameters: { type: 'object' }, output: { schema: { type: 'null' }, render: () => [] }, execute: () => null }) })
+    await ctx.plugin({
+      name: 'plain',
+      inject: ['tools'],
+      apply: (inner) =>
+        inner.tools.register({
+          name: 'plain',
+          description: 'd',
+          parameters: { type: 'object' },
+          output: { schema: { type: 'null' }, render: () => [] },
+          execute: () => null,
+        }),
+    })
     expect(code(await ctx.tools.execute({ name: 'plain', arguments: { path: 'secret.txt' } }))).toBe('OK')
   })
 })

@@ -9,7 +9,13 @@ describe('post-execution rules', () => {
     const result = await ctx.tools.execute({ name: 'account', arguments: {} })
     expect(result.isError).toBe(false)
     if (result.isError) return
-    expect(result.value).toEqual({ user: 'ada', items: [{ name: 'a', secret: 's1' }, { name: 'b', secret: 's2' }] })
+    expect(result.value).toEqual({
+      user: 'ada',
+      items: [
+        { name: 'a', secret: 's1' },
+        { name: 'b', secret: 's2' },
+      ],
+    })
     expect(result.value).not.toHaveProperty('token')
     expect(textOf(result.content)).toBe(JSON.stringify(result.value))
     expect(textOf(result.content)).not.toContain('tok-SECRET')
@@ -19,7 +25,14 @@ describe('post-execution rules', () => {
   it('redacts through wildcards and can write a replacement instead of removing', async () => {
     const { ctx } = await setup([{ tool: 'account', action: 'redact-value', pointers: ['/items/*/secret', '/token'], replacement: '[redacted]' }])
     const result = await ctx.tools.execute({ name: 'account', arguments: {} })
-    expect(result.isError === false && result.value).toEqual({ user: 'ada', token: '[redacted]', items: [{ name: 'a', secret: '[redacted]' }, { name: 'b', secret: '[redacted]' }] })
+    expect(result.isError === false && result.value).toEqual({
+      user: 'ada',
+      token: '[redacted]',
+      items: [
+        { name: 'a', secret: '[redacted]' },
+        { name: 'b', secret: '[redacted]' },
+      ],
+    })
     expect(textOf(result.content)).not.toMatch(/tok-SECRET|s1|s2/)
   })
 
@@ -40,7 +53,9 @@ describe('post-execution rules', () => {
   })
 
   it('block turns the result into a DENIED failure whose content is the feedback', async () => {
-    const { ctx } = await setup([{ tool: 'run_command', when: [{ pointer: '/command', regex: '^cat ' }], action: 'block', feedback: 'Use the read tool to read files.' }])
+    const { ctx } = await setup([
+      { tool: 'run_command', when: [{ pointer: '/command', regex: '^cat ' }], action: 'block', feedback: 'Use the read tool to read files.' },
+    ])
     const blocked = await ctx.tools.execute({ name: 'run_command', arguments: { command: 'cat a.txt' } })
     expect(blocked.isError && blocked.error.info?.code).toBe('DENIED')
     expect(blocked.content).toEqual([{ type: 'text', text: 'Use the read tool to read files.' }])
@@ -73,7 +88,11 @@ describe('post-execution rules', () => {
 
   it('overrides an inner listener: its content replacement cannot undo a block or redaction', async () => {
     const { ctx } = await setup([{ tool: 'account', action: 'redact-value', pointers: ['/token'] }])
-    ctx.on('tools/post-execute', async (_exec, _result, next) => ({ ...(await next()), content: [{ type: 'text', text: 'tok-SECRET' }], additionalContexts: [{ source: 'inner', text: 'kept' }] }))
+    ctx.on('tools/post-execute', async (_exec, _result, next) => ({
+      ...(await next()),
+      content: [{ type: 'text', text: 'tok-SECRET' }],
+      additionalContexts: [{ source: 'inner', text: 'kept' }],
+    }))
     const result = await ctx.tools.execute({ name: 'account', arguments: {} })
     expect(textOf(result.content)).not.toContain('tok-SECRET')
     expect(result.additionalContexts).toEqual([{ source: 'inner', text: 'kept' }])
@@ -81,8 +100,19 @@ describe('post-execution rules', () => {
 
   it('fails closed: a post rule that throws withholds the result', async () => {
     const listener = createPostListener(compileRules([{ tool: '*', when: [{ pointer: '/x', equals: 1 }], action: 'block', feedback: 'x' }]))
-    const exec = { token: Symbol('t'), callId: 'c', name: 'account', signal: new AbortController().signal, get arguments(): never { throw new Error('boom') } }
+    const exec = {
+      token: Symbol('t'),
+      callId: 'c',
+      name: 'account',
+      signal: new AbortController().signal,
+      get arguments(): never {
+        throw new Error('boom')
+      },
+    }
     const result = { isError: false as const, value: 1, content: [] }
-    expect(await listener(exec, result, async () => ({ kind: 'accept' }))).toEqual({ kind: 'block', feedback: 'policy rule 0 (block *) failed, so the result was withheld: boom' })
+    expect(await listener(exec, result, async () => ({ kind: 'accept' }))).toEqual({
+      kind: 'block',
+      feedback: 'policy rule 0 (block *) failed, so the result was withheld: boom',
+    })
   })
 })

@@ -87,7 +87,15 @@ describe('pre-execution rules', () => {
 
   it('fails closed: a rule that throws denies the call', () => {
     const rules = compileRules([{ tool: '*', when: [{ pointer: '/command', equals: 'ls' }], action: 'allow' }])
-    const exec = { token: Symbol('t'), callId: 'c', name: 'run_command', signal: new AbortController().signal, get arguments(): never { throw new Error('boom') } }
+    const exec = {
+      token: Symbol('t'),
+      callId: 'c',
+      name: 'run_command',
+      signal: new AbortController().signal,
+      get arguments(): never {
+        throw new Error('boom')
+      },
+    }
     expect(createGuard(rules)(exec)).toBe('policy rule 0 (allow *) failed, so the call was denied: boom')
   })
 })

@@ -40,8 +40,16 @@ const Background = Schema.object({
 function parameters(options: BashToolOptions) {
   return Schema.object({
     command: Schema.string().min(1).required().description('The command, run with `bash -c`.'),
-    timeout_ms: Schema.natural().min(1).max(options.maxTimeoutMs).default(options.defaultTimeoutMs).description(`Kill the command (and everything it started) after this long. Default ${options.defaultTimeoutMs}, at most ${options.maxTimeoutMs}. Foreground only.`),
-    run_in_background: Schema.boolean().default(false).description('Start it as a background job and return its job id at once; read it with job_output, stop it with job_kill.'),
+    timeout_ms: Schema.natural()
+      .min(1)
+      .max(options.maxTimeoutMs)
+      .default(options.defaultTimeoutMs)
+      .description(
+        `Kill the command (and everything it started) after this long. Default ${options.defaultTimeoutMs}, at most ${options.maxTimeoutMs}. Foreground only.`,
+      ),
+    run_in_background: Schema.boolean()
+      .default(false)
+      .description('Start it as a background job and return its job id at once; read it with job_output, stop it with job_kill.'),
     cwd: Schema.string().description('Working directory, relative to the workspace root (default: the root).'),
   })
 }
@@ -67,7 +75,12 @@ export function bashTool(options: BashToolOptions): ToolDefinition {
       schema: Schema.union([Foreground, Background]),
       render: (args, value) => {
         if (value.kind === 'foreground') return renderForeground(args.timeout_ms, value as ForegroundValue)
-        return [{ type: 'text', text: `Started in the background as ${value.jobId}: ${args.command}\nRead its output with job_output { "job_id": "${value.jobId}" } (add "wait_ms" to wait for more); stop it with job_kill.` }]
+        return [
+          {
+            type: 'text',
+            text: `Started in the background as ${value.jobId}: ${args.command}\nRead its output with job_output { "job_id": "${value.jobId}" } (add "wait_ms" to wait for more); stop it with job_kill.`,
+          },
+        ]
       },
     },
     // Commands can change the workspace and each other's inputs: never run two at once.

@@ -12,7 +12,10 @@ export class StreamCapture {
   /** Total bytes seen. */
   total = 0
 
-  constructor(readonly headBytes: number, readonly tailBytes: number) {}
+  constructor(
+    readonly headBytes: number,
+    readonly tailBytes: number,
+  ) {}
 
   push(chunk: Buffer): void {
     this.total += chunk.length

@@ -17,6 +17,9 @@ export class ShellCwdError extends CordageError {
 /** `run_in_background` was asked for but no `jobs` service is loaded. */
 export class JobsUnavailableError extends CordageError {
   constructor() {
-    super('JOBS_UNAVAILABLE', 'run_in_background needs the jobs service, which is not loaded; run the command in the foreground (omit run_in_background) or load @cordage/plugin-jobs')
+    super(
+      'JOBS_UNAVAILABLE',
+      'run_in_background needs the jobs service, which is not loaded; run the command in the foreground (omit run_in_background) or load @cordage/plugin-jobs',
+    )
   }
 }

@@ -25,23 +25,30 @@ export interface Config {
 /** What a caller may pass: every key optional (defaults fill the rest, `env` keys included). */
 export type ConfigInput = Partial<Omit<Config, 'env'>> & { env?: Partial<Config['env']> }
 
-export const Config: Schema<ConfigInput, Config> = strictConfig(name, Schema.object({
-  root: Schema.string().description('Workspace root; `cwd` must stay inside it. Default: process.cwd() at load.'),
-  shell: Schema.string().default('bash').description('Shell binary, run as `<shell> -c <command>`.'),
-  defaultTimeoutMs: Schema.natural().min(1).default(120_000).description('Foreground timeout when the call gives none.'),
-  maxTimeoutMs: Schema.natural().min(1).default(600_000).description('Largest timeout_ms a call may ask for.'),
-  maxOutputBytes: Schema.natural().min(3).default(30_000).description('Bytes kept per stream (a third head, the rest tail).'),
-  killGraceMs: Schema.natural().default(2_000).description('Time between SIGTERM and SIGKILL when killing a process group.'),
-  env: Schema.object({
-    allow: Schema.array(Schema.string()).default(['*']).description('Variables passed to commands (patterns; exact names override deny).'),
-    deny: Schema.array(Schema.string()).default([...DEFAULT_ENV_DENY]).description('Variables withheld (patterns, case-insensitive).'),
-    set: Schema.dict(Schema.string()).default({}).description('Variables added or overridden.'),
-  }).default({ allow: ['*'], deny: [...DEFAULT_ENV_DENY], set: {} }),
-})) as Schema<ConfigInput, Config>
+export const Config: Schema<ConfigInput, Config> = strictConfig(
+  name,
+  Schema.object({
+    root: Schema.string().description('Workspace root; `cwd` must stay inside it. Default: process.cwd() at load.'),
+    shell: Schema.string().default('bash').description('Shell binary, run as `<shell> -c <command>`.'),
+    defaultTimeoutMs: Schema.natural().min(1).default(120_000).description('Foreground timeout when the call gives none.'),
+    maxTimeoutMs: Schema.natural().min(1).default(600_000).description('Largest timeout_ms a call may ask for.'),
+    maxOutputBytes: Schema.natural().min(3).default(30_000).description('Bytes kept per stream (a third head, the rest tail).'),
+    killGraceMs: Schema.natural().default(2_000).description('Time between SIGTERM and SIGKILL when killing a process group.'),
+    env: Schema.object({
+      allow: Schema.array(Schema.string()).default(['*']).description('Variables passed to commands (patterns; exact names override deny).'),
+      deny: Schema.array(Schema.string())
+        .default([...DEFAULT_ENV_DENY])
+        .description('Variables withheld (patterns, case-insensitive).'),
+      set: Schema.dict(Schema.string()).default({}).description('Variables added or overridden.'),
+    }).default({ allow: ['*'], deny: [...DEFAULT_ENV_DENY], set: {} }),
+  }),
+) as Schema<ConfigInput, Config>
 
 export function apply(ctx: Context, config: Config): void {
   if (config.defaultTimeoutMs > config.maxTimeoutMs) {
-    throw new ConfigError(name, [{ path: '', message: `config.defaultTimeoutMs (${config.defaultTimeoutMs}) exceeds config.maxTimeoutMs (${config.maxTimeoutMs})` }])
+    throw new ConfigError(name, [
+      { path: '', message: `config.defaultTimeoutMs (${config.defaultTimeoutMs}) exceeds config.maxTimeoutMs (${config.maxTimeoutMs})` },
+    ])
   }
   const root = resolveRoot(config.root)
   const running = new Set<RunningCommand>()
@@ -49,17 +56,19 @@ export function apply(ctx: Context, config: Config): void {
   ctx.effect(() => () => Promise.all([...running].map((command) => command.stop())).then(() => {}), 'shell: kill running commands')
   const filter = envFilter(config.env)
   const tools: ToolRegistry = ctx.tools
-  tools.register(bashTool({
-    root,
-    shell: config.shell,
-    defaultTimeoutMs: config.defaultTimeoutMs,
-    maxTimeoutMs: config.maxTimeoutMs,
-    maxOutputBytes: config.maxOutputBytes,
-    killGraceMs: config.killGraceMs,
-    env: () => filter(process.env),
-    jobs: () => ctx.get('jobs') as JobsService | undefined,
-    running,
-  }))
+  tools.register(
+    bashTool({
+      root,
+      shell: config.shell,
+      defaultTimeoutMs: config.defaultTimeoutMs,
+      maxTimeoutMs: config.maxTimeoutMs,
+      maxOutputBytes: config.maxOutputBytes,
+      killGraceMs: config.killGraceMs,
+      env: () => filter(process.env),
+      jobs: () => ctx.get('jobs') as JobsService | undefined,
+      running,
+    }),
+  )
 }
 
 export { DEFAULT_ENV_DENY, envFilter, type EnvPolicy } from '@cordage/core'

@@ -14,7 +14,9 @@ describe('bash in the background', () => {
     const started = await bash({ command, run_in_background: true })
     const { jobId } = value(started)
     expect(value(started)).toEqual({ kind: 'background', jobId })
-    expect(contentText(started.content)).toBe(`Started in the background as ${jobId}: ${command}\nRead its output with job_output { "job_id": "${jobId}" } (add "wait_ms" to wait for more); stop it with job_kill.`)
+    expect(contentText(started.content)).toBe(
+      `Started in the background as ${jobId}: ${command}\nRead its output with job_output { "job_id": "${jobId}" } (add "wait_ms" to wait for more); stop it with job_kill.`,
+    )
     let offset = 0
     let output = ''
     const offsets: number[] = []
@@ -34,7 +36,7 @@ describe('bash in the background', () => {
     expect(completed.map((job) => [job.id, job.state, job.exitCode])).toEqual([[jobId, 'exited', 4]])
   })
 
-  it('job_kill kills the job\'s whole process tree', async () => {
+  it("job_kill kills the job's whole process tree", async () => {
     const { ctx, bash, root } = await setup()
     const pidFile = join(root, 'bg.pid')
     const { jobId } = value(await bash({ command: `bash -c 'sleep 1240 & echo $! > ${pidFile}; wait' & wait`, run_in_background: true }))
@@ -50,7 +52,20 @@ describe('bash in the background', () => {
     const { jobId } = value(await bash({ command: 'sleep 5', run_in_background: true }))
     const listed = value(await ctx.tools.execute({ name: 'job_list', arguments: {} }))
     expect(listed.jobs).toHaveLength(1)
-    expect(Object.keys(listed.jobs[0]).sort()).toEqual(['droppedChars', 'durationMs', 'endedAt', 'error', 'exitCode', 'id', 'kind', 'outputChars', 'signal', 'startedAt', 'state', 'title'])
+    expect(Object.keys(listed.jobs[0]).sort()).toEqual([
+      'droppedChars',
+      'durationMs',
+      'endedAt',
+      'error',
+      'exitCode',
+      'id',
+      'kind',
+      'outputChars',
+      'signal',
+      'startedAt',
+      'state',
+      'title',
+    ])
     expect(listed.jobs[0]).toMatchObject({ id: jobId, kind: 'bash', title: 'sleep 5', state: 'running' })
     await ctx.jobs.kill(jobId)
   })

@@ -16,19 +16,33 @@ function raw(command: string, cwd: string): Promise<void> {
   })
 }
 
-bench('(a) bash `true` through ctx.tools.execute vs a raw child_process.spawn', async () => {
-  const { ctx, root } = await setup()
-  const { execute } = ctx.get('tools')!
-  await compare('(a) spawn-to-settled for `true`', { name: 'child_process.spawn + close', fn: () => raw('true', root) }, [
-    { name: 'bash tool (execa, group check, capture, render)', fn: () => execute({ name: 'bash', arguments: { command: 'true' } }) },
-  ], { iterations: 10, rounds: 9, warmup: 3, unit: 'ms' })
-}, once)
+bench(
+  '(a) bash `true` through ctx.tools.execute vs a raw child_process.spawn',
+  async () => {
+    const { ctx, root } = await setup()
+    const { execute } = ctx.get('tools')!
+    await compare(
+      '(a) spawn-to-settled for `true`',
+      { name: 'child_process.spawn + close', fn: () => raw('true', root) },
+      [{ name: 'bash tool (execa, group check, capture, render)', fn: () => execute({ name: 'bash', arguments: { command: 'true' } }) }],
+      { iterations: 10, rounds: 9, warmup: 3, unit: 'ms' },
+    )
+  },
+  once,
+)
 
-bench('(b) 50 MB of stdout: bounded capture vs discarding it', async () => {
-  const { ctx, root } = await setup()
-  const { execute } = ctx.get('tools')!
-  const command = `head -c ${50 * 1024 * 1024} /dev/zero | tr '\\0' a`
-  await compare('(b) 50 MB stdout', { name: 'child_process.spawn, output discarded', fn: () => raw(command, root) }, [
-    { name: 'bash tool, 30 000-byte head/tail capture', fn: () => execute({ name: 'bash', arguments: { command } }) },
-  ], { iterations: 1, rounds: 7, warmup: 1, unit: 'ms' })
-}, once)
+bench(
+  '(b) 50 MB of stdout: bounded capture vs discarding it',
+  async () => {
+    const { ctx, root } = await setup()
+    const { execute } = ctx.get('tools')!
+    const command = `head -c ${50 * 1024 * 1024} /dev/zero | tr '\\0' a`
+    await compare(
+      '(b) 50 MB stdout',
+      { name: 'child_process.spawn, output discarded', fn: () => raw(command, root) },
+      [{ name: 'bash tool, 30 000-byte head/tail capture', fn: () => execute({ name: 'bash', arguments: { command } }) }],
+      { iterations: 1, rounds: 7, warmup: 1, unit: 'ms' },
+    )
+  },
+  once,
+)

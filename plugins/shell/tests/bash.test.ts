@@ -31,7 +31,15 @@ describe('bash in the foreground', () => {
   it('returns a non-zero exit as a success value and renders stdout, stderr, then the exit code', async () => {
     const { bash } = await setup()
     const result = await bash({ command: 'echo out; echo err >&2; exit 3' })
-    expect(value(result)).toMatchObject({ kind: 'foreground', exitCode: 3, signal: null, stdout: 'out\n', stderr: 'err\n', timedOut: false, omittedBytes: { stdout: 0, stderr: 0 } })
+    expect(value(result)).toMatchObject({
+      kind: 'foreground',
+      exitCode: 3,
+      signal: null,
+      stdout: 'out\n',
+      stderr: 'err\n',
+      timedOut: false,
+      omittedBytes: { stdout: 0, stderr: 0 },
+    })
     expect(contentText(result.content)).toMatchInlineSnapshot(`
       "out
       err
@@ -136,7 +144,9 @@ describe('bash in the foreground', () => {
 describe('bash environment', () => {
   const names = ['CORDAGE_TEST_API_KEY', 'CORDAGE_TEST_TOKEN', 'CORDAGE_TEST_SECRET', 'AWS_CORDAGE_TEST', 'CORDAGE_TEST_PLAIN']
   for (const name of names) process.env[name] = `value-of-${name}`
-  afterAll(() => { for (const name of names) delete process.env[name] })
+  afterAll(() => {
+    for (const name of names) delete process.env[name]
+  })
 
   it('strips credentials by default and passes the rest', async () => {
     const { bash } = await setup()
@@ -149,7 +159,13 @@ describe('bash environment', () => {
   it('lets exact names through, honours a narrow allow-list and sets variables', async () => {
     const { bash } = await setup({ config: { env: { allow: ['PATH', 'CORDAGE_TEST_TOKEN', 'CORDAGE_TEST_*'], set: { EXTRA: '1' } } } })
     const env = value(await bash({ command: 'env' })).stdout as string
-    expect(env.split('\n').filter(Boolean).map((line) => line.split('=')[0]).sort()).toEqual(expect.arrayContaining(['CORDAGE_TEST_TOKEN', 'EXTRA', 'PATH']))
+    expect(
+      env
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => line.split('=')[0])
+        .sort(),
+    ).toEqual(expect.arrayContaining(['CORDAGE_TEST_TOKEN', 'EXTRA', 'PATH']))
     expect(env).toContain('CORDAGE_TEST_PLAIN=')
     expect(env).not.toContain('CORDAGE_TEST_API_KEY')
     expect(env).not.toContain('CORDAGE_TEST_SECRET')

@@ -9,7 +9,9 @@ import { Jobs } from '@cordage/plugin-jobs'
 import * as shell from '../src/index.js'
 
 const created: string[] = []
-afterAll(() => { for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true }) })
+afterAll(() => {
+  for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true })
+})
 
 /** A fresh real temp directory (resolved, so comparisons with `pwd` hold), removed after the file's tests. */
 export function tempDir(): string {

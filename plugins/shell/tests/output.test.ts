@@ -36,7 +36,9 @@ describe('bounded output', () => {
     expect(value(result).omittedBytes).toEqual({ stdout: omitted, stderr: 0 })
     expect(stdout).toContain(`\n[… ${omitted} bytes omitted …]\n`)
     expect(Buffer.byteLength(contentText(result.content))).toBeLessThanOrEqual(30_100)
-    console.info(`200 MiB run: peak growth rss ${(growth / 1048576).toFixed(1)} MiB, buffers ${(buffers / 1048576).toFixed(1)} MiB; captured ${Buffer.byteLength(stdout)} bytes`)
+    console.info(
+      `200 MiB run: peak growth rss ${(growth / 1048576).toFixed(1)} MiB, buffers ${(buffers / 1048576).toFixed(1)} MiB; captured ${Buffer.byteLength(stdout)} bytes`,
+    )
     // Holding the whole output would cost at least 200 MiB of buffers. What is measured instead is what a fast
     // pipe delivers between two samples before a scavenge frees it: 3-12 MiB, more on a faster machine, so the
     // bounds sit far from both.

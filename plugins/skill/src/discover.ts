@@ -48,11 +48,13 @@ export function parseSkillFile(text: string): { meta: Record<string, unknown>; b
 
 function entryOf(meta: Record<string, unknown>, dir: string, file: string): SkillEntry {
   const { name, description } = meta
-  if (typeof name !== 'string' || !SKILL_NAME.test(name)) throw new Error(`front matter "name" must be a kebab-case string (e.g. deploy-app), got ${JSON.stringify(name)}`)
+  if (typeof name !== 'string' || !SKILL_NAME.test(name))
+    throw new Error(`front matter "name" must be a kebab-case string (e.g. deploy-app), got ${JSON.stringify(name)}`)
   if (typeof description !== 'string' || !description.trim()) throw new Error('front matter "description" must be a non-empty string')
   const allowed = meta['allowed-tools']
   const allowedTools = typeof allowed === 'string' ? allowed.split(/[\s,]+/).filter(Boolean) : Array.isArray(allowed) ? allowed.map(String) : []
-  if (allowed !== undefined && typeof allowed !== 'string' && !Array.isArray(allowed)) throw new Error('front matter "allowed-tools" must be a string or a list of tool names')
+  if (allowed !== undefined && typeof allowed !== 'string' && !Array.isArray(allowed))
+    throw new Error('front matter "allowed-tools" must be a string or a list of tool names')
   return { name, description: description.trim(), allowedTools, modelInvocable: meta['disable-model-invocation'] !== true, dir, file }
 }
 

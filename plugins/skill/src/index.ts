@@ -16,8 +16,11 @@ export interface Config {
 }
 
 export const Config: Schema<Partial<Config>, Config> = Schema.object({
-  roots: Schema.array(Schema.string().min(1)).default(['.cordage/skills', '.claude/skills', '~/.claude/skills'])
-    .description('Folders holding one sub-folder per skill (<root>/<name>/SKILL.md), in rank order: the first root with a name wins. Relative to cwd; ~/ is the home directory.'),
+  roots: Schema.array(Schema.string().min(1))
+    .default(['.cordage/skills', '.claude/skills', '~/.claude/skills'])
+    .description(
+      'Folders holding one sub-folder per skill (<root>/<name>/SKILL.md), in rank order: the first root with a name wins. Relative to cwd; ~/ is the home directory.',
+    ),
   cwd: Schema.string().description('Base of relative roots (default: the process working directory).'),
   descriptionMaxLength: Schema.natural().min(20).default(500).description('Longest description shown in the catalog (longer ones are cut with an ellipsis).'),
 })

@@ -14,7 +14,7 @@ const Output = Schema.object({
   provider: Schema.string().required().description('Where the skill came from: "filesystem".'),
   resourceBase: Schema.object({
     kind: Schema.const('directory' as const).required(),
-    path: Schema.string().required().description('Absolute folder the skill\'s relative paths resolve against.'),
+    path: Schema.string().required().description("Absolute folder the skill's relative paths resolve against."),
   }),
   content: Schema.string().required().description('The instructions: SKILL.md without its front matter.'),
 })
@@ -23,7 +23,8 @@ const Output = Schema.object({
 export function skillTool(lookup: () => Map<string, SkillEntry>): ToolDefinition {
   return defineTool({
     name: 'skill',
-    description: 'Load the full instructions for an available skill. Call this with the exact skill name from the skill catalog in the system prompt before acting on a task that names or clearly matches that skill.',
+    description:
+      'Load the full instructions for an available skill. Call this with the exact skill name from the skill catalog in the system prompt before acting on a task that names or clearly matches that skill.',
     parameters: Parameters,
     output: {
       schema: Output,
@@ -39,7 +40,11 @@ export function skillTool(lookup: () => Map<string, SkillEntry>): ToolDefinition
     execute: (args) => {
       const skills = lookup()
       const skill = skills.get(args.name)
-      if (!skill) throw new UnknownSkillError(args.name, [...skills.values()].filter((entry) => entry.modelInvocable).map((entry) => entry.name))
+      if (!skill)
+        throw new UnknownSkillError(
+          args.name,
+          [...skills.values()].filter((entry) => entry.modelInvocable).map((entry) => entry.name),
+        )
       if (!skill.modelInvocable) throw new SkillNotInvocableError(args.name)
       // Read again: an edited body is used at once, without a new catalog.
       const { body } = parseSkillFile(readFileSync(skill.file, 'utf8'))

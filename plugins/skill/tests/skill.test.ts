@@ -50,8 +50,15 @@ describe('skill', () => {
     const result = await ctx.tools.execute({ name: 'skill', arguments: { name: 'deploy' } })
     if (result.isError) throw new Error(result.error.message)
     const dir = join(cwd, '.cordage/skills/deploy')
-    expect(result.value).toEqual({ name: 'deploy', provider: 'filesystem', resourceBase: { kind: 'directory', path: dir }, content: 'Run ./deploy.sh from scripts/.' })
-    expect(contentText(result.content)).toBe(`<skill_content name="deploy">\n<skill_resources>\nBase directory for this skill: ${dir}\nResolve relative paths mentioned by this skill against the base directory before using them. Load referenced resources only as needed.\n</skill_resources>\n\n<skill_instructions>\nRun ./deploy.sh from scripts/.\n</skill_instructions>\n</skill_content>`)
+    expect(result.value).toEqual({
+      name: 'deploy',
+      provider: 'filesystem',
+      resourceBase: { kind: 'directory', path: dir },
+      content: 'Run ./deploy.sh from scripts/.',
+    })
+    expect(contentText(result.content)).toBe(
+      `<skill_content name="deploy">\n<skill_resources>\nBase directory for this skill: ${dir}\nResolve relative paths mentioned by this skill against the base directory before using them. Load referenced resources only as needed.\n</skill_resources>\n\n<skill_instructions>\nRun ./deploy.sh from scripts/.\n</skill_instructions>\n</skill_content>`,
+    )
   })
 
   it('adds the catalog to the system prompt of a new conversation', async () => {
@@ -63,7 +70,9 @@ describe('skill', () => {
     void model
     const first = agent.messages[0]!
     expect(first.role).toBe('system')
-    expect((first as { content: string }).content).toBe('Base prompt.\n\nSkills are instructions for specific tasks. If the user names a skill, or the task clearly matches one, call the `skill` tool with its exact name before acting, then follow what it returns.\n<available_skills>\n- `deploy`: Deploy the app to staging.\n</available_skills>')
+    expect((first as { content: string }).content).toBe(
+      'Base prompt.\n\nSkills are instructions for specific tasks. If the user names a skill, or the task clearly matches one, call the `skill` tool with its exact name before acting, then follow what it returns.\n<available_skills>\n- `deploy`: Deploy the app to staging.\n</available_skills>',
+    )
   })
 
   it('reports bad front matter at load naming the file, and keeps the other skills', async () => {

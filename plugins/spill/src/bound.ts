@@ -41,7 +41,9 @@ export function createBoundListener(options: BoundOptions): Presenter {
     try {
       saved = await options.save({ toolName: exec.name, callId: exec.callId, suggestedName: 'output', text })
     } catch (error) {
-      options.warn(`could not spill the output of "${exec.name}" (${exec.callId}, ${text.length} characters); keeping it inline: ${(error as Error)?.message ?? error}`)
+      options.warn(
+        `could not spill the output of "${exec.name}" (${exec.callId}, ${text.length} characters); keeping it inline: ${(error as Error)?.message ?? error}`,
+      )
       return content
     }
     return [{ type: 'text', text: buildPreview(text, saved.bytes, saved.path, options) }]

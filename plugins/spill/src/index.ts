@@ -16,14 +16,20 @@ declare module 'cordis' {
 /** The `spill` service: a private file store plus the generic bounding policy on `tools/present`. */
 export class Spill extends Service {
   static readonly inject = ['tools']
-  static readonly Config: Schema<Partial<Spill.Config>, Spill.Config> = strictConfig('spill', Schema.object({
-    maxInlineBytes: Schema.natural().min(1024).default(50_000).description('Largest text (UTF-8 bytes) a direct result may show inline; preview and notice together stay within it.'),
-    headBytes: Schema.natural().description('Bytes of the start of a spilled output kept in the preview (default: half of maxInlineBytes).'),
-    tailBytes: Schema.natural().description('Bytes of the end of a spilled output kept in the preview (default: 40% of maxInlineBytes).'),
-    dir: Schema.string().default('.cordage/spill').description('Spill directory, resolved against the working directory at load.'),
-    skipTools: Schema.array(Schema.string()).default(['read']).description('Tools whose results are never bounded.'),
-    deleteOnDispose: Schema.boolean().default(false).description('Delete the files this instance wrote when the plugin unloads.'),
-  }))
+  static readonly Config: Schema<Partial<Spill.Config>, Spill.Config> = strictConfig(
+    'spill',
+    Schema.object({
+      maxInlineBytes: Schema.natural()
+        .min(1024)
+        .default(50_000)
+        .description('Largest text (UTF-8 bytes) a direct result may show inline; preview and notice together stay within it.'),
+      headBytes: Schema.natural().description('Bytes of the start of a spilled output kept in the preview (default: half of maxInlineBytes).'),
+      tailBytes: Schema.natural().description('Bytes of the end of a spilled output kept in the preview (default: 40% of maxInlineBytes).'),
+      dir: Schema.string().default('.cordage/spill').description('Spill directory, resolved against the working directory at load.'),
+      skipTools: Schema.array(Schema.string()).default(['read']).description('Tools whose results are never bounded.'),
+      deleteOnDispose: Schema.boolean().default(false).description('Delete the files this instance wrote when the plugin unloads.'),
+    }),
+  )
 
   /** The absolute spill directory. */
   readonly dir: string
@@ -33,17 +39,22 @@ export class Spill extends Service {
     super(ctx, 'spill')
     const config = { ...input, ...previewSizes(input) }
     if (config.headBytes + config.tailBytes >= config.maxInlineBytes) {
-      throw new SpillConfigError(`spill: headBytes (${config.headBytes}) + tailBytes (${config.tailBytes}) must be less than maxInlineBytes (${config.maxInlineBytes}) to leave room for the notice`)
+      throw new SpillConfigError(
+        `spill: headBytes (${config.headBytes}) + tailBytes (${config.tailBytes}) must be less than maxInlineBytes (${config.maxInlineBytes}) to leave room for the notice`,
+      )
     }
     this.dir = resolve(config.dir)
-    const store = this.store = new SpillStore(this.dir)
+    const store = (this.store = new SpillStore(this.dir))
     const logger = ctx.logger('spill')
     const listener = createBoundListener({ ...config, save: (input) => store.save(input), warn: (message) => logger.warn(message) })
     ctx.on('tools/present', listener, true)
-    ctx.effect(() => async () => {
-      await store.close()
-      if (config.deleteOnDispose) await Promise.all(store.written.map((path) => rm(path, { force: true })))
-    }, 'spill store')
+    ctx.effect(
+      () => async () => {
+        await store.close()
+        if (config.deleteOnDispose) await Promise.all(store.written.map((path) => rm(path, { force: true })))
+      },
+      'spill store',
+    )
   }
 
   /** Writes `text` to a new private file (0600, in the 0700 spill directory) and returns its path and size. */

@@ -30,7 +30,10 @@ const OPEN_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (
 
 /** Replaces anything outside `[A-Za-z0-9._-]`, strips leading dots and bounds the length. */
 export function sanitizeName(part: string): string {
-  return part.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '').slice(0, MAX_NAME)
+  return part
+    .replace(/[^A-Za-z0-9._-]+/g, '_')
+    .replace(/^[._]+/, '')
+    .slice(0, MAX_NAME)
 }
 
 /**
@@ -111,18 +114,21 @@ export class SpillStore {
       if ((stats.mode & 0o077) !== 0) await chmod(this.dir, 0o700)
     })()
     // A failed check is retried on the next save (the directory may have been fixed).
-    this.dirChecked.catch(() => { this.dirChecked = undefined })
+    this.dirChecked.catch(() => {
+      this.dirChecked = undefined
+    })
     return this.dirChecked
   }
 
   private async create(input: SpillInput): Promise<{ handle: FileHandle; path: string }> {
     const suggested = sanitizeName(input.suggestedName ?? 'output') || 'output'
     const extension = extname(suggested) || '.txt'
-    const stem = [input.toolName, input.callId, suggested.slice(0, suggested.length - extname(suggested).length)]
-      .map((part) => sanitizeName(String(part ?? '')))
-      .filter(Boolean)
-      .join('-')
-      .slice(0, MAX_NAME) || 'output'
+    const stem =
+      [input.toolName, input.callId, suggested.slice(0, suggested.length - extname(suggested).length)]
+        .map((part) => sanitizeName(String(part ?? '')))
+        .filter(Boolean)
+        .join('-')
+        .slice(0, MAX_NAME) || 'output'
     for (let attempt = 0; attempt < 20; attempt++) {
       const suffix = attempt === 0 ? '' : attempt < 10 ? `-${attempt + 1}` : `-${randomBytes(6).toString('hex')}`
       const path = join(this.dir, `${stem}${suffix}${extension}`)

@@ -25,13 +25,14 @@ if (mode === 'spill') {
   await ctx.plugin({
     name: 'bench-tool',
     inject: ['tools'],
-    apply: (scoped) => void scoped.tools.register({
-      name: 'big',
-      description: 'Returns the benchmark text.',
-      parameters: { type: 'object' },
-      output: { schema: { type: 'string' }, render: (_args, value) => [{ type: 'text', text: value }] },
-      execute: () => text,
-    }),
+    apply: (scoped) =>
+      void scoped.tools.register({
+        name: 'big',
+        description: 'Returns the benchmark text.',
+        parameters: { type: 'object' },
+        output: { schema: { type: 'string' }, render: (_args, value) => [{ type: 'text', text: value }] },
+        execute: () => text,
+      }),
   })
   await ctx.plugin(Spill, { dir: join(dir, 'spill') })
   for (let i = 0; i < iterations; i++) {

@@ -10,8 +10,12 @@ import { listFiles, repeatTool, tempDir, textOf, toolsPlugin } from './helpers.j
 
 // spill, policy and hooks together: every load order must give byte-identical results.
 const orders = [
-  ['spill', 'policy', 'hooks'], ['spill', 'hooks', 'policy'], ['policy', 'spill', 'hooks'],
-  ['policy', 'hooks', 'spill'], ['hooks', 'spill', 'policy'], ['hooks', 'policy', 'spill'],
+  ['spill', 'policy', 'hooks'],
+  ['spill', 'hooks', 'policy'],
+  ['policy', 'spill', 'hooks'],
+  ['policy', 'hooks', 'spill'],
+  ['hooks', 'spill', 'policy'],
+  ['hooks', 'policy', 'spill'],
 ] as const
 
 async function run(order: readonly string[], root: string) {
@@ -20,10 +24,15 @@ async function run(order: readonly string[], root: string) {
   await ctx.plugin(toolsPlugin(repeatTool(), repeatTool('secret'), repeatTool('banned')))
   const plugins: Record<string, [Plugin, unknown]> = {
     spill: [Spill, { dir, maxInlineBytes: 2_000, headBytes: 500, tailBytes: 500 }],
-    policy: [Policy, { rules: [
-      { tool: 'secret', action: 'replace-content', content: 'hidden by policy' },
-      { tool: 'banned', action: 'block', feedback: 'banned by policy' },
-    ] }],
+    policy: [
+      Policy,
+      {
+        rules: [
+          { tool: 'secret', action: 'replace-content', content: 'hidden by policy' },
+          { tool: 'banned', action: 'block', feedback: 'banned by policy' },
+        ],
+      },
+    ],
     hooks: [Hooks, { cwd: root, hooks: { PostToolUse: [{ hooks: [{ type: 'command', command: join(root, 'post.sh') }] }] } }],
   }
   for (const name of order) await ctx.plugin(...plugins[name]!)
@@ -46,13 +55,16 @@ async function run(order: readonly string[], root: string) {
 describe('spill + policy + hooks', () => {
   it('give identical results in all six load orders', async () => {
     const root = await tempDir('cordage-composition-')
-    await writeFile(join(root, 'post.sh'), `#!/bin/sh
+    await writeFile(
+      join(root, 'post.sh'),
+      `#!/bin/sh
 input=$(cat)
 case "$input" in
   *'"unit":"R"'*) printf '{"hookSpecificOutput":{"hookEventName":"PostToolUse","updatedToolOutput":"%s"}}' "$(printf 'rewritten %.0s' $(seq 1 500))" ;;
   *) echo '{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"checked by hook"}}' ;;
 esac
-`)
+`,
+    )
     await chmod(join(root, 'post.sh'), 0o755)
     const runs = []
     for (const order of orders) runs.push(await run(order, root))

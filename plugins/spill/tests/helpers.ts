@@ -6,13 +6,14 @@ import { defineTool, type ContentBlock } from '@cordage/core'
 import type { Context } from 'cordis'
 
 /** `repeat { unit, count }` returns `unit.repeat(count)` rendered as one text block. */
-export const repeatTool = (name = 'repeat') => defineTool({
-  name,
-  description: 'Repeats a unit of text.',
-  parameters: Schema.object({ unit: Schema.string().required(), count: Schema.natural().required() }),
-  output: { schema: Schema.string(), render: (_args, value) => [{ type: 'text', text: value }] as ContentBlock[] },
-  execute: (args) => args.unit.repeat(args.count),
-})
+export const repeatTool = (name = 'repeat') =>
+  defineTool({
+    name,
+    description: 'Repeats a unit of text.',
+    parameters: Schema.object({ unit: Schema.string().required(), count: Schema.natural().required() }),
+    output: { schema: Schema.string(), render: (_args, value) => [{ type: 'text', text: value }] as ContentBlock[] },
+    execute: (args) => args.unit.repeat(args.count),
+  })
 
 /** A plugin registering the given tool definitions. */
 export const toolsPlugin = (...definitions: ReturnType<typeof repeatTool>[]) => ({

@@ -14,26 +14,29 @@ import { listFiles, tempDir, textOf, toolsPlugin } from './helpers.js'
 const MARKER = 'TOP-SECRET-TOKEN'
 
 /** `leak { size }` returns a secret field next to a large body, rendered as JSON. */
-const leak = (name: string) => defineTool({
-  name,
-  description: 'Returns a secret and a large body.',
-  parameters: Schema.object({ size: Schema.natural().required() }),
-  output: {
-    schema: Schema.object({ secret: Schema.string(), body: Schema.string().required() }),
-    render: (_args, value) => [{ type: 'text', text: JSON.stringify(value) }],
-  },
-  execute: (args) => ({ secret: `${MARKER} `.repeat(20), body: 'b'.repeat(args.size) }),
-})
+const leak = (name: string) =>
+  defineTool({
+    name,
+    description: 'Returns a secret and a large body.',
+    parameters: Schema.object({ size: Schema.natural().required() }),
+    output: {
+      schema: Schema.object({ secret: Schema.string(), body: Schema.string().required() }),
+      render: (_args, value) => [{ type: 'text', text: JSON.stringify(value) }],
+    },
+    execute: (args) => ({ secret: `${MARKER} `.repeat(20), body: 'b'.repeat(args.size) }),
+  })
 
 async function setup() {
   const dir = join(await tempDir(), 'spill')
   const ctx = await createTestContext({ print: false })
   await ctx.plugin(toolsPlugin(leak('fetch_page') as never, leak('dump_env') as never))
   await ctx.plugin(Spill, { dir, maxInlineBytes: 4_096, headBytes: 1_024, tailBytes: 1_024 })
-  await ctx.plugin(Policy, { rules: [
-    { tool: 'fetch_page', action: 'redact-value', pointers: ['/secret'] },
-    { tool: 'dump_env', action: 'block', feedback: 'environment dumps are not allowed' },
-  ] })
+  await ctx.plugin(Policy, {
+    rules: [
+      { tool: 'fetch_page', action: 'redact-value', pointers: ['/secret'] },
+      { tool: 'dump_env', action: 'block', feedback: 'environment dumps are not allowed' },
+    ],
+  })
   return { ctx, dir }
 }
 

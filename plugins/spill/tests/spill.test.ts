@@ -68,7 +68,13 @@ describe('generic spill', () => {
       name: 'image',
       description: 'Text plus an image.',
       parameters: Schema.object({}),
-      output: { schema: Schema.string(), render: (_args, value) => [{ type: 'text', text: value }, { type: 'image', data: 'AAAA', mimeType: 'image/png' }] },
+      output: {
+        schema: Schema.string(),
+        render: (_args, value) => [
+          { type: 'text', text: value },
+          { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+        ],
+      },
       execute: () => 'z'.repeat(10_000),
     })
     await ctx.plugin(toolsPlugin(image as never))
@@ -97,7 +103,9 @@ describe('generic spill', () => {
       description: 'Always fails loudly.',
       parameters: Schema.object({}),
       output: { schema: Schema.string(), render: (_args, value) => [{ type: 'text', text: value }] },
-      execute: () => { throw new Error('e'.repeat(10_000)) },
+      execute: () => {
+        throw new Error('e'.repeat(10_000))
+      },
     })
     await ctx.plugin(toolsPlugin(failing as never))
     const result = await ctx.tools.execute({ name: 'failing', arguments: {} })
@@ -122,7 +130,9 @@ describe('generic spill', () => {
 
   it('rejects a preview larger than maxInlineBytes at load', async () => {
     const ctx = await createTestContext({ print: false })
-    await expect(ctx.plugin(Spill, { maxInlineBytes: 2_000, headBytes: 1_500, tailBytes: 500 })).rejects.toThrow(/headBytes \(1500\) \+ tailBytes \(500\) must be less than maxInlineBytes \(2000\)/)
+    await expect(ctx.plugin(Spill, { maxInlineBytes: 2_000, headBytes: 1_500, tailBytes: 500 })).rejects.toThrow(
+      /headBytes \(1500\) \+ tailBytes \(500\) must be less than maxInlineBytes \(2000\)/,
+    )
     await expect(ctx.plugin(Spill, { maxInlineBytes: 10 })).rejects.toThrow(/1024/)
   })
 })

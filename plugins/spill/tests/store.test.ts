@@ -54,7 +54,10 @@ describe('SpillStore', () => {
     const real = await tempDir()
     const link = join(await tempDir(), 'spill')
     await symlink(real, link)
-    await expect(new SpillStore(link).save({ toolName: 't', callId: 'c', text: 'x' })).rejects.toMatchObject({ code: 'SPILL_FAILED', message: expect.stringContaining('symlink') })
+    await expect(new SpillStore(link).save({ toolName: 't', callId: 'c', text: 'x' })).rejects.toMatchObject({
+      code: 'SPILL_FAILED',
+      message: expect.stringContaining('symlink'),
+    })
     expect(await listFiles(real)).toEqual([])
   })
 

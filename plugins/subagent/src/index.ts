@@ -33,7 +33,8 @@ const Profile: Schema<AgentProfile> = Schema.object({
   maxTurns: Schema.natural().min(1).description('Model requests per child run.'),
 })
 
-const DEFAULT_SYSTEM = 'You are a subagent: another agent delegated the task below to you. Work on it with your tools, then answer with a concise, complete report of what you found or did; the agent that started you sees only your final message.'
+const DEFAULT_SYSTEM =
+  'You are a subagent: another agent delegated the task below to you. Work on it with your tools, then answer with a concise, complete report of what you found or did; the agent that started you sees only your final message.'
 
 /**
  * The `subagents` service and the `subagent` tool: child agents on the same context, each with its own
@@ -42,17 +43,20 @@ const DEFAULT_SYSTEM = 'You are a subagent: another agent delegated the task bel
  */
 export class Subagents extends Service implements SubagentService {
   static readonly inject = ['tools']
-  static readonly Config: Schema<Partial<Subagents.Config>, Subagents.Config> = strictConfig('subagent', Schema.object({
-    maxDepth: Schema.natural().default(3).description('Deepest nesting of subagents (1: children only; 0 forbids delegation).'),
-    maxConcurrent: Schema.natural().min(1).default(4).description('Children one agent may run at once (fan-out).'),
-    maxTurns: Schema.natural().min(1).default(20).description('Model requests per child run, unless its profile says otherwise.'),
-    system: Schema.string().default(DEFAULT_SYSTEM).description('System prompt of children without a profile.'),
-    tools: ToolSubset.description('Default tool subset of children: names, or "*" for everything their caller may use.'),
-    agents: Schema.dict(Profile).default({}).description('Named agent profiles.'),
-    persist: Schema.boolean().default(true).description('Write a session file per child run.'),
-    sessionDir: Schema.string().description('Sessions directory, relative to cwd (default .cordage/sessions).'),
-    cwd: Schema.string().description('Working directory recorded in child sessions (default: process.cwd()).'),
-  }))
+  static readonly Config: Schema<Partial<Subagents.Config>, Subagents.Config> = strictConfig(
+    'subagent',
+    Schema.object({
+      maxDepth: Schema.natural().default(3).description('Deepest nesting of subagents (1: children only; 0 forbids delegation).'),
+      maxConcurrent: Schema.natural().min(1).default(4).description('Children one agent may run at once (fan-out).'),
+      maxTurns: Schema.natural().min(1).default(20).description('Model requests per child run, unless its profile says otherwise.'),
+      system: Schema.string().default(DEFAULT_SYSTEM).description('System prompt of children without a profile.'),
+      tools: ToolSubset.description('Default tool subset of children: names, or "*" for everything their caller may use.'),
+      agents: Schema.dict(Profile).default({}).description('Named agent profiles.'),
+      persist: Schema.boolean().default(true).description('Write a session file per child run.'),
+      sessionDir: Schema.string().description('Sessions directory, relative to cwd (default .cordage/sessions).'),
+      cwd: Schema.string().description('Working directory recorded in child sessions (default: process.cwd()).'),
+    }),
+  )
 
   private readonly runs: ChildRuns
 
@@ -62,9 +66,10 @@ export class Subagents extends Service implements SubagentService {
     skipShadowContexts(this)
     for (const [name, profile] of Object.entries(config.agents)) {
       if (!/^[\w-]{1,64}$/.test(name)) throw new SubagentConfigError(`subagent: agent profile name "${name}" must be letters, digits, '_' or '-'`)
-      if (profile.tools !== '*' && profile.tools.includes(STRUCTURED_OUTPUT)) throw new SubagentConfigError(`subagent: agents.${name}.tools cannot list ${STRUCTURED_OUTPUT}; it is offered to runs with an outputSchema`)
+      if (profile.tools !== '*' && profile.tools.includes(STRUCTURED_OUTPUT))
+        throw new SubagentConfigError(`subagent: agents.${name}.tools cannot list ${STRUCTURED_OUTPUT}; it is offered to runs with an outputSchema`)
     }
-    const runs = this.runs = new ChildRuns(ctx, config)
+    const runs = (this.runs = new ChildRuns(ctx, config))
     ctx.effect(() => () => runs.close(), 'subagent runs')
     ctx.tools.guard((exec) => {
       const record = exec.agent === undefined ? undefined : runs.records.get(exec.agent)

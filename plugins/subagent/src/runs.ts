@@ -91,7 +91,10 @@ export class ChildRuns implements SubagentService {
   private readonly tools: ToolRegistry
   private readonly hooks: HookTable
 
-  constructor(private readonly ctx: Context, private readonly settings: RunSettings) {
+  constructor(
+    private readonly ctx: Context,
+    private readonly settings: RunSettings,
+  ) {
     this.get = ctx.get
     this.emit = ctx.emit
     this.hooks = hookTable(ctx)
@@ -120,11 +123,17 @@ export class ChildRuns implements SubagentService {
     const parent = caller.agent === undefined ? undefined : this.records.get(caller.agent)
     const depth = (parent?.depth ?? 0) + 1
     if (depth > settings.maxDepth) {
-      throw new SubagentError('SUBAGENT_DEPTH', settings.maxDepth === 0 ? 'delegation is disabled (maxDepth 0)' : `subagent depth ${depth} exceeds maxDepth ${settings.maxDepth}`)
+      throw new SubagentError(
+        'SUBAGENT_DEPTH',
+        settings.maxDepth === 0 ? 'delegation is disabled (maxDepth 0)' : `subagent depth ${depth} exceeds maxDepth ${settings.maxDepth}`,
+      )
     }
-    const running = parent ? parent.active : this.topLevel.get(caller.agent ?? '') ?? 0
+    const running = parent ? parent.active : (this.topLevel.get(caller.agent ?? '') ?? 0)
     if (running >= settings.maxConcurrent) {
-      throw new SubagentError('SUBAGENT_FANOUT', `${parent ? `subagent ${parent.runId}` : 'this agent'} already runs ${running} subagents (maxConcurrent ${settings.maxConcurrent}); wait for one to finish`)
+      throw new SubagentError(
+        'SUBAGENT_FANOUT',
+        `${parent ? `subagent ${parent.runId}` : 'this agent'} already runs ${running} subagents (maxConcurrent ${settings.maxConcurrent}); wait for one to finish`,
+      )
     }
     const profile = this.profile(options.agent)
     const allowed = this.subset(options, profile, parent)
@@ -134,10 +143,26 @@ export class ChildRuns implements SubagentService {
     if (caller.signal.aborted) throw new ToolAbortedError('subagent run was cancelled before it started')
 
     const session = settings.persist
-      ? SessionLog.create({ cwd: settings.cwd, dir: settings.sessionDir, model: model.id, depth, parent: { ...(parent ? { session: parent.runId } : caller.agent !== undefined && { session: caller.agent }), callId: caller.callId, tool: caller.tool } })
+      ? SessionLog.create({
+          cwd: settings.cwd,
+          dir: settings.sessionDir,
+          model: model.id,
+          depth,
+          parent: {
+            ...(parent ? { session: parent.runId } : caller.agent !== undefined && { session: caller.agent }),
+            callId: caller.callId,
+            tool: caller.tool,
+          },
+        })
       : undefined
     const runId = session?.id ?? `sub-${++this.sequence}`
-    const record: RunRecord = { runId, depth, allowed: structured ? new Set([...allowed, STRUCTURED_OUTPUT]) : allowed, active: 0, ...(structured && { structured }) }
+    const record: RunRecord = {
+      runId,
+      depth,
+      allowed: structured ? new Set([...allowed, STRUCTURED_OUTPUT]) : allowed,
+      active: 0,
+      ...(structured && { structured }),
+    }
     this.records.set(runId, record)
     this.adjust(parent, caller.agent, +1)
     const label = options.label ?? labelOf(options.prompt)
@@ -169,7 +194,17 @@ export class ChildRuns implements SubagentService {
       this.adjust(parent, caller.agent, -1)
       await session?.close({ reason: stopReason }).catch(() => {})
       release()
-      this.progress({ type: 'end', runId, tool: caller.tool, parentCallId: caller.callId, depth, label, stopReason, isError: stopReason !== 'completed', durationMs: Math.round(performance.now() - begun) })
+      this.progress({
+        type: 'end',
+        runId,
+        tool: caller.tool,
+        parentCallId: caller.callId,
+        depth,
+        label,
+        stopReason,
+        isError: stopReason !== 'completed',
+        durationMs: Math.round(performance.now() - begun),
+      })
     }
   }
 
@@ -214,11 +249,14 @@ export class ChildRuns implements SubagentService {
       return tool !== undefined && !tool.hidden
     }
     const mayUse = (name: string): boolean => name !== STRUCTURED_OUTPUT && (parent ? parent.allowed.has(name) : listed(name))
-    const everything = (): Set<string> => (parent ? new Set([...parent.allowed].filter((name) => name !== STRUCTURED_OUTPUT)) : new Set(this.tools.list().map((tool) => tool.name)))
+    const everything = (): Set<string> =>
+      parent ? new Set([...parent.allowed].filter((name) => name !== STRUCTURED_OUTPUT)) : new Set(this.tools.list().map((tool) => tool.name))
     if (options.tools) {
       const outside = options.tools.filter((name) => !mayUse(name))
       if (outside.length) {
-        throw new ToolArgsError(`tools not available to the caller cannot be given to a subagent: ${outside.join(', ')}; available: ${[...everything()].sort().join(', ') || '(none)'}`)
+        throw new ToolArgsError(
+          `tools not available to the caller cannot be given to a subagent: ${outside.join(', ')}; available: ${[...everything()].sort().join(', ') || '(none)'}`,
+        )
       }
       return new Set(options.tools)
     }

@@ -1,6 +1,14 @@
 import {
-  ToolArgsError, checkSupportedSchema, compileValidator, deepFreeze, formatViolations, toJsonValue,
-  type JsonSchemaNode, type JsonValue, type ToolDefinition, type Validator,
+  ToolArgsError,
+  checkSupportedSchema,
+  compileValidator,
+  deepFreeze,
+  formatViolations,
+  toJsonValue,
+  type JsonSchemaNode,
+  type JsonValue,
+  type ToolDefinition,
+  type Validator,
 } from '@cordage/core'
 import type { ToolSchema } from '@cordage/registry'
 import { SubagentError } from './errors.js'
@@ -8,7 +16,8 @@ import { SubagentError } from './errors.js'
 /** The child-scoped tool a run with an `outputSchema` ends by calling. */
 export const STRUCTURED_OUTPUT = 'structured_output'
 
-const DESCRIPTION = 'Report your final structured result. Call this exactly once, when your answer is complete; the arguments must match this tool\'s parameter schema exactly. Only this call counts as your result.'
+const DESCRIPTION =
+  "Report your final structured result. Call this exactly once, when your answer is complete; the arguments must match this tool's parameter schema exactly. Only this call counts as your result."
 
 /** A run's requested schema and, once reported, its validated value. */
 export interface StructuredState {
@@ -29,7 +38,9 @@ export function prepareOutputSchema(raw: unknown): StructuredState {
     throw new ToolArgsError(`outputSchema is not plain JSON: ${(error as Error).message}`)
   }
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema) || schema.type !== 'object') {
-    throw new ToolArgsError('outputSchema must be an object-rooted JSON Schema ({ "type": "object", "properties": { … } }); wrap a list or a scalar in a property')
+    throw new ToolArgsError(
+      'outputSchema must be an object-rooted JSON Schema ({ "type": "object", "properties": { … } }); wrap a list or a scalar in a property',
+    )
   }
   const violations = checkSupportedSchema(schema)
   if (violations.length) throw new ToolArgsError(`outputSchema is outside the supported JSON Schema subset:\n${formatViolations(violations)}`, [...violations])
@@ -60,7 +71,8 @@ export function structuredOutputTool(lookup: (agent: string | undefined) => Stru
     execute(args: JsonValue, exec) {
       const state = lookup(exec.agent)
       if (!state) throw new SubagentError('STRUCTURED_OUTPUT_UNAVAILABLE', `${STRUCTURED_OUTPUT} is only offered to a subagent started with an outputSchema`)
-      if (state.value !== undefined) throw new SubagentError('STRUCTURED_OUTPUT_RECORDED', 'structured output already recorded: the run is complete, so this call is not executed')
+      if (state.value !== undefined)
+        throw new SubagentError('STRUCTURED_OUTPUT_RECORDED', 'structured output already recorded: the run is complete, so this call is not executed')
       const violations = state.validate(args)
       if (violations.length) throw new ToolArgsError(`the result does not match the requested schema:\n${formatViolations(violations)}`, [...violations])
       state.value = args

@@ -7,7 +7,7 @@ import { labelOf, type AgentProfile, type ChildRuns } from './runs.js'
 const Parameters = Schema.object({
   prompt: Schema.string().required().description('The task. The subagent does not see this conversation: make it self-contained.'),
   agent: Schema.string().description('A configured agent profile (system prompt, tools, turn limit).'),
-  tools: Schema.array(Schema.string()).description('Tool names the subagent may use (default: the profile\'s, else all you may use).'),
+  tools: Schema.array(Schema.string()).description("Tool names the subagent may use (default: the profile's, else all you may use)."),
   outputSchema: Schema.dict(Schema.any()).description('An object-rooted JSON Schema: the subagent must report a matching object, returned as output[0].'),
   background: Schema.boolean().description('Run as a background job: returns a job id at once; read it with job_output, stop it with job_kill.'),
 })
@@ -22,11 +22,15 @@ const Value = Schema.union([
 ])
 
 function describe(profiles: Record<string, AgentProfile>): string {
-  const names = Object.entries(profiles).map(([name, profile]) => `\n- ${name}: ${profile.description}`).join('')
-  return 'Delegate a self-contained task to a subagent: a separate agent with its own context that does not see this conversation, '
-    + 'working with a subset of your tools under the same policy. Several subagent calls in one message run in parallel. '
-    + 'With outputSchema, the subagent returns a validated object. Set background: true to get a job id and keep working.'
-    + (names ? `\nAgent profiles:${names}` : '')
+  const names = Object.entries(profiles)
+    .map(([name, profile]) => `\n- ${name}: ${profile.description}`)
+    .join('')
+  return (
+    'Delegate a self-contained task to a subagent: a separate agent with its own context that does not see this conversation, ' +
+    'working with a subset of your tools under the same policy. Several subagent calls in one message run in parallel. ' +
+    'With outputSchema, the subagent returns a validated object. Set background: true to get a job id and keep working.' +
+    (names ? `\nAgent profiles:${names}` : '')
+  )
 }
 
 /** The `subagent` tool: foreground runs return the child's output; background runs become jobs. */
@@ -41,21 +45,28 @@ export function subagentTool(runs: ChildRuns, profiles: Record<string, AgentProf
       render(args, value) {
         if (value.kind === 'background') return [{ type: 'text', text: `started background subagent job ${value.jobId}` }]
         const [first] = value.output
-        const text = args.outputSchema === undefined && first && typeof first === 'object' && !Array.isArray(first) && typeof first.text === 'string'
-          ? first.text
-          : JSON.stringify(first ?? null, null, 2)
+        const text =
+          args.outputSchema === undefined && first && typeof first === 'object' && !Array.isArray(first) && typeof first.text === 'string'
+            ? first.text
+            : JSON.stringify(first ?? null, null, 2)
         return [{ type: 'text', text }]
       },
     },
     async execute(args, exec) {
-      const options = { prompt: args.prompt, ...(args.agent !== undefined && { agent: args.agent }), ...(args.tools && { tools: args.tools }), ...(args.outputSchema && { outputSchema: args.outputSchema as JsonSchemaNode }) }
+      const options = {
+        prompt: args.prompt,
+        ...(args.agent !== undefined && { agent: args.agent }),
+        ...(args.tools && { tools: args.tools }),
+        ...(args.outputSchema && { outputSchema: args.outputSchema as JsonSchemaNode }),
+      }
       const caller = { ...(exec.agent !== undefined && { agent: exec.agent }), callId: exec.callId, tool: 'subagent' }
       if (!args.background) {
         const result = await runs.run(options, { ...caller, signal: exec.signal })
         return { kind: 'foreground' as const, runId: result.runId, output: [result.value !== undefined ? result.value : { type: 'text', text: result.text }] }
       }
       const service = jobs()
-      if (!service) throw new SubagentError('JOBS_UNAVAILABLE', 'background subagents need the jobs service: load @cordage/plugin-jobs, or call without background')
+      if (!service)
+        throw new SubagentError('JOBS_UNAVAILABLE', 'background subagents need the jobs service: load @cordage/plugin-jobs, or call without background')
       const controller = new AbortController()
       let settled: Promise<void> = Promise.resolve()
       const handle = service.start({ kind: 'subagent', title: labelOf(args.prompt), kill: () => (controller.abort(), settled) })

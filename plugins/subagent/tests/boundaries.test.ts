@@ -8,17 +8,23 @@ import { recorder, setup, tempDir, textOf, toolMessages } from './helpers.js'
 import { createTestContext, processAlive as alive } from '@cordage/testing'
 
 describe('the subset holds for programs', () => {
-  it('a child\'s run_code cannot call a tool outside its subset', async () => {
+  it("a child's run_code cannot call a tool outside its subset", async () => {
     const calls: string[] = []
     const program = 'const a = await tools.alpha({}); let b; try { await tools.beta({}) } catch (error) { b = error.message } return { a: a.ok, b }'
-    const { parent } = await setup({
-      turns: [{ toolCalls: [{ name: 'subagent', arguments: { prompt: 'Program.', tools: ['alpha', 'run_code'] } }] }, { text: 'ok' }],
-      routes: { 'Program.': [{ toolCalls: [{ name: 'run_code', arguments: { code: program } }] }, (request) => ({ text: textOf(request.messages.at(-1) as never) })] },
-    }, {}, async (ctx) => {
-      ctx.tools.register(recorder('alpha', calls))
-      ctx.tools.register(recorder('beta', calls))
-      await ctx.plugin(codeMode, {})
-    })
+    const { parent } = await setup(
+      {
+        turns: [{ toolCalls: [{ name: 'subagent', arguments: { prompt: 'Program.', tools: ['alpha', 'run_code'] } }] }, { text: 'ok' }],
+        routes: {
+          'Program.': [{ toolCalls: [{ name: 'run_code', arguments: { code: program } }] }, (request) => ({ text: textOf(request.messages.at(-1) as never) })],
+        },
+      },
+      {},
+      async (ctx) => {
+        ctx.tools.register(recorder('alpha', calls))
+        ctx.tools.register(recorder('beta', calls))
+        await ctx.plugin(codeMode, {})
+      },
+    )
     await parent.run('go')
     const text = textOf(toolMessages(parent, 'subagent')[0])
     expect(text).toContain('"a": true')
@@ -30,12 +36,16 @@ describe('the subset holds for programs', () => {
 describe('background subagents', () => {
   it('return a job handle; the job holds the answer and the parent gets a notice', async () => {
     const notices: AgentNotice[] = []
-    const { parent, ctx } = await setup({
-      turns: [{ toolCalls: [{ name: 'subagent', arguments: { prompt: 'Later.', background: true } }] }, { text: 'started' }],
-      routes: { 'Later.': [{ text: 'background answer', delayMs: 100 }] },
-    }, {}, async (ctx) => {
-      await ctx.plugin(Jobs, {})
-    })
+    const { parent, ctx } = await setup(
+      {
+        turns: [{ toolCalls: [{ name: 'subagent', arguments: { prompt: 'Later.', background: true } }] }, { text: 'started' }],
+        routes: { 'Later.': [{ text: 'background answer', delayMs: 100 }] },
+      },
+      {},
+      async (ctx) => {
+        await ctx.plugin(Jobs, {})
+      },
+    )
     ctx.on('agent/notice', (notice) => void notices.push(notice))
     await parent.run('go')
     expect(textOf(toolMessages(parent, 'subagent')[0])).toMatch(/^started background subagent job job_\d+$/)
@@ -47,16 +57,20 @@ describe('background subagents', () => {
     expect(notices.map((notice) => notice.text)).toEqual([expect.stringContaining(`Background job ${jobId} (subagent: Later.) exited with code 0`)])
   })
 
-  it('job_kill stops the child\'s model stream and the processes its tools started', async () => {
+  it("job_kill stops the child's model stream and the processes its tools started", async () => {
     const dir = await tempDir()
     const pidFile = `${dir}/pid`
-    const { parent, ctx, children } = await setup({
-      turns: [{ toolCalls: [{ name: 'subagent', arguments: { prompt: 'Sleep.', background: true } }] }, { text: 'started' }],
-      routes: { 'Sleep.': [{ toolCalls: [{ name: 'bash', arguments: { command: `sleep 1000 & echo $! > ${pidFile}; wait` } }] }, { text: 'never' }] },
-    }, {}, async (ctx) => {
-      await ctx.plugin(Jobs, {})
-      await ctx.plugin(Shell, { root: dir })
-    })
+    const { parent, ctx, children } = await setup(
+      {
+        turns: [{ toolCalls: [{ name: 'subagent', arguments: { prompt: 'Sleep.', background: true } }] }, { text: 'started' }],
+        routes: { 'Sleep.': [{ toolCalls: [{ name: 'bash', arguments: { command: `sleep 1000 & echo $! > ${pidFile}; wait` } }] }, { text: 'never' }] },
+      },
+      {},
+      async (ctx) => {
+        await ctx.plugin(Jobs, {})
+        await ctx.plugin(Shell, { root: dir })
+      },
+    )
     await parent.run('go')
     const jobId = textOf(toolMessages(parent, 'subagent')[0]).split(' ').at(-1)!
     const { readFile } = await import('node:fs/promises')
@@ -84,13 +98,17 @@ describe('background subagents', () => {
 describe('config', () => {
   it('offers named profiles with their system prompt and tools', async () => {
     const calls: string[] = []
-    const { parent, model } = await setup({
-      turns: [{ toolCalls: [{ name: 'subagent', arguments: { prompt: 'Review.', agent: 'reviewer' } }] }, { text: 'ok' }],
-      routes: { 'Review.': [{ text: 'looks fine' }] },
-    }, { agents: { reviewer: { description: 'Reviews code.', system: 'You review code.', tools: ['alpha'] } } }, (ctx) => {
-      ctx.tools.register(recorder('alpha', calls))
-      ctx.tools.register(recorder('beta', calls))
-    })
+    const { parent, model } = await setup(
+      {
+        turns: [{ toolCalls: [{ name: 'subagent', arguments: { prompt: 'Review.', agent: 'reviewer' } }] }, { text: 'ok' }],
+        routes: { 'Review.': [{ text: 'looks fine' }] },
+      },
+      { agents: { reviewer: { description: 'Reviews code.', system: 'You review code.', tools: ['alpha'] } } },
+      (ctx) => {
+        ctx.tools.register(recorder('alpha', calls))
+        ctx.tools.register(recorder('beta', calls))
+      },
+    )
     await parent.run('go')
     expect(model.requests[0]!.tools.find((tool) => tool.name === 'subagent')?.description).toContain('- reviewer: Reviews code.')
     const child = model.requests.find((request) => request.messages.some((message) => message.content === 'Review.'))!
@@ -100,6 +118,8 @@ describe('config', () => {
 
   it('rejects a profile that lists structured_output', async () => {
     const ctx = await createTestContext()
-    await expect(ctx.plugin(Subagents, { agents: { bad: { description: 'x', tools: ['structured_output'] } } })).rejects.toMatchObject({ code: 'INVALID_CONFIG' })
+    await expect(ctx.plugin(Subagents, { agents: { bad: { description: 'x', tools: ['structured_output'] } } })).rejects.toMatchObject({
+      code: 'INVALID_CONFIG',
+    })
   })
 })

@@ -53,7 +53,11 @@ export interface Setup {
  * A context with the subagent plugin (sessions in a temp dir), a scripted model and a persisted parent
  * agent named after its session. `before` loads plugins (policy, jobs, tools) first.
  */
-export async function setup(script: { turns: ScriptStep[]; routes?: Record<string, ScriptStep[]> }, config: Partial<Subagents.Config> = {}, before?: (ctx: TestContext) => Promise<void> | void): Promise<Setup> {
+export async function setup(
+  script: { turns: ScriptStep[]; routes?: Record<string, ScriptStep[]> },
+  config: Partial<Subagents.Config> = {},
+  before?: (ctx: TestContext) => Promise<void> | void,
+): Promise<Setup> {
   const dir = await tempDir()
   const ctx = await createTestContext()
   await before?.(ctx)
@@ -68,7 +72,12 @@ export async function setup(script: { turns: ScriptStep[]; routes?: Record<strin
 
 /** The tool results the parent saw for `name`, in order. */
 export function toolMessages(agent: Agent, name: string) {
-  return agent.messages.filter((message) => message.role === 'tool' && message.name === name) as Array<{ role: 'tool'; content: ToolExecutionResult['content']; isError: boolean; callId: string }>
+  return agent.messages.filter((message) => message.role === 'tool' && message.name === name) as Array<{
+    role: 'tool'
+    content: ToolExecutionResult['content']
+    isError: boolean
+    callId: string
+  }>
 }
 
 /** The child session files in `dir`, loaded. */

@@ -16,7 +16,7 @@ testToolContract(Subagents, {
 })
 
 describe('subagent in the foreground', () => {
-  it('returns the child\'s final message as the text and the value, in a child session linked to the call', async () => {
+  it("returns the child's final message as the text and the value, in a child session linked to the call", async () => {
     const { parent, session, dir, children, model } = await setup({
       turns: [{ toolCalls: [{ id: 'call_sub', name: 'subagent', arguments: { prompt: 'Find the answer.' } }] }, { text: 'the child said 42' }],
       routes: { 'Find the answer.': [{ text: '42' }] },
@@ -29,7 +29,9 @@ describe('subagent in the foreground', () => {
     const [child] = await childSessions(dir)
     expect(child!.header).toMatchObject({ parent: { session: 'parent', callId: 'call_sub', tool: 'subagent' }, depth: 1 })
     // The child's log replays exactly what its model was sent, plus its answer.
-    const childRequest = model.requests.find((request) => request.messages.some((message) => message.role === 'user' && message.content === 'Find the answer.'))!
+    const childRequest = model.requests.find((request) =>
+      request.messages.some((message) => message.role === 'user' && message.content === 'Find the answer.'),
+    )!
     expect(deriveMessages(child!.events)).toEqual([...childRequest.messages, { role: 'assistant', content: '42' }])
     expect(children.map((event) => [event.type, event.runId, event.depth, event.stopReason])).toEqual([
       ['start', child!.header.id, 1, undefined],
@@ -39,13 +41,17 @@ describe('subagent in the foreground', () => {
 
   it('gives the child only its tool subset and holds it for direct calls', async () => {
     const calls: string[] = []
-    const { parent, model } = await setup({
-      turns: [{ toolCalls: [{ name: 'subagent', arguments: { prompt: 'Use alpha.', tools: ['alpha'] } }] }, { text: 'ok' }],
-      routes: { 'Use alpha.': [{ toolCalls: [{ name: 'alpha' }, { name: 'beta' }] }, { text: 'done' }] },
-    }, {}, (ctx) => {
-      ctx.tools.register(recorder('alpha', calls))
-      ctx.tools.register(recorder('beta', calls))
-    })
+    const { parent, model } = await setup(
+      {
+        turns: [{ toolCalls: [{ name: 'subagent', arguments: { prompt: 'Use alpha.', tools: ['alpha'] } }] }, { text: 'ok' }],
+        routes: { 'Use alpha.': [{ toolCalls: [{ name: 'alpha' }, { name: 'beta' }] }, { text: 'done' }] },
+      },
+      {},
+      (ctx) => {
+        ctx.tools.register(recorder('alpha', calls))
+        ctx.tools.register(recorder('beta', calls))
+      },
+    )
     await parent.run('go')
     const childRequest = model.requests.find((request) => request.messages.some((message) => message.content === 'Use alpha.'))!
     expect(childRequest.tools.map((tool) => tool.name)).toEqual(['alpha'])
@@ -53,15 +59,19 @@ describe('subagent in the foreground', () => {
     expect(calls[0]).toMatch(/^alpha:/)
   })
 
-  it('applies the parent\'s deny rules to the child\'s calls', async () => {
+  it("applies the parent's deny rules to the child's calls", async () => {
     const calls: string[] = []
-    const { parent, model } = await setup({
-      turns: [{ toolCalls: [{ name: 'subagent', arguments: { prompt: 'Read the secret.' } }] }, { text: 'ok' }],
-      routes: { 'Read the secret.': [{ toolCalls: [{ name: 'secret' }] }, (request) => ({ text: textOf(request.messages.at(-1) as never) })] },
-    }, {}, async (ctx) => {
-      ctx.tools.register(recorder('secret', calls))
-      await ctx.plugin(Policy, { rules: [{ tool: 'secret', action: 'deny', reason: 'secrets stay home' }] })
-    })
+    const { parent, model } = await setup(
+      {
+        turns: [{ toolCalls: [{ name: 'subagent', arguments: { prompt: 'Read the secret.' } }] }, { text: 'ok' }],
+        routes: { 'Read the secret.': [{ toolCalls: [{ name: 'secret' }] }, (request) => ({ text: textOf(request.messages.at(-1) as never) })] },
+      },
+      {},
+      async (ctx) => {
+        ctx.tools.register(recorder('secret', calls))
+        await ctx.plugin(Policy, { rules: [{ tool: 'secret', action: 'deny', reason: 'secrets stay home' }] })
+      },
+    )
     await parent.run('go')
     expect(calls).toEqual([])
     expect(textOf(toolMessages(parent, 'subagent')[0])).toContain('secrets stay home')
@@ -70,25 +80,40 @@ describe('subagent in the foreground', () => {
 
   it('refuses to widen the subset through a nested subagent', async () => {
     const calls: string[] = []
-    const { parent } = await setup({
-      turns: [{ toolCalls: [{ name: 'subagent', arguments: { prompt: 'Outer.', tools: ['alpha', 'subagent'] } }] }, { text: 'ok' }],
-      routes: {
-        'Outer.': [{ toolCalls: [{ name: 'subagent', arguments: { prompt: 'Inner.', tools: ['beta'] } }] }, (request) => ({ text: textOf(request.messages.at(-1) as never) })],
+    const { parent } = await setup(
+      {
+        turns: [{ toolCalls: [{ name: 'subagent', arguments: { prompt: 'Outer.', tools: ['alpha', 'subagent'] } }] }, { text: 'ok' }],
+        routes: {
+          'Outer.': [
+            { toolCalls: [{ name: 'subagent', arguments: { prompt: 'Inner.', tools: ['beta'] } }] },
+            (request) => ({ text: textOf(request.messages.at(-1) as never) }),
+          ],
+        },
       },
-    }, {}, (ctx) => {
-      ctx.tools.register(recorder('alpha', calls))
-      ctx.tools.register(recorder('beta', calls))
-    })
+      {},
+      (ctx) => {
+        ctx.tools.register(recorder('alpha', calls))
+        ctx.tools.register(recorder('beta', calls))
+      },
+    )
     await parent.run('go')
     expect(textOf(toolMessages(parent, 'subagent')[0])).toContain('tools not available to the caller cannot be given to a subagent: beta')
     expect(calls).toEqual([])
   })
 
   it('fails past maxDepth before creating the child', async () => {
-    const { parent, dir } = await setup({
-      turns: [{ toolCalls: [{ name: 'subagent', arguments: { prompt: 'Level one.' } }] }, { text: 'ok' }],
-      routes: { 'Level one.': [{ toolCalls: [{ name: 'subagent', arguments: { prompt: 'Level two.' } }] }, (request) => ({ text: textOf(request.messages.at(-1) as never) })] },
-    }, { maxDepth: 1 })
+    const { parent, dir } = await setup(
+      {
+        turns: [{ toolCalls: [{ name: 'subagent', arguments: { prompt: 'Level one.' } }] }, { text: 'ok' }],
+        routes: {
+          'Level one.': [
+            { toolCalls: [{ name: 'subagent', arguments: { prompt: 'Level two.' } }] },
+            (request) => ({ text: textOf(request.messages.at(-1) as never) }),
+          ],
+        },
+      },
+      { maxDepth: 1 },
+    )
     await parent.run('go')
     expect(textOf(toolMessages(parent, 'subagent')[0])).toBe('Error: subagent depth 2 exceeds maxDepth 1')
     expect((await childSessions(dir)).map((child) => child.header.depth)).toEqual([1])
@@ -98,10 +123,17 @@ describe('subagent in the foreground', () => {
     const calls: string[] = []
     const starts: number[] = []
     const ends: number[] = []
-    const { parent, ctx } = await setup({
-      turns: [{ toolCalls: ['A', 'B', 'C'].map((letter) => ({ name: 'subagent', arguments: { prompt: `Task ${letter}.`, tools: ['slow'] } })) }, { text: 'ok' }],
-      routes: Object.fromEntries(['A', 'B', 'C'].map((letter) => [`Task ${letter}.`, [{ toolCalls: [{ name: 'slow' }] }, { text: letter }]])),
-    }, { maxConcurrent: 2 }, (ctx) => void ctx.tools.register(recorder('slow', calls, 300)))
+    const { parent, ctx } = await setup(
+      {
+        turns: [
+          { toolCalls: ['A', 'B', 'C'].map((letter) => ({ name: 'subagent', arguments: { prompt: `Task ${letter}.`, tools: ['slow'] } })) },
+          { text: 'ok' },
+        ],
+        routes: Object.fromEntries(['A', 'B', 'C'].map((letter) => [`Task ${letter}.`, [{ toolCalls: [{ name: 'slow' }] }, { text: letter }]])),
+      },
+      { maxConcurrent: 2 },
+      (ctx) => void ctx.tools.register(recorder('slow', calls, 300)),
+    )
     ctx.on('agent/child', (event) => void (event.type === 'start' ? starts : ends).push(performance.now()))
     await parent.run('go')
     const results = toolMessages(parent, 'subagent').map(textOf)
@@ -118,7 +150,12 @@ describe('structured output', () => {
   it('returns the validated object, after the child retries an invalid one', async () => {
     const { parent, model } = await setup({
       turns: [{ toolCalls: [{ name: 'subagent', arguments: { prompt: 'Answer.', outputSchema: schema } }] }, { text: 'ok' }],
-      routes: { 'Answer.': [{ toolCalls: [{ name: 'structured_output', arguments: { answer: 1 } }] }, { toolCalls: [{ name: 'structured_output', arguments: { answer: 'x' } }] }] },
+      routes: {
+        'Answer.': [
+          { toolCalls: [{ name: 'structured_output', arguments: { answer: 1 } }] },
+          { toolCalls: [{ name: 'structured_output', arguments: { answer: 'x' } }] },
+        ],
+      },
     })
     await parent.run('go')
     const [result] = toolMessages(parent, 'subagent')
@@ -144,7 +181,15 @@ describe('structured output', () => {
 
   it('rejects a non-object root before any child exists, and hides structured_output from everyone else', async () => {
     const { parent, dir, model, ctx } = await setup({
-      turns: [{ toolCalls: [{ name: 'subagent', arguments: { prompt: 'List.', outputSchema: { type: 'array' } } }, { name: 'structured_output', arguments: { answer: 'sneaky' } }] }, { text: 'ok' }],
+      turns: [
+        {
+          toolCalls: [
+            { name: 'subagent', arguments: { prompt: 'List.', outputSchema: { type: 'array' } } },
+            { name: 'structured_output', arguments: { answer: 'sneaky' } },
+          ],
+        },
+        { text: 'ok' },
+      ],
     })
     await parent.run('go')
     expect(textOf(toolMessages(parent, 'subagent')[0])).toContain('outputSchema must be an object-rooted JSON Schema')

@@ -10,7 +10,9 @@ const parameters = Schema.object({
 
 const output = Schema.object({
   session: SessionSnapshotSchema.required().description('The final snapshot.'),
-  outcome: Schema.union(['closed', 'already-exited'] as const).required().description('`closed`: the program was running and was killed with everything it started.'),
+  outcome: Schema.union(['closed', 'already-exited'] as const)
+    .required()
+    .description('`closed`: the program was running and was killed with everything it started.'),
 })
 
 /** The `terminal_close` tool. */
@@ -21,16 +23,19 @@ export function terminalCloseTool(options: TerminalToolOptions): ToolDefinition 
     parameters,
     output: {
       schema: output,
-      render: (_args, { session, outcome }) => [{
-        type: 'text',
-        text: outcome === 'closed'
-          ? `Closed ${session.id} (${session.command}); it and every process it started were stopped.`
-          : `Closed ${session.id} (${session.command}); the program had already ended (${describeState(session).replace(`${session.id} `, '')}).`,
-      }],
+      render: (_args, { session, outcome }) => [
+        {
+          type: 'text',
+          text:
+            outcome === 'closed'
+              ? `Closed ${session.id} (${session.command}); it and every process it started were stopped.`
+              : `Closed ${session.id} (${session.command}); the program had already ended (${describeState(session).replace(`${session.id} `, '')}).`,
+        },
+      ],
     },
     async execute(args, exec) {
       const session = options.table.get(args.id, exec.agent)
-      const outcome = session.state === 'running' ? 'closed' as const : 'already-exited' as const
+      const outcome = session.state === 'running' ? ('closed' as const) : ('already-exited' as const)
       await options.table.close(session)
       return { session: session.snapshot(), outcome }
     },

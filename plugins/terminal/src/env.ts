@@ -14,8 +14,10 @@ export function sessionEnv(policy: EnvPolicy): (requested: Record<string, string
   return (requested) => {
     const env = filter(process.env)
     for (const [name, value] of Object.entries(requested ?? {})) {
-      if (!NAME.test(name)) throw new InvalidEnvError(`env name ${JSON.stringify(name)} is not a variable name (letters, digits and _, not starting with a digit)`)
-      if (value.includes('\0') || Buffer.byteLength(value) > MAX_VALUE_BYTES) throw new InvalidEnvError(`env ${name}: values must hold no NUL character and at most ${MAX_VALUE_BYTES} bytes`)
+      if (!NAME.test(name))
+        throw new InvalidEnvError(`env name ${JSON.stringify(name)} is not a variable name (letters, digits and _, not starting with a digit)`)
+      if (value.includes('\0') || Buffer.byteLength(value) > MAX_VALUE_BYTES)
+        throw new InvalidEnvError(`env ${name}: values must hold no NUL character and at most ${MAX_VALUE_BYTES} bytes`)
       env[name] = value
     }
     env.TERM = 'xterm-256color'

@@ -24,7 +24,10 @@ export class TerminalCwdError extends CordageError {
 /** No session with that id (never opened, closed, or expired). */
 export class UnknownSessionError extends CordageError {
   constructor(id: string, known: string[]) {
-    super('UNKNOWN_SESSION', `unknown terminal session "${id}"; ${known.length ? `open sessions: ${known.join(', ')}` : 'no session is open (start one with terminal_open)'}`)
+    super(
+      'UNKNOWN_SESSION',
+      `unknown terminal session "${id}"; ${known.length ? `open sessions: ${known.join(', ')}` : 'no session is open (start one with terminal_open)'}`,
+    )
   }
 }
 
@@ -52,7 +55,10 @@ export class SendActiveError extends CordageError {
 /** The session's program has exited: nothing can be sent or signalled. */
 export class SessionExitedError extends CordageError {
   constructor(id: string, how: string) {
-    super('SESSION_EXITED', `terminal session "${id}" has ${how}; read its last screen with terminal_read, close it with terminal_close, and open a new one to continue`)
+    super(
+      'SESSION_EXITED',
+      `terminal session "${id}" has ${how}; read its last screen with terminal_read, close it with terminal_close, and open a new one to continue`,
+    )
   }
 }
 

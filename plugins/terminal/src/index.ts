@@ -42,33 +42,42 @@ export interface Config {
 /** What a caller may pass: every key optional. */
 export type ConfigInput = Partial<Omit<Config, 'env'>> & { env?: Partial<Config['env']> }
 
-export const Config: Schema<ConfigInput, Config> = strictConfig(name, Schema.object({
-  root: Schema.string().description('Workspace root; `cwd` must stay inside it. Default: process.cwd() at load.'),
-  shell: Schema.string().default('bash').description('Shell for sessions without a command, and for `<shell> -c <command>`.'),
-  shellArgs: Schema.array(Schema.string()).default(['--noprofile', '--norc', '-i']).description('Arguments of the default interactive shell.'),
-  cols: Schema.natural().min(20).default(120).description('Default columns.'),
-  rows: Schema.natural().min(5).default(40).description('Default rows.'),
-  maxCols: Schema.natural().min(20).max(1000).default(400),
-  maxRows: Schema.natural().min(5).max(500).default(200),
-  scrollback: Schema.natural().default(5_000).description('Rows kept above the screen per session.'),
-  maxSessions: Schema.natural().min(1).default(8).description('Sessions open at once (exited ones count until closed).'),
-  idleTimeoutMs: Schema.natural().default(1_800_000).description('Close a session no tool call has named for this long; 0 never.'),
-  settleMs: Schema.natural().min(1).default(300).description('Quiet time after which a send without waitFor/waitForMs returns.'),
-  openWaitMs: Schema.natural().default(2_000).description('Longest wait for the startup output to go quiet.'),
-  defaultWaitMs: Schema.natural().min(1).default(10_000).description('Longest wait of a send without waitForMs.'),
-  maxWaitMs: Schema.natural().min(1).default(300_000).description('Largest waitForMs a send may ask for.'),
-  maxReadLines: Schema.natural().min(1).default(1_000).description('Scrollback rows in one result.'),
-  maxReadBytes: Schema.natural().min(64).default(40_000).description('UTF-8 bytes of scrollback rows in one result.'),
-  killGraceMs: Schema.natural().default(1_000).description('Time between SIGHUP/SIGTERM and SIGKILL when closing.'),
-  env: Schema.object({
-    allow: Schema.array(Schema.string()).default(['*']).description('Inherited variables passed (patterns; exact names override deny).'),
-    deny: Schema.array(Schema.string()).default([...DEFAULT_ENV_DENY]).description('Inherited variables withheld (patterns, case-insensitive).'),
-    set: Schema.dict(Schema.string()).default({}).description('Variables added or overridden.'),
-  }).default({ allow: ['*'], deny: [...DEFAULT_ENV_DENY], set: {} }),
-})) as Schema<ConfigInput, Config>
+export const Config: Schema<ConfigInput, Config> = strictConfig(
+  name,
+  Schema.object({
+    root: Schema.string().description('Workspace root; `cwd` must stay inside it. Default: process.cwd() at load.'),
+    shell: Schema.string().default('bash').description('Shell for sessions without a command, and for `<shell> -c <command>`.'),
+    shellArgs: Schema.array(Schema.string()).default(['--noprofile', '--norc', '-i']).description('Arguments of the default interactive shell.'),
+    cols: Schema.natural().min(20).default(120).description('Default columns.'),
+    rows: Schema.natural().min(5).default(40).description('Default rows.'),
+    maxCols: Schema.natural().min(20).max(1000).default(400),
+    maxRows: Schema.natural().min(5).max(500).default(200),
+    scrollback: Schema.natural().default(5_000).description('Rows kept above the screen per session.'),
+    maxSessions: Schema.natural().min(1).default(8).description('Sessions open at once (exited ones count until closed).'),
+    idleTimeoutMs: Schema.natural().default(1_800_000).description('Close a session no tool call has named for this long; 0 never.'),
+    settleMs: Schema.natural().min(1).default(300).description('Quiet time after which a send without waitFor/waitForMs returns.'),
+    openWaitMs: Schema.natural().default(2_000).description('Longest wait for the startup output to go quiet.'),
+    defaultWaitMs: Schema.natural().min(1).default(10_000).description('Longest wait of a send without waitForMs.'),
+    maxWaitMs: Schema.natural().min(1).default(300_000).description('Largest waitForMs a send may ask for.'),
+    maxReadLines: Schema.natural().min(1).default(1_000).description('Scrollback rows in one result.'),
+    maxReadBytes: Schema.natural().min(64).default(40_000).description('UTF-8 bytes of scrollback rows in one result.'),
+    killGraceMs: Schema.natural().default(1_000).description('Time between SIGHUP/SIGTERM and SIGKILL when closing.'),
+    env: Schema.object({
+      allow: Schema.array(Schema.string()).default(['*']).description('Inherited variables passed (patterns; exact names override deny).'),
+      deny: Schema.array(Schema.string())
+        .default([...DEFAULT_ENV_DENY])
+        .description('Inherited variables withheld (patterns, case-insensitive).'),
+      set: Schema.dict(Schema.string()).default({}).description('Variables added or overridden.'),
+    }).default({ allow: ['*'], deny: [...DEFAULT_ENV_DENY], set: {} }),
+  }),
+) as Schema<ConfigInput, Config>
 
 export function apply(ctx: Context, config: Config): void {
-  for (const [key, max] of [['cols', 'maxCols'], ['rows', 'maxRows'], ['defaultWaitMs', 'maxWaitMs']] as const) {
+  for (const [key, max] of [
+    ['cols', 'maxCols'],
+    ['rows', 'maxRows'],
+    ['defaultWaitMs', 'maxWaitMs'],
+  ] as const) {
     if (config[key] > config[max]) throw new ConfigError(name, [{ path: key, message: `${config[key]} exceeds ${max} (${config[max]})` }])
   }
   const root = workspaceRoot(config.root)
@@ -98,10 +107,22 @@ export function apply(ctx: Context, config: Config): void {
     env: sessionEnv(config.env),
   }
   const tools: ToolRegistry = ctx.tools
-  for (const tool of [terminalOpenTool, terminalSendTool, terminalReadTool, terminalSignalTool, terminalCloseTool, terminalListTool]) tools.register(tool(options))
+  for (const tool of [terminalOpenTool, terminalSendTool, terminalReadTool, terminalSignalTool, terminalCloseTool, terminalListTool])
+    tools.register(tool(options))
 }
 
 export default { name, inject, Config, apply }
 
-export { TerminalSpawnError, TerminalSignalError, TerminalCwdError, UnknownSessionError, ForeignSessionError, TooManySessionsError, SendActiveError, SessionExitedError, InvalidPatternError, InvalidEnvError } from './errors.js'
+export {
+  TerminalSpawnError,
+  TerminalSignalError,
+  TerminalCwdError,
+  UnknownSessionError,
+  ForeignSessionError,
+  TooManySessionsError,
+  SendActiveError,
+  SessionExitedError,
+  InvalidPatternError,
+  InvalidEnvError,
+} from './errors.js'
 export type { SessionSnapshot, ViewValue, SendValue } from './schemas.js'

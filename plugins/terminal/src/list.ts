@@ -16,12 +16,19 @@ export function terminalListTool(options: TerminalToolOptions): ToolDefinition {
     parameters: Schema.object({}),
     output: {
       schema: output,
-      render: (_args, { sessions }) => [{
-        type: 'text',
-        text: sessions.length
-          ? sessions.map((session) => `${describeState(session)}: ${session.command} (pid ${session.pid}, ${session.cols}x${session.rows}, ${session.cwd})${session.title ? ` "${session.title}"` : ''}`).join('\n')
-          : '(no terminal sessions)',
-      }],
+      render: (_args, { sessions }) => [
+        {
+          type: 'text',
+          text: sessions.length
+            ? sessions
+                .map(
+                  (session) =>
+                    `${describeState(session)}: ${session.command} (pid ${session.pid}, ${session.cols}x${session.rows}, ${session.cwd})${session.title ? ` "${session.title}"` : ''}`,
+                )
+                .join('\n')
+            : '(no terminal sessions)',
+        },
+      ],
     },
     concurrency: 'parallel',
     execute(_args, exec) {

@@ -75,7 +75,12 @@ export class Screen {
   /** What the screen showed when it was disposed: calls still in flight then read this. */
   private final: { view: ScreenView; end: number } | undefined
 
-  constructor(cols: number, rows: number, scrollback: number, private readonly onPressure: (pause: boolean) => void) {
+  constructor(
+    cols: number,
+    rows: number,
+    scrollback: number,
+    private readonly onPressure: (pause: boolean) => void,
+  ) {
     this.term = new Terminal({ cols, rows, scrollback, allowProposedApi: true })
     this.term.onTitleChange((title) => (this.title = clean(title).trim().slice(0, 200)))
     this.track()
@@ -195,7 +200,8 @@ export class Screen {
   rows(): Map<number, string> {
     const buffer = this.term.buffer.active
     const rows = new Map<number, string>()
-    for (let row = 0; row < this.term.rows; row++) rows.set(this.key(buffer, buffer.baseY + row), clean(buffer.getLine(buffer.baseY + row)?.translateToString(true) ?? ''))
+    for (let row = 0; row < this.term.rows; row++)
+      rows.set(this.key(buffer, buffer.baseY + row), clean(buffer.getLine(buffer.baseY + row)?.translateToString(true) ?? ''))
     return rows
   }
 

@@ -9,9 +9,22 @@ import type { WaitOutcome, WaitRequest } from './wait.js'
 function parameters(options: TerminalToolOptions) {
   return Schema.object({
     id: Schema.string().min(1).required().description('Session id from terminal_open.'),
-    input: Schema.string().max(65_536).default('').description('Keys to type, sent as is: end a command with "\\r" (Enter); "\\u0003" is Ctrl-C, "\\u001b" Escape, "\\u0004" Ctrl-D. "" only waits.'),
-    waitForMs: Schema.natural().min(1).max(options.maxWaitMs).description(`Wait this long (with waitFor: at most this long; default ${options.defaultWaitMs}). Without either, return once the output has been quiet for ${options.settleMs} ms (at most ${options.defaultWaitMs} ms).`),
-    waitFor: Schema.string().min(1).max(1000).description('Return as soon as this regular expression (multiline: ^ and $ match at row ends; trailing blanks are trimmed) matches what your input changed: rows added or scrolled by since the send, and screen rows that were redrawn. With input "" it is tested against the whole screen at once.'),
+    input: Schema.string()
+      .max(65_536)
+      .default('')
+      .description('Keys to type, sent as is: end a command with "\\r" (Enter); "\\u0003" is Ctrl-C, "\\u001b" Escape, "\\u0004" Ctrl-D. "" only waits.'),
+    waitForMs: Schema.natural()
+      .min(1)
+      .max(options.maxWaitMs)
+      .description(
+        `Wait this long (with waitFor: at most this long; default ${options.defaultWaitMs}). Without either, return once the output has been quiet for ${options.settleMs} ms (at most ${options.defaultWaitMs} ms).`,
+      ),
+    waitFor: Schema.string()
+      .min(1)
+      .max(1000)
+      .description(
+        'Return as soon as this regular expression (multiline: ^ and $ match at row ends; trailing blanks are trimmed) matches what your input changed: rows added or scrolled by since the send, and screen rows that were redrawn. With input "" it is tested against the whole screen at once.',
+      ),
   })
 }
 
@@ -39,7 +52,8 @@ function request(options: TerminalToolOptions, waitForMs: number | undefined, wa
 export function terminalSendTool(options: TerminalToolOptions): ToolDefinition {
   return defineTool({
     name: 'terminal_send',
-    description: 'Type input into a terminal session, wait (for a pattern, a time, or the output to go quiet), and return what scrolled by plus the screen. Keys are sent exactly as given: add "\\r" to press Enter.',
+    description:
+      'Type input into a terminal session, wait (for a pattern, a time, or the output to go quiet), and return what scrolled by plus the screen. Keys are sent exactly as given: add "\\r" to press Enter.',
     parameters: parameters(options),
     output: { schema: SendSchema, render: (_args, value) => renderView(value, said[value.wait.reason](value.wait.waitedMs)) },
     timeoutMs: options.maxWaitMs + 15_000,

@@ -70,10 +70,13 @@ export class TerminalSession {
       terminal.onExit(({ exitCode, signal }) => {
         this.state = 'exited'
         this.endedAt = new Date()
-        this.signal = signal ? signalNames.get(signal) ?? String(signal) : null
+        this.signal = signal ? (signalNames.get(signal) ?? String(signal)) : null
         this.exitCode = this.signal ? null : exitCode
         // Whatever the program left behind (`sleep 1000 &` in a shell) dies with it.
-        void killSession(terminal.pid, options.killGraceMs).then(() => resolve(), () => resolve())
+        void killSession(terminal.pid, options.killGraceMs).then(
+          () => resolve(),
+          () => resolve(),
+        )
         ended()
         if (!this.closing) options.onExit(this)
       })
@@ -122,7 +125,9 @@ export class TerminalSession {
     try {
       process.kill(-group, name)
     } catch (error) {
-      throw new TerminalSignalError(`could not send ${name} to process group ${group} of ${this.id}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}; the program may have just exited (check with terminal_read)`)
+      throw new TerminalSignalError(
+        `could not send ${name} to process group ${group} of ${this.id}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}; the program may have just exited (check with terminal_read)`,
+      )
     }
     return group
   }

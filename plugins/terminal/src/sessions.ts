@@ -6,7 +6,9 @@ let lastId = 0
 
 /** Tables of every loaded instance, for the one `exit` listener the process gets (not one per instance). */
 const tables = new Set<SessionTable>()
-const onExit = () => { for (const table of tables) table.killAllNow() }
+const onExit = () => {
+  for (const table of tables) table.killAllNow()
+}
 
 /**
  * An exiting process cannot await a close: SIGKILL the table's sessions synchronously then. Returns the
@@ -55,7 +57,11 @@ export class SessionTable {
   /** The session `id` if `agent` may use it (a session opened by an agent belongs to that agent). */
   get(id: string, agent: string | undefined): TerminalSession {
     const session = this.sessions.get(id)
-    if (!session) throw new UnknownSessionError(id, [...this.visible(agent)].map((known) => known.id))
+    if (!session)
+      throw new UnknownSessionError(
+        id,
+        [...this.visible(agent)].map((known) => known.id),
+      )
     if (session.options.owner !== null && session.options.owner !== (agent ?? null)) throw new ForeignSessionError(id)
     session.usedAt = Date.now()
     return session
@@ -89,9 +95,13 @@ export class SessionTable {
     const limit = this.options.idleTimeoutMs
     if (!limit) return
     const idle = [...this.sessions.values()].filter((session) => !session.sending && now - session.usedAt >= limit)
-    await Promise.all(idle.map(async (session) => {
-      await this.close(session)
-      this.options.notify(`Terminal ${session.id} (${session.options.command}) was closed after ${Math.round(limit / 1000)} s without use; open a new one if you still need it.`)
-    }))
+    await Promise.all(
+      idle.map(async (session) => {
+        await this.close(session)
+        this.options.notify(
+          `Terminal ${session.id} (${session.options.command}) was closed after ${Math.round(limit / 1000)} s without use; open a new one if you still need it.`,
+        )
+      }),
+    )
   }
 }

@@ -22,11 +22,17 @@ const output = Schema.object({
 export function terminalSignalTool(options: TerminalToolOptions): ToolDefinition {
   return defineTool({
     name: 'terminal_signal',
-    description: 'Send a signal to the foreground program of a terminal session (SIGINT to interrupt one that ignores Ctrl-C input, SIGKILL for a hung one). The session stays open.',
+    description:
+      'Send a signal to the foreground program of a terminal session (SIGINT to interrupt one that ignores Ctrl-C input, SIGKILL for a hung one). The session stays open.',
     parameters,
     output: {
       schema: output,
-      render: (_args, value) => [{ type: 'text', text: `Sent ${value.signal} to process group ${value.processGroup} (the foreground of ${value.session.id}). See the effect with terminal_read.` }],
+      render: (_args, value) => [
+        {
+          type: 'text',
+          text: `Sent ${value.signal} to process group ${value.processGroup} (the foreground of ${value.session.id}). See the effect with terminal_read.`,
+        },
+      ],
     },
     execute(args, exec) {
       const session = options.table.get(args.id, exec.agent)

@@ -26,10 +26,13 @@ export function renderView(value: ViewValue, status: string): ContentBlock[] {
   const paged = scrollback.next < scrollback.end
   if (scrollback.lost) parts.push(`[${scrollback.lost} earlier rows are no longer in the scrollback]`)
   if (scrollback.omitted && !paged) {
-    parts.push(`[… ${scrollback.omitted} earlier rows left out; terminal_read {"id":"${session.id}","since":${scrollback.from - scrollback.omitted}} shows them …]`)
+    parts.push(
+      `[… ${scrollback.omitted} earlier rows left out; terminal_read {"id":"${session.id}","since":${scrollback.from - scrollback.omitted}} shows them …]`,
+    )
   }
   parts.push(...scrollback.lines)
-  if (paged) parts.push(`[… ${scrollback.end - scrollback.next} more scrollback rows; continue with terminal_read {"id":"${session.id}","since":${scrollback.next}} …]`)
+  if (paged)
+    parts.push(`[… ${scrollback.end - scrollback.next} more scrollback rows; continue with terminal_read {"id":"${session.id}","since":${scrollback.next}} …]`)
   if (screen.alternate) parts.push(`[full-screen program, ${screen.cols}x${screen.rows}${screen.title ? `: ${screen.title}` : ''}]`)
   parts.push(...(screen.lines.some((line) => line !== '') ? screen.lines : ['(blank screen)']))
   const where = session.state === 'running' ? `; cursor at row ${screen.cursor.row}, col ${screen.cursor.col}` : ''

@@ -5,9 +5,7 @@ import type { TerminalSession } from './session.js'
  * quiet for `quietMs` (at most `ms`; with `afterOutput`, counted from the first output only). Every mode ends early when the program exits or the call is aborted.
  */
 export type WaitRequest =
-  | { mode: 'pattern'; pattern: RegExp; ms: number }
-  | { mode: 'fixed'; ms: number }
-  | { mode: 'quiet'; quietMs: number; ms: number; afterOutput?: boolean }
+  { mode: 'pattern'; pattern: RegExp; ms: number } | { mode: 'fixed'; ms: number } | { mode: 'quiet'; quietMs: number; ms: number; afterOutput?: boolean }
 
 /** Why a wait ended, and after how long. */
 export interface WaitOutcome {
@@ -26,7 +24,13 @@ const MATCH_BACKOFF = 4
  * `before` (the screen before typed input), a pattern is tested against new and changed rows once output
  * arrives, so what was already on screen cannot end the wait; without it, against the screen at once.
  */
-export function waitForOutput(session: TerminalSession, since: number, request: WaitRequest, signal: AbortSignal, before?: Map<number, string>): Promise<WaitOutcome> {
+export function waitForOutput(
+  session: TerminalSession,
+  since: number,
+  request: WaitRequest,
+  signal: AbortSignal,
+  before?: Map<number, string>,
+): Promise<WaitOutcome> {
   const started = Date.now()
   return new Promise((resolve) => {
     const timers = new Set<NodeJS.Timeout>()

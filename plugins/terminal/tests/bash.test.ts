@@ -42,7 +42,11 @@ describe('a bash session', () => {
   it('never shows escape sequences: colours, cursor moves and titles are interpreted', async () => {
     const { open, call } = await setup()
     const { session } = await open(PROMPT)
-    const result = await call('send', { id: session.id, input: `printf '\\033]0;my title\\007\\033[31mred\\033[0m \\033[1mbold\\033[0m\\n'; printf 'abc\\033[2Dz\\n'\r`, waitFor: '^az' })
+    const result = await call('send', {
+      id: session.id,
+      input: `printf '\\033]0;my title\\007\\033[31mred\\033[0m \\033[1mbold\\033[0m\\n'; printf 'abc\\033[2Dz\\n'\r`,
+      waitFor: '^az',
+    })
     const view = value(result)
     expect(view.screen.lines).toContain('red bold')
     expect(view.screen.lines).toContain('azc')
@@ -57,7 +61,9 @@ describe('a bash session', () => {
     const { session } = await open(PROMPT)
     const sent = value(await call('send', { id: session.id, input: 'seq 1 50\r', waitFor: '^50\nPROMPT>$' }))
     // The command line, 1..50 and the prompt: 52 rows, 10 on screen, the rest scrolled by.
-    expect([...sent.scrollback.lines, ...sent.screen.lines].join('\n')).toContain(['PROMPT> seq 1 50', ...Array.from({ length: 50 }, (_, i) => String(i + 1)), 'PROMPT>'].join('\n'))
+    expect([...sent.scrollback.lines, ...sent.screen.lines].join('\n')).toContain(
+      ['PROMPT> seq 1 50', ...Array.from({ length: 50 }, (_, i) => String(i + 1)), 'PROMPT>'].join('\n'),
+    )
     expect(sent.scrollback).toMatchObject({ lost: 0, omitted: 0, from: 0 })
     const page = value(await call('read', { id: session.id, since: 5 }))
     expect(page.scrollback.from).toBe(5)
@@ -108,7 +114,12 @@ describe('a bash session', () => {
     const { open, notices } = await setup()
     const { session } = await open({ command: 'sleep 0.3; echo done' })
     await new Promise((resolve) => setTimeout(resolve, 1500))
-    expect(notices).toEqual([{ source: 'terminal', text: `Terminal ${session.id} (sleep 0.3; echo done) exited with code 0. Its last screen stays readable with terminal_read until terminal_close.` }])
+    expect(notices).toEqual([
+      {
+        source: 'terminal',
+        text: `Terminal ${session.id} (sleep 0.3; echo done) exited with code 0. Its last screen stays readable with terminal_read until terminal_close.`,
+      },
+    ])
   })
 
   it('refuses a second send while one waits, and a bad pattern, with codes', async () => {
@@ -140,7 +151,7 @@ describe('a bash session', () => {
     expect(fixed.wait.reason).toBe('elapsed')
     expect(fixed.wait.waitedMs).toBeGreaterThanOrEqual(390)
     const controller = new AbortController()
-    const pending = call('send', { id: session.id, input: 'sleep 30\r', waitFor: 'never-printed' , waitForMs: 60_000 }, { signal: controller.signal })
+    const pending = call('send', { id: session.id, input: 'sleep 30\r', waitFor: 'never-printed', waitForMs: 60_000 }, { signal: controller.signal })
     setTimeout(() => controller.abort(), 200)
     const started = Date.now()
     expect(code(await pending)).toBe('ABORTED')
@@ -178,7 +189,11 @@ describe('a bash session', () => {
     expect(code(await call('open', { env: { '1X': 'y' } }))).toBe('INVALID_ENV')
     process.env.CORDAGE_TEST_API_KEY = 'sk-secret'
     try {
-      const opened = await open({ cwd: 'sub', env: { FROM_CALL: 'b' }, command: 'printf "%s|%s|%s|%s|%s\\n" "$(pwd)" "$CORDAGE_TEST_API_KEY" "$FROM_CONFIG" "$FROM_CALL" "$TERM"; sleep 5' })
+      const opened = await open({
+        cwd: 'sub',
+        env: { FROM_CALL: 'b' },
+        command: 'printf "%s|%s|%s|%s|%s\\n" "$(pwd)" "$CORDAGE_TEST_API_KEY" "$FROM_CONFIG" "$FROM_CALL" "$TERM"; sleep 5',
+      })
       expect(opened.screen.lines[0]).toBe(`${join(root, 'sub')}||c|b|xterm-256color`)
     } finally {
       delete process.env.CORDAGE_TEST_API_KEY
@@ -190,7 +205,10 @@ describe('a bash session', () => {
     const opened = await open({ command: 'no-such-command-xyz' })
     expect(opened.session).toMatchObject({ state: 'exited', exitCode: 127 })
     expect(opened.screen.lines[0]).toMatch(/no-such-command-xyz: command not found/)
-    await expect(setup({ shell: 'no-such-shell-xyz' })).rejects.toMatchObject({ code: 'INVALID_CONFIG', message: 'terminal: shell: "no-such-shell-xyz" is not an executable file on PATH' })
+    await expect(setup({ shell: 'no-such-shell-xyz' })).rejects.toMatchObject({
+      code: 'INVALID_CONFIG',
+      message: 'terminal: shell: "no-such-shell-xyz" is not an executable file on PATH',
+    })
     await expect(setup({ cols: 900 })).rejects.toMatchObject({ code: 'INVALID_CONFIG', message: 'terminal: cols: 900 exceeds maxCols (400)' })
     await expect(setup({ colls: 90 } as never)).rejects.toMatchObject({ code: 'INVALID_CONFIG' })
   })

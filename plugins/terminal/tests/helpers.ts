@@ -10,8 +10,12 @@ import * as terminal from '../src/index.js'
 
 const created: string[] = []
 const fibers: Array<{ dispose(): unknown }> = []
-afterEach(async () => { for (const fiber of fibers.splice(0)) await fiber.dispose() })
-afterAll(() => { for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true }) })
+afterEach(async () => {
+  for (const fiber of fibers.splice(0)) await fiber.dispose()
+})
+afterAll(() => {
+  for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true })
+})
 
 /** A fresh real temp directory (resolved), removed after the file's tests. */
 export function tempDir(): string {
@@ -23,7 +27,11 @@ export function tempDir(): string {
 /** Live (non-zombie) processes whose session id is `sid`, from `ps`, independent of the plugin's own scan. */
 export function sessionProcesses(sid: number): number[] {
   const table = execFileSync('ps', ['-e', '-o', 'pid=,sid=,stat='], { encoding: 'utf8' })
-  return table.split('\n').map((line) => line.trim().split(/\s+/)).filter((fields) => Number(fields[1]) === sid && !fields[2]?.startsWith('Z')).map((fields) => Number(fields[0]))
+  return table
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/))
+    .filter((fields) => Number(fields[1]) === sid && !fields[2]?.startsWith('Z'))
+    .map((fields) => Number(fields[0]))
 }
 
 /** Whether `pid` is a live process according to `ps` (zombies count as dead). */

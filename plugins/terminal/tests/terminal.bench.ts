@@ -24,34 +24,54 @@ function rawShell() {
     }
   })
   return {
-    run: (input: string, marker: string) => new Promise<void>((resolve) => {
-      waiter = { marker, resolve }
-      shell.write(input)
-    }),
+    run: (input: string, marker: string) =>
+      new Promise<void>((resolve) => {
+        waiter = { marker, resolve }
+        shell.write(input)
+      }),
     kill: () => shell.kill('SIGKILL'),
   }
 }
 
-bench('(a) one command round trip: terminal_send with waitFor vs a raw node-pty shell', async () => {
-  const { call, open } = await setup()
-  const { session } = await open({ env: { PS1: 'P> ' } })
-  const raw = rawShell()
-  await raw.run("echo re''ady\r", 'ready\r\n')
-  let n = 0
-  await compare('(a) `echo <n>` and wait for its output', { name: 'raw node-pty, string search', fn: () => raw.run(`echo r''${++n}\r`, `r${n}\r\n`) }, [
-    { name: 'terminal_send (emulator, waitFor, view, render)', fn: () => call('send', { id: session.id, input: `echo t${++n}\r`, waitFor: `^t${n}$` }) },
-  ], { iterations: 20, rounds: 9, warmup: 5, unit: 'ms' })
-  raw.kill()
-}, once)
+bench(
+  '(a) one command round trip: terminal_send with waitFor vs a raw node-pty shell',
+  async () => {
+    const { call, open } = await setup()
+    const { session } = await open({ env: { PS1: 'P> ' } })
+    const raw = rawShell()
+    await raw.run("echo re''ady\r", 'ready\r\n')
+    let n = 0
+    await compare(
+      '(a) `echo <n>` and wait for its output',
+      { name: 'raw node-pty, string search', fn: () => raw.run(`echo r''${++n}\r`, `r${n}\r\n`) },
+      [{ name: 'terminal_send (emulator, waitFor, view, render)', fn: () => call('send', { id: session.id, input: `echo t${++n}\r`, waitFor: `^t${n}$` }) }],
+      { iterations: 20, rounds: 9, warmup: 5, unit: 'ms' },
+    )
+    raw.kill()
+  },
+  once,
+)
 
-bench('(b) 20 MB of output: parsed by the emulator vs discarded', async () => {
-  const { call, open } = await setup({ rows: 40 })
-  const { session } = await open({ env: { PS1: 'P> ' } })
-  const raw = rawShell()
-  await raw.run("echo re''ady\r", 'ready\r\n')
-  const command = (tag: string) => `head -c 20000000 /dev/zero | tr '\\0' 'a' | fold -w 100; echo; echo ${tag}'-'done\r`
-  await compare('(b) 20 MB through the pty', { name: 'raw node-pty, output discarded', fn: () => raw.run(command('raw'), 'raw-done\r\n') }, [
-    { name: 'terminal_send (xterm parses every byte)', fn: () => call('send', { id: session.id, input: command('term'), waitFor: '^term-done$', waitForMs: 120_000 }) },
-  ], { iterations: 1, rounds: 5, warmup: 1, unit: 'ms' })
-  raw.kill()
-}, once)
+bench(
+  '(b) 20 MB of output: parsed by the emulator vs discarded',
+  async () => {
+    const { call, open } = await setup({ rows: 40 })
+    const { session } = await open({ env: { PS1: 'P> ' } })
+    const raw = rawShell()
+    await raw.run("echo re''ady\r", 'ready\r\n')
+    const command = (tag: string) => `head -c 20000000 /dev/zero | tr '\\0' 'a' | fold -w 100; echo; echo ${tag}'-'done\r`
+    await compare(
+      '(b) 20 MB through the pty',
+      { name: 'raw node-pty, output discarded', fn: () => raw.run(command('raw'), 'raw-done\r\n') },
+      [
+        {
+          name: 'terminal_send (xterm parses every byte)',
+          fn: () => call('send', { id: session.id, input: command('term'), waitFor: '^term-done$', waitForMs: 120_000 }),
+        },
+      ],
+      { iterations: 1, rounds: 5, warmup: 1, unit: 'ms' },
+    )
+    raw.kill()
+  },
+  once,
+)

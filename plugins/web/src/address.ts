@@ -7,14 +7,30 @@ import { ConfigError } from '@cordage/core'
 // against the IPv4 rules by BlockList itself; NAT64 and 6to4 prefixes embed arbitrary IPv4 addresses,
 // so they are refused whole.
 const BLOCKED: Array<[string, number, 'ipv4' | 'ipv6', string]> = [
-  ['0.0.0.0', 8, 'ipv4', 'unspecified'], ['10.0.0.0', 8, 'ipv4', 'private'], ['100.64.0.0', 10, 'ipv4', 'shared (carrier-grade NAT)'],
-  ['127.0.0.0', 8, 'ipv4', 'loopback'], ['169.254.0.0', 16, 'ipv4', 'link-local (cloud metadata)'], ['172.16.0.0', 12, 'ipv4', 'private'],
-  ['192.0.0.0', 24, 'ipv4', 'reserved'], ['192.0.2.0', 24, 'ipv4', 'documentation'], ['192.168.0.0', 16, 'ipv4', 'private'],
-  ['198.18.0.0', 15, 'ipv4', 'benchmarking'], ['198.51.100.0', 24, 'ipv4', 'documentation'], ['203.0.113.0', 24, 'ipv4', 'documentation'],
-  ['224.0.0.0', 4, 'ipv4', 'multicast'], ['240.0.0.0', 4, 'ipv4', 'reserved'],
-  ['::', 128, 'ipv6', 'unspecified'], ['::1', 128, 'ipv6', 'loopback'], ['64:ff9b::', 96, 'ipv6', 'NAT64'], ['64:ff9b:1::', 48, 'ipv6', 'NAT64'],
-  ['100::', 64, 'ipv6', 'discard'], ['2001:db8::', 32, 'ipv6', 'documentation'], ['2002::', 16, 'ipv6', '6to4'],
-  ['fc00::', 7, 'ipv6', 'unique-local (private)'], ['fe80::', 10, 'ipv6', 'link-local'], ['fec0::', 10, 'ipv6', 'site-local'],
+  ['0.0.0.0', 8, 'ipv4', 'unspecified'],
+  ['10.0.0.0', 8, 'ipv4', 'private'],
+  ['100.64.0.0', 10, 'ipv4', 'shared (carrier-grade NAT)'],
+  ['127.0.0.0', 8, 'ipv4', 'loopback'],
+  ['169.254.0.0', 16, 'ipv4', 'link-local (cloud metadata)'],
+  ['172.16.0.0', 12, 'ipv4', 'private'],
+  ['192.0.0.0', 24, 'ipv4', 'reserved'],
+  ['192.0.2.0', 24, 'ipv4', 'documentation'],
+  ['192.168.0.0', 16, 'ipv4', 'private'],
+  ['198.18.0.0', 15, 'ipv4', 'benchmarking'],
+  ['198.51.100.0', 24, 'ipv4', 'documentation'],
+  ['203.0.113.0', 24, 'ipv4', 'documentation'],
+  ['224.0.0.0', 4, 'ipv4', 'multicast'],
+  ['240.0.0.0', 4, 'ipv4', 'reserved'],
+  ['::', 128, 'ipv6', 'unspecified'],
+  ['::1', 128, 'ipv6', 'loopback'],
+  ['64:ff9b::', 96, 'ipv6', 'NAT64'],
+  ['64:ff9b:1::', 48, 'ipv6', 'NAT64'],
+  ['100::', 64, 'ipv6', 'discard'],
+  ['2001:db8::', 32, 'ipv6', 'documentation'],
+  ['2002::', 16, 'ipv6', '6to4'],
+  ['fc00::', 7, 'ipv6', 'unique-local (private)'],
+  ['fe80::', 10, 'ipv6', 'link-local'],
+  ['fec0::', 10, 'ipv6', 'site-local'],
   ['ff00::', 8, 'ipv6', 'multicast'],
 ]
 
@@ -25,7 +41,9 @@ function parseCidr(entry: string, index: number): [string, number, 'ipv4' | 'ipv
   const max = version === 4 ? 32 : 128
   const prefix = bits === undefined ? max : Number(bits)
   if (!version || rest.length || !Number.isInteger(prefix) || prefix < 0 || prefix > max) {
-    throw new ConfigError('web', [{ path: `allowAddresses[${index}]`, message: `${JSON.stringify(entry)} is not an IP address or CIDR range (e.g. "127.0.0.1/32", "::1", "10.0.0.0/8")` }])
+    throw new ConfigError('web', [
+      { path: `allowAddresses[${index}]`, message: `${JSON.stringify(entry)} is not an IP address or CIDR range (e.g. "127.0.0.1/32", "::1", "10.0.0.0/8")` },
+    ])
   }
   return [address, prefix, version === 4 ? 'ipv4' : 'ipv6']
 }

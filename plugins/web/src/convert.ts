@@ -14,7 +14,8 @@ export interface Converted {
   title?: string
 }
 
-const TEXT_TYPES = /^(text\/|application\/(json|xml|javascript|ecmascript|x-javascript|x-ndjson|ld\+json|rss\+xml|atom\+xml|x-yaml|yaml|toml|x-sh|sql|graphql)$)|\+(json|xml)$/
+const TEXT_TYPES =
+  /^(text\/|application\/(json|xml|javascript|ecmascript|x-javascript|x-ndjson|ld\+json|rss\+xml|atom\+xml|x-yaml|yaml|toml|x-sh|sql|graphql)$)|\+(json|xml)$/
 const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml'])
 // Elements whose content is never readable text (and may be huge: inline scripts, SVG paths, data URIs).
 const MAX_DEPTH = 256
@@ -101,7 +102,8 @@ function convertHtml(html: string, baseUrl: string, format: 'markdown' | 'text',
       // Readability costs seconds on huge documents; past the element cap it throws before touching the page.
       const article = new Readability(document as any, { maxElemsToParse: MAX_READABILITY_ELEMENTS }).parse()
       // Converting linkedom nodes directly is faster than handing turndown a string for its own parser.
-      if (article?.content && article.textContent?.trim()) source = parseHTML(`<!doctype html><html><body>${article.content}</body></html>`).document.body as unknown as DomNode
+      if (article?.content && article.textContent?.trim())
+        source = parseHTML(`<!doctype html><html><body>${article.content}</body></html>`).document.body as unknown as DomNode
     } catch {
       // The whole body is converted instead.
     }
@@ -118,7 +120,10 @@ export function convertBody(body: Buffer, contentType: string, options: { format
   const parsed = parseContentType(contentType)
   const mediaType = parsed.mediaType || sniff(body)
   if (!mediaType || (!HTML_TYPES.has(mediaType) && !TEXT_TYPES.test(mediaType))) {
-    throw new WebError('WEB_UNSUPPORTED_CONTENT_TYPE', `unsupported content type "${mediaType ?? 'unknown binary'}": web_fetch returns text, HTML, JSON and XML only (download binaries with bash, e.g. curl -o)`)
+    throw new WebError(
+      'WEB_UNSUPPORTED_CONTENT_TYPE',
+      `unsupported content type "${mediaType ?? 'unknown binary'}": web_fetch returns text, HTML, JSON and XML only (download binaries with bash, e.g. curl -o)`,
+    )
   }
   const html = HTML_TYPES.has(mediaType)
   const text = decode(body, charsetOf(body, parsed.charset, html)).replace(/^\uFEFF/, '')

@@ -14,7 +14,9 @@ export interface FetchSettings {
 
 const Parameters = Schema.object({
   url: Schema.string().pattern(/\S/).required().description('Absolute http:// or https:// URL to fetch.'),
-  format: Schema.union(['markdown', 'text', 'html']).default('markdown').description('markdown (default: the main content of HTML pages converted), text (plain text) or html (the page source).'),
+  format: Schema.union(['markdown', 'text', 'html'])
+    .default('markdown')
+    .description('markdown (default: the main content of HTML pages converted), text (plain text) or html (the page source).'),
   maxBytes: Schema.natural().min(1).description('Stop reading the response after this many bytes (capped by the plugin limit).'),
 })
 
@@ -30,7 +32,10 @@ const WebFetchResult = Schema.object({
 })
 
 /** The text the model sees: a header line, the title, the content and a truncation note. */
-export function renderFetch(value: { url: string; finalUrl: string; status: number; contentType: string; title?: string; content: string; truncated: boolean }, limit: number): string {
+export function renderFetch(
+  value: { url: string; finalUrl: string; status: number; contentType: string; title?: string; content: string; truncated: boolean },
+  limit: number,
+): string {
   const type = value.contentType.split(';')[0]!.trim() || 'no content type'
   const redirected = value.finalUrl === value.url ? '' : ` (redirected from ${value.url})`
   let text = `Fetched ${value.finalUrl}${redirected} (HTTP ${value.status}, ${type})`
@@ -47,9 +52,19 @@ let converter: Promise<typeof import('./convert.js')> | undefined
 /** Maps a transport failure to a coded, model-readable error; the caller's own abort is passed through. */
 function failure(error: unknown, url: string, timedOut: boolean, timeoutMs: number): unknown {
   if (error instanceof WebError) return error
-  if (timedOut) return new WebError('WEB_FETCH_TIMEOUT', `fetching ${url} did not finish within ${timeoutMs} ms; the server is slow or the body never ends (try again later or a smaller maxBytes)`, { cause: error })
+  if (timedOut)
+    return new WebError(
+      'WEB_FETCH_TIMEOUT',
+      `fetching ${url} did not finish within ${timeoutMs} ms; the server is slow or the body never ends (try again later or a smaller maxBytes)`,
+      { cause: error },
+    )
   const code = (error as NodeJS.ErrnoException)?.code
-  const detail = code === 'ENOTFOUND' ? 'the host name does not resolve' : code === 'ECONNREFUSED' ? 'the connection was refused' : (error as Error)?.message ?? String(error)
+  const detail =
+    code === 'ENOTFOUND'
+      ? 'the host name does not resolve'
+      : code === 'ECONNREFUSED'
+        ? 'the connection was refused'
+        : ((error as Error)?.message ?? String(error))
   return new WebError('WEB_FETCH_FAILED', `could not fetch ${url}: ${detail}`, { cause: error })
 }
 
@@ -69,7 +84,11 @@ export function fetchTool(transport: Transport, settings: FetchSettings, lifetim
     async execute(args, exec) {
       const deadline = AbortSignal.timeout(settings.timeoutMs)
       const signal = AbortSignal.any([exec.signal, deadline, lifetime])
-      const limits = { maxBytes: Math.min(args.maxBytes ?? settings.maxBytes, settings.maxBytes), maxRedirects: settings.maxRedirects, userAgent: settings.userAgent }
+      const limits = {
+        maxBytes: Math.min(args.maxBytes ?? settings.maxBytes, settings.maxBytes),
+        maxRedirects: settings.maxRedirects,
+        userAgent: settings.userAgent,
+      }
       let raw
       try {
         raw = await fetchRaw(args.url.trim(), transport, limits, signal)
@@ -80,7 +99,9 @@ export function fetchTool(transport: Transport, settings: FetchSettings, lifetim
       const { convertBody } = await (converter ??= import('./convert.js'))
       const converted = convertBody(raw.body, raw.contentType, { format: args.format ?? 'markdown', baseUrl: raw.finalUrl, readability: settings.readability })
       // `title` is optional in the schema; schemastery's inferred type cannot say so.
-      return { url: raw.url, finalUrl: raw.finalUrl, status: raw.status, contentType: raw.contentType, ...converted, truncated: raw.truncated } as Infer<typeof WebFetchResult>
+      return { url: raw.url, finalUrl: raw.finalUrl, status: raw.status, contentType: raw.contentType, ...converted, truncated: raw.truncated } as Infer<
+        typeof WebFetchResult
+      >
     },
   })
 }

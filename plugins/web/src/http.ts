@@ -45,14 +45,18 @@ export function checkUrl(input: string, base?: string): URL {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new WebError('WEB_INVALID_URL', `unsupported URL scheme "${url.protocol}" (only http and https are allowed)`)
   }
-  if (url.href.length > MAX_URL_LENGTH) throw new WebError('WEB_INVALID_URL', `the URL is ${url.href.length} characters long; at most ${MAX_URL_LENGTH} are allowed`)
+  if (url.href.length > MAX_URL_LENGTH)
+    throw new WebError('WEB_INVALID_URL', `the URL is ${url.href.length} characters long; at most ${MAX_URL_LENGTH} are allowed`)
   if (url.username || url.password) throw new WebError('WEB_BLOCKED_URL', 'credentials in URLs are not allowed; fetch the URL without user:password@')
   return url
 }
 
 function blocked(url: URL, host: string, addresses: string[], reason: string): WebError {
   const via = addresses.length === 1 && addresses[0] === host ? '' : ` (it resolves to ${addresses.join(', ')})`
-  return new WebError('WEB_BLOCKED_ADDRESS', `refused to fetch ${url.origin}: ${host}${via} is a ${reason} address, and web_fetch only reaches public addresses`)
+  return new WebError(
+    'WEB_BLOCKED_ADDRESS',
+    `refused to fetch ${url.origin}: ${host}${via} is a ${reason} address, and web_fetch only reaches public addresses`,
+  )
 }
 
 /**
@@ -66,7 +70,14 @@ function guardedLookup(policy: AddressPolicy, url: URL): LookupFunction {
       const allowed = addresses.filter((entry) => !policy.refusal(entry.address))
       if (!allowed.length) {
         const reason = policy.refusal(addresses[0]!.address) ?? 'refused'
-        return callback(blocked(url, hostname, addresses.map((entry) => entry.address), reason))
+        return callback(
+          blocked(
+            url,
+            hostname,
+            addresses.map((entry) => entry.address),
+            reason,
+          ),
+        )
       }
       if (options.all) callback(null, allowed)
       else callback(null, allowed[0]!.address, allowed[0]!.family)
@@ -75,7 +86,9 @@ function guardedLookup(policy: AddressPolicy, url: URL): LookupFunction {
 }
 
 function decoded(response: IncomingMessage): Readable {
-  const encoding = String(response.headers['content-encoding'] ?? '').trim().toLowerCase()
+  const encoding = String(response.headers['content-encoding'] ?? '')
+    .trim()
+    .toLowerCase()
   if (encoding === 'gzip' || encoding === 'x-gzip') return response.pipe(createGunzip())
   if (encoding === 'deflate') return response.pipe(createInflate())
   if (encoding === 'br') return response.pipe(createBrotliDecompress())
@@ -107,16 +120,20 @@ async function readCapped(response: IncomingMessage, maxBytes: number): Promise<
 function send(url: URL, transport: Transport, limits: FetchLimits, signal: AbortSignal): Promise<IncomingMessage> {
   const secure = url.protocol === 'https:'
   return new Promise((resolve, reject) => {
-    const request = (secure ? httpsRequest : httpRequest)(url, {
-      agent: secure ? transport.agents.https : transport.agents.http,
-      lookup: guardedLookup(transport.policy, url),
-      signal,
-      headers: {
-        'user-agent': limits.userAgent,
-        accept: 'text/html,application/xhtml+xml,text/plain;q=0.9,application/json;q=0.8,*/*;q=0.5',
-        'accept-encoding': 'gzip, deflate, br',
+    const request = (secure ? httpsRequest : httpRequest)(
+      url,
+      {
+        agent: secure ? transport.agents.https : transport.agents.http,
+        lookup: guardedLookup(transport.policy, url),
+        signal,
+        headers: {
+          'user-agent': limits.userAgent,
+          accept: 'text/html,application/xhtml+xml,text/plain;q=0.9,application/json;q=0.8,*/*;q=0.5',
+          'accept-encoding': 'gzip, deflate, br',
+        },
       },
-    }, resolve)
+      resolve,
+    )
     request.on('error', reject)
     request.end()
   })
@@ -138,7 +155,10 @@ export async function fetchRaw(input: string, transport: Transport, limits: Fetc
     if (REDIRECTS.has(response.statusCode ?? 0) && location) {
       response.destroy()
       if (hop >= limits.maxRedirects) {
-        throw new WebError('WEB_TOO_MANY_REDIRECTS', `exceeded the maximum of ${limits.maxRedirects} redirects (last hop: ${url.href} → ${location.slice(0, 200)})`)
+        throw new WebError(
+          'WEB_TOO_MANY_REDIRECTS',
+          `exceeded the maximum of ${limits.maxRedirects} redirects (last hop: ${url.href} → ${location.slice(0, 200)})`,
+        )
       }
       url = checkUrl(location, url.href)
       continue

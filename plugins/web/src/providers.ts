@@ -6,7 +6,8 @@ const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"'
 
 /** Providers return snippets with highlight markup (`<strong>`) and entities; the model gets plain text. */
 export function plainText(html: string): string {
-  return html.replace(/<[^>]*>/g, '')
+  return html
+    .replace(/<[^>]*>/g, '')
     .replace(/&(#x[0-9a-f]+|#\d+|\w+);/gi, (match, name: string) => {
       if (name[0] === '#') {
         const code = name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10)
@@ -14,7 +15,8 @@ export function plainText(html: string): string {
       }
       return ENTITIES[name.toLowerCase()] ?? match
     })
-    .replace(/\s+/g, ' ').trim()
+    .replace(/\s+/g, ' ')
+    .trim()
 }
 
 /** GETs a provider's JSON, refusing redirects and bodies over the cap. */
@@ -24,7 +26,11 @@ async function getJson(provider: string, url: URL, headers: Record<string, strin
     response = await fetch(url, { headers: { accept: 'application/json', ...headers }, redirect: 'error', signal })
   } catch (error) {
     if (signal.aborted) throw signal.reason
-    throw new WebError('WEB_SEARCH_FAILED', `${provider}: the search request failed: ${(error as Error).cause ? String((error as any).cause?.message ?? (error as any).cause) : (error as Error).message}`, { cause: error })
+    throw new WebError(
+      'WEB_SEARCH_FAILED',
+      `${provider}: the search request failed: ${(error as Error).cause ? String((error as any).cause?.message ?? (error as any).cause) : (error as Error).message}`,
+      { cause: error },
+    )
   }
   const chunks: Uint8Array[] = []
   let size = 0
@@ -48,7 +54,10 @@ async function getJson(provider: string, url: URL, headers: Record<string, strin
   try {
     return JSON.parse(text)
   } catch {
-    throw new WebError('WEB_SEARCH_FAILED', `${provider}: the response is not JSON (is the instance's JSON output format enabled?): ${plainText(text).slice(0, 200)}`)
+    throw new WebError(
+      'WEB_SEARCH_FAILED',
+      `${provider}: the response is not JSON (is the instance's JSON output format enabled?): ${plainText(text).slice(0, 200)}`,
+    )
   }
 }
 
@@ -61,7 +70,11 @@ function normalise(items: unknown, pick: (item: any) => Partial<WebSearchHit>, m
     const hit = pick(item ?? {})
     if (typeof hit.url !== 'string' || !/^https?:\/\//i.test(hit.url) || seen.has(hit.url)) continue
     seen.add(hit.url)
-    hits.push({ url: hit.url, title: plainText(typeof hit.title === 'string' ? hit.title : ''), snippet: plainText(typeof hit.snippet === 'string' ? hit.snippet : '') })
+    hits.push({
+      url: hit.url,
+      title: plainText(typeof hit.title === 'string' ? hit.title : ''),
+      snippet: plainText(typeof hit.snippet === 'string' ? hit.snippet : ''),
+    })
   }
   return hits
 }

@@ -62,8 +62,11 @@ export function searchTool(router: SearchRouter, settings: { maxResults: number;
         return { query, results }
       } catch (error) {
         if (exec.signal.aborted || lifetime.aborted) throw exec.signal.reason ?? lifetime.reason
-        if (deadline.aborted) throw new WebError('WEB_SEARCH_FAILED', `${provider.id}: no answer within ${settings.timeoutMs} ms; try again later`, { cause: error })
-        throw error instanceof WebError ? error : new WebError('WEB_SEARCH_FAILED', `${provider.id}: ${(error as Error)?.message ?? String(error)}`, { cause: error })
+        if (deadline.aborted)
+          throw new WebError('WEB_SEARCH_FAILED', `${provider.id}: no answer within ${settings.timeoutMs} ms; try again later`, { cause: error })
+        throw error instanceof WebError
+          ? error
+          : new WebError('WEB_SEARCH_FAILED', `${provider.id}: ${(error as Error)?.message ?? String(error)}`, { cause: error })
       }
     },
   })

@@ -10,7 +10,9 @@ const server = createServer((request, response) => {
   if (request.url === '/json') return response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}')
   if (request.url === '/png') return response.writeHead(200, { 'content-type': 'image/png' }).end(Buffer.alloc(64))
   if (request.url!.startsWith('/search')) {
-    return response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ results: [{ url: 'https://a.example/', title: 'A', content: 'a' }] }))
+    return response
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ results: [{ url: 'https://a.example/', title: 'A', content: 'a' }] }))
   }
   response.writeHead(200, { 'content-type': 'text/html' }).end('<html><head><title>T</title></head><body><h1>Hi</h1><p>there</p></body></html>')
 })

@@ -13,7 +13,10 @@ const page = `<!doctype html><html><head><title>The  Title</title><style>body{}<
 <img src="data:image/png;base64,${'A'.repeat(5000)}" alt="inline"><img src="pic.png" alt="pic"></article>
 <script>window.steal()</script><noscript>enable js</noscript></body></html>`
 
-const html = (body: string, type = 'text/html; charset=utf-8') => (_request: unknown, response: any) => response.writeHead(200, { 'content-type': type }).end(body)
+const html =
+  (body: string, type = 'text/html; charset=utf-8') =>
+  (_request: unknown, response: any) =>
+    response.writeHead(200, { 'content-type': type }).end(body)
 
 describe('web_fetch', () => {
   it('converts an HTML page to Markdown with its title, absolute links and no scripts', async () => {
@@ -21,7 +24,14 @@ describe('web_fetch', () => {
     const { call } = await loadWeb({ readability: false })
     const result = await call('web_fetch', { url: `${server.url}/docs/page` })
     const value = valueOf(result)
-    expect(value).toMatchObject({ url: `${server.url}/docs/page`, finalUrl: `${server.url}/docs/page`, status: 200, contentType: 'text/html; charset=utf-8', title: 'The Title', truncated: false })
+    expect(value).toMatchObject({
+      url: `${server.url}/docs/page`,
+      finalUrl: `${server.url}/docs/page`,
+      status: 200,
+      contentType: 'text/html; charset=utf-8',
+      title: 'The Title',
+      truncated: false,
+    })
     expect(value.content).toContain('# Heading')
     expect(value.content).toContain('First **bold** paragraph')
     expect(value.content).toContain(`[relative link](${server.url}/next)`)
@@ -86,8 +96,18 @@ describe('web_fetch', () => {
 
   it('decodes declared charsets and survives bad ones', async () => {
     const server = await serve((request, response) => {
-      if (request.url === '/latin1') response.writeHead(200, { 'content-type': 'text/plain; charset=windows-1252' }).end(Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x20, 0x80]))
-      else if (request.url === '/meta') response.writeHead(200, { 'content-type': 'text/html' }).end(Buffer.concat([Buffer.from('<html><head><meta charset="iso-8859-1"><title>Caf'), Buffer.from([0xe9]), Buffer.from('</title></head><body><p>x</p></body></html>')]))
+      if (request.url === '/latin1')
+        response.writeHead(200, { 'content-type': 'text/plain; charset=windows-1252' }).end(Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x20, 0x80]))
+      else if (request.url === '/meta')
+        response
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(
+            Buffer.concat([
+              Buffer.from('<html><head><meta charset="iso-8859-1"><title>Caf'),
+              Buffer.from([0xe9]),
+              Buffer.from('</title></head><body><p>x</p></body></html>'),
+            ]),
+          )
       else if (request.url === '/unknown') response.writeHead(200, { 'content-type': 'text/plain; charset=klingon-42' }).end('still readable ✓')
       else response.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end(Buffer.from([0x61, 0xff, 0xfe, 0x62]))
     })
@@ -116,7 +136,9 @@ describe('web_fetch', () => {
       response.writeHead(200, { 'content-type': 'text/plain' })
       const chunk = 'x'.repeat(65_536)
       // An endless body: only a closed connection stops it.
-      const pump = () => { while (response.write(chunk)); }
+      const pump = () => {
+        while (response.write(chunk));
+      }
       response.on('drain', pump)
       pump()
     })
@@ -124,7 +146,9 @@ describe('web_fetch', () => {
     const result = await call('web_fetch', { url: server.url, maxBytes: 200_000 })
     expect(valueOf(result)).toMatchObject({ truncated: true })
     expect(valueOf(result).content.length).toBe(200_000)
-    expect(textOf(result)).toMatch(/\(Truncated: the response was cut after 200000 bytes\. Pass a larger maxBytes or fetch a more specific URL for the rest\.\)$/)
+    expect(textOf(result)).toMatch(
+      /\(Truncated: the response was cut after 200000 bytes\. Pass a larger maxBytes or fetch a more specific URL for the rest\.\)$/,
+    )
     await expect.poll(() => server.aborted).toBe(1)
   })
 

@@ -18,10 +18,15 @@ export interface TestServer {
 
 const servers: Server[] = []
 afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => {
-    server.closeAllConnections()
-    server.close(resolve)
-  })))
+  await Promise.all(
+    servers.splice(0).map(
+      (server) =>
+        new Promise((resolve) => {
+          server.closeAllConnections()
+          server.close(resolve)
+        }),
+    ),
+  )
 })
 
 /** Starts a server on `host` (default 127.0.0.2, so 127.0.0.1 stays a "different, private" address). */
@@ -30,7 +35,9 @@ export async function serve(handler: (request: IncomingMessage, response: Server
   const state = { aborted: 0 }
   const server = createServer((request, response) => {
     requests.push(request)
-    response.on('close', () => { if (!response.writableEnded) state.aborted++ })
+    response.on('close', () => {
+      if (!response.writableEnded) state.aborted++
+    })
     handler(request, response)
   })
   servers.push(server)
@@ -38,9 +45,18 @@ export async function serve(handler: (request: IncomingMessage, response: Server
   const { port } = server.address() as AddressInfo
   const shown = host.includes(':') ? `[${host}]` : host
   return {
-    url: `http://${shown}:${port}`, host, port, requests,
-    get aborted() { return state.aborted },
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()) }),
+    url: `http://${shown}:${port}`,
+    host,
+    port,
+    requests,
+    get aborted() {
+      return state.aborted
+    },
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
   }
 }
 

@@ -13,17 +13,22 @@ const searxngBody = {
     { url: 'https://cordis.io/guide', title: 'duplicate', content: '' },
     { url: 'https://github.com/cordiverse/cordis', title: '', content: '' },
   ],
-  answers: [], suggestions: [], infoboxes: [],
+  answers: [],
+  suggestions: [],
+  infoboxes: [],
 }
 
 // The shape of Brave's GET /res/v1/web/search answer.
 const braveBody = {
   type: 'search',
   query: { original: 'cordis' },
-  web: { type: 'search', results: [
-    { title: 'Cordis', url: 'https://cordis.io/', description: 'Meta <strong>framework</strong> for plugins', age: '2 days ago' },
-    { title: 'Koishi', url: 'https://koishi.chat/', description: 'Bots' },
-  ] },
+  web: {
+    type: 'search',
+    results: [
+      { title: 'Cordis', url: 'https://cordis.io/', description: 'Meta <strong>framework</strong> for plugins', age: '2 days ago' },
+      { title: 'Koishi', url: 'https://koishi.chat/', description: 'Bots' },
+    ],
+  },
 }
 
 const savedKey = process.env.TEST_BRAVE_KEY
@@ -54,10 +59,13 @@ describe('web_search', () => {
     })
     const { call } = await loadWeb({ searxng: `${server.url}/searx` })
     const result = await call('web_search', { query: ' cordis plugin ', maxResults: 5 })
-    expect(valueOf(result)).toEqual({ query: 'cordis plugin', results: [
-      { title: 'Cordis guide', url: 'https://cordis.io/guide', snippet: 'Plugins & services' },
-      { title: '', url: 'https://github.com/cordiverse/cordis', snippet: '' },
-    ] })
+    expect(valueOf(result)).toEqual({
+      query: 'cordis plugin',
+      results: [
+        { title: 'Cordis guide', url: 'https://cordis.io/guide', snippet: 'Plugins & services' },
+        { title: '', url: 'https://github.com/cordiverse/cordis', snippet: '' },
+      ],
+    })
     const url = new URL(seen[0]!.url!, server.url)
     expect(url.pathname).toBe('/searx/search')
     expect(Object.fromEntries(url.searchParams)).toEqual({ q: 'cordis plugin', format: 'json' })
@@ -108,7 +116,12 @@ describe('web_search', () => {
       else if (request.url!.startsWith('/redirect')) response.writeHead(302, { location: 'http://169.254.169.254/' }).end()
       // /slow never answers.
     })
-    for (const [path, message] of [['down', 'HTTP 503'], ['html', 'not JSON'], ['redirect', 'failed'], ['slow', 'no answer within 300 ms']]) {
+    for (const [path, message] of [
+      ['down', 'HTTP 503'],
+      ['html', 'not JSON'],
+      ['redirect', 'failed'],
+      ['slow', 'no answer within 300 ms'],
+    ]) {
       const { call } = await loadWeb({ searxng: `${server.url}/${path}`, timeoutMs: 300 })
       const result = await call('web_search', { query: 'q' })
       expect(codeOf(result), path).toBe('WEB_SEARCH_FAILED')
@@ -128,7 +141,10 @@ describe('web_search', () => {
   })
 
   it('rejects a provider URL that is not http(s) at load', async () => {
-    await expect(loadWeb({ searxng: 'localhost:8888' }, { print: false })).rejects.toMatchObject({ code: 'INVALID_CONFIG', message: 'web: searxng: must be an http(s) URL, got "localhost:8888"' })
+    await expect(loadWeb({ searxng: 'localhost:8888' }, { print: false })).rejects.toMatchObject({
+      code: 'INVALID_CONFIG',
+      message: 'web: searxng: must be an http(s) URL, got "localhost:8888"',
+    })
   })
 
   it('rejects a blank query and an out-of-range maxResults as invalid arguments', async () => {

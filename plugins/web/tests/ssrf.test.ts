@@ -74,7 +74,10 @@ describe('web_fetch SSRF protection', () => {
   })
 
   it.each([['not-an-ip'], ['10.0.0.0/33'], ['::1/129'], ['1.2.3.4/8/1']])('rejects the allow list entry %s at load', async (entry) => {
-    await expect(loadWeb({ allowAddresses: [entry] }, { print: false })).rejects.toMatchObject({ code: 'INVALID_CONFIG', message: expect.stringContaining(JSON.stringify(entry)) })
+    await expect(loadWeb({ allowAddresses: [entry] }, { print: false })).rejects.toMatchObject({
+      code: 'INVALID_CONFIG',
+      message: expect.stringContaining(JSON.stringify(entry)),
+    })
   })
 
   it('refuses URLs with credentials and non-http schemes before any connection', async () => {

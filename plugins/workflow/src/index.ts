@@ -15,16 +15,29 @@ export interface Config {
   maxRounds: number
 }
 
-export const Config: Schema<Partial<Config>, Config> = strictConfig(name, Schema.object({
-  maxAgents: Schema.natural().min(1).default(100).description('Subagents one workflow run may start.'),
-  maxConcurrentAgents: Schema.natural().min(1).default(4).description('Subagents of one workflow running at once (the rest wait their turn); keep it within the subagent plugin\'s maxConcurrent.'),
-  maxRounds: Schema.natural().min(1).default(64).description('Ceiling on a ralph call\'s maxRounds.'),
-}))
+export const Config: Schema<Partial<Config>, Config> = strictConfig(
+  name,
+  Schema.object({
+    maxAgents: Schema.natural().min(1).default(100).description('Subagents one workflow run may start.'),
+    maxConcurrentAgents: Schema.natural()
+      .min(1)
+      .default(4)
+      .description("Subagents of one workflow running at once (the rest wait their turn); keep it within the subagent plugin's maxConcurrent."),
+    maxRounds: Schema.natural().min(1).default(64).description("Ceiling on a ralph call's maxRounds."),
+  }),
+)
 
 /** Registers `workflow` and `ralph`; the services they use (`subagents`, `codeMode`) are looked up per call. */
 export function apply(ctx: Context, config: Config): void {
   const subagents = () => ctx.get('subagents') as SubagentService | undefined
-  ctx.tools.register(workflowTool({ subagents, codeMode: () => ctx.get('codeMode') as CodeRunner | undefined, maxAgents: config.maxAgents, maxConcurrentAgents: config.maxConcurrentAgents }))
+  ctx.tools.register(
+    workflowTool({
+      subagents,
+      codeMode: () => ctx.get('codeMode') as CodeRunner | undefined,
+      maxAgents: config.maxAgents,
+      maxConcurrentAgents: config.maxConcurrentAgents,
+    }),
+  )
   ctx.tools.register(ralphTool({ subagents, tools: ctx.tools, maxRounds: config.maxRounds }))
 }
 

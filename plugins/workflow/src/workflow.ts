@@ -27,10 +27,15 @@ const OPTION_KEYS = new Set(['prompt', 'tools', 'outputSchema', 'agent', 'label'
 export function childOptions(args: JsonValue): ChildRunOptions {
   if (!isJsonObject(args)) throw new WorkflowError('INVALID_ARGS', 'agents.run takes one object: { prompt, tools?, outputSchema?, agent?, label? }')
   const unknown = Object.keys(args).filter((key) => !OPTION_KEYS.has(key))
-  if (unknown.length) throw new WorkflowError('INVALID_ARGS', `agents.run: unknown option ${unknown.map((key) => JSON.stringify(key)).join(', ')}; use prompt, tools, outputSchema, agent, label`)
+  if (unknown.length)
+    throw new WorkflowError(
+      'INVALID_ARGS',
+      `agents.run: unknown option ${unknown.map((key) => JSON.stringify(key)).join(', ')}; use prompt, tools, outputSchema, agent, label`,
+    )
   const { prompt, tools, outputSchema, agent, label } = args
   if (typeof prompt !== 'string' || !prompt.trim()) throw new WorkflowError('INVALID_ARGS', 'agents.run requires a non-empty prompt string')
-  if (tools !== undefined && !(Array.isArray(tools) && tools.every((name) => typeof name === 'string'))) throw new WorkflowError('INVALID_ARGS', 'agents.run: tools must be an array of tool names')
+  if (tools !== undefined && !(Array.isArray(tools) && tools.every((name) => typeof name === 'string')))
+    throw new WorkflowError('INVALID_ARGS', 'agents.run: tools must be an array of tool names')
   if (agent !== undefined && typeof agent !== 'string') throw new WorkflowError('INVALID_ARGS', 'agents.run: agent must be a profile name')
   if (label !== undefined && typeof label !== 'string') throw new WorkflowError('INVALID_ARGS', 'agents.run: label must be a string')
   return {
@@ -55,7 +60,9 @@ export function workflowTool(host: WorkflowHost): ToolDefinition {
     parameters: Schema.object({ code: Schema.string().required().description('The program (JavaScript, async function body).') }),
     output: {
       schema: RunValue,
-      render: (_args, value) => [{ type: 'text', text: `workflow completed (${plural(value.agentsStarted, 'agent')}).\nReturn value:\n${resultText(value.result ?? null)}` }],
+      render: (_args, value) => [
+        { type: 'text', text: `workflow completed (${plural(value.agentsStarted, 'agent')}).\nReturn value:\n${resultText(value.result ?? null)}` },
+      ],
     },
     async execute(args, exec) {
       const codeMode = host.codeMode()
@@ -73,7 +80,13 @@ export function workflowTool(host: WorkflowHost): ToolDefinition {
         const result = await limiter.run(() => subagents.run(options, caller), signal)
         return result.value !== undefined ? result.value : result.text
       }
-      const output = await codeMode.run({ code: args.code, signal: exec.signal, parent: exec.token, ...(exec.agent !== undefined && { agent: exec.agent }), host: { 'agents.run': run } })
+      const output = await codeMode.run({
+        code: args.code,
+        signal: exec.signal,
+        parent: exec.token,
+        ...(exec.agent !== undefined && { agent: exec.agent }),
+        host: { 'agents.run': run },
+      })
       return { runId, agentsStarted: started, result: output.result ?? null }
     },
   })

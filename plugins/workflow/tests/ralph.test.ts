@@ -34,7 +34,10 @@ describe('ralph', () => {
   it('stops when a round reports done', async () => {
     const { ctx } = await setup([report('done', 'all green')])
     const result = await call(ctx, { prompt: 'Fix the build.', maxRounds: 3 })
-    expect(result).toMatchObject({ isError: false, value: { agentsStarted: 1, result: { status: 'done', rounds: 1, report: { status: 'done', summary: 'all green' } } } })
+    expect(result).toMatchObject({
+      isError: false,
+      value: { agentsStarted: 1, result: { status: 'done', rounds: 1, report: { status: 'done', summary: 'all green' } } },
+    })
     expect(contentText(result.content)).toMatch(/^ralph: the worker reported the task done after 1 round\.\nFinal report:\n/)
   })
 
@@ -61,7 +64,9 @@ describe('ralph', () => {
     const { ctx } = await setup([report('continue', 'half done'), { text: 'no report' }, { text: 'still none' }])
     const result = await call(ctx, { prompt: 'Fix the build.', maxRounds: 4 })
     expect(result).toMatchObject({ isError: true, error: { info: { code: 'RALPH_ROUND_FAILED' } } })
-    expect(result.isError && result.error.message).toMatch(/^ralph round 2 failed: the subagent finished without calling structured_output.*the last report was: \{"status":"continue","summary":"half done"\}$/s)
+    expect(result.isError && result.error.message).toMatch(
+      /^ralph round 2 failed: the subagent finished without calling structured_output.*the last report was: \{"status":"continue","summary":"half done"\}$/s,
+    )
   })
 
   it('refuses maxRounds above the configured ceiling before running anything', async () => {

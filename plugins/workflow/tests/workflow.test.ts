@@ -6,7 +6,11 @@ import * as codeMode from '@cordage/plugin-code-mode'
 import type { ChildRunEvent } from '@cordage/services'
 import * as Workflow from '../src/index.js'
 
-async function setup(routes: Record<string, ScriptStep[]> = {}, config: Partial<Workflow.Config> = {}, withCodeMode = true): Promise<{ ctx: TestContext; children: ChildRunEvent[] }> {
+async function setup(
+  routes: Record<string, ScriptStep[]> = {},
+  config: Partial<Workflow.Config> = {},
+  withCodeMode = true,
+): Promise<{ ctx: TestContext; children: ChildRunEvent[] }> {
   const ctx = await createTestContext()
   await ctx.plugin(ScriptedModel, { turns: [], routes })
   await ctx.plugin(Subagents, { persist: false, maxConcurrent: 8 })
@@ -22,7 +26,7 @@ function run(ctx: TestContext, code: string, signal?: AbortSignal): Promise<Tool
 }
 
 describe('workflow', () => {
-  it('returns the program\'s value with no agents', async () => {
+  it("returns the program's value with no agents", async () => {
     const { ctx } = await setup()
     const result = await run(ctx, 'return 42')
     expect(result).toMatchObject({ isError: false, value: { agentsStarted: 0, result: 42 } })
@@ -35,7 +39,10 @@ describe('workflow', () => {
       'Say B.': [{ toolCalls: [{ name: 'structured_output', arguments: { letter: 'B' } }] }],
     })
     const schema = { type: 'object', properties: { letter: { type: 'string' } }, required: ['letter'] }
-    const result = await run(ctx, `return await Promise.all([agents.run({ prompt: 'Say A.' }), agents.run({ prompt: 'Say B.', outputSchema: ${JSON.stringify(schema)} })])`)
+    const result = await run(
+      ctx,
+      `return await Promise.all([agents.run({ prompt: 'Say A.' }), agents.run({ prompt: 'Say B.', outputSchema: ${JSON.stringify(schema)} })])`,
+    )
     expect(result).toMatchObject({ isError: false, value: { agentsStarted: 2, result: ['A', { letter: 'B' }] } })
     expect(contentText(result.content)).toBe('workflow completed (2 agents).\nReturn value:\n[\n  "A",\n  {\n    "letter": "B"\n  }\n]')
     expect(children.filter((event) => event.type === 'end').map((event) => event.tool)).toEqual(['workflow', 'workflow'])
@@ -65,7 +72,12 @@ describe('workflow', () => {
     const result = await run(ctx, 'return await Promise.all([agents.run({ prompt: "Wait A." }), agents.run({ prompt: "Wait B." })])', controller.signal)
     expect(result.isError).toBe(true)
     await new Promise((resolve) => setTimeout(resolve, 100))
-    expect(children.filter((event) => event.type === 'end').map((event) => event.stopReason).sort()).toEqual(['aborted', 'aborted'])
+    expect(
+      children
+        .filter((event) => event.type === 'end')
+        .map((event) => event.stopReason)
+        .sort(),
+    ).toEqual(['aborted', 'aborted'])
   })
 
   it('without Code Mode, fails clearly', async () => {

@@ -28,7 +28,12 @@ export async function startAgent(input: CommandInput, progress: Progress): Promi
   const runtime = await startRuntime({ cwd, configFile: stringOption(values, 'config'), verbose: !!values.verbose, output })
   try {
     await attachHuman(runtime, input, progress)
-    const flags = { model: stringOption(values, 'model'), baseURL: stringOption(values, 'base-url'), cassette: stringOption(values, 'cassette'), record: stringOption(values, 'record') }
+    const flags = {
+      model: stringOption(values, 'model'),
+      baseURL: stringOption(values, 'base-url'),
+      cassette: stringOption(values, 'cassette'),
+      record: stringOption(values, 'record'),
+    }
     const choice = chooseModel(runtime.config.model, flags, cwd, runtime.config.baseDir, env)
     const { model, recorder } = await startModel(runtime, choice, flags.record)
     const resume = stringOption(values, 'resume')

@@ -6,11 +6,11 @@ import { contentToText } from './render.js'
 export const callCommand: Command = {
   name: 'call',
   summary: 'call one tool directly (no model): prints its content, or its value with --json',
-  usage: '<tool> [\'<json arguments>\'] [--json]',
+  usage: "<tool> ['<json arguments>'] [--json]",
   options: { json: { type: 'boolean', description: 'print the canonical value (or the failure) as JSON' } },
   async run({ values, positionals, output, cwd }) {
     const [name, raw = '{}', ...extra] = positionals
-    if (!name) throw new CliError('usage: cordage call <tool> \'<json arguments>\'')
+    if (!name) throw new CliError("usage: cordage call <tool> '<json arguments>'")
     if (extra.length) throw new CliError(`unexpected argument "${extra[0]}"; quote the JSON arguments as one argument`)
     let args: unknown
     try {
@@ -30,9 +30,15 @@ export const callCommand: Command = {
     try {
       const result = await runtime.ctx.get('tools')!.execute({ name, arguments: args, signal: controller.signal })
       if (values.json) {
-        output.line(JSON.stringify(result.isError
-          ? { isError: true, error: { message: result.error.message, ...(result.error.info && { code: result.error.info.code }) }, content: result.content }
-          : result.value, null, 2))
+        output.line(
+          JSON.stringify(
+            result.isError
+              ? { isError: true, error: { message: result.error.message, ...(result.error.info && { code: result.error.info.code }) }, content: result.content }
+              : result.value,
+            null,
+            2,
+          ),
+        )
       } else if (result.isError) {
         output.error(contentToText(result.content))
       } else {

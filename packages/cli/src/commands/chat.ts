@@ -8,12 +8,19 @@ export const chatCommand: Command = {
   name: 'chat',
   summary: 'talk to the agent: one line per message (/exit or Ctrl-D to leave)',
   usage: '',
-  options: { ...modelOptions, ...agentOptions, watch: { type: 'boolean', description: 'reload cordage.yml when it changes (between turns; the session goes on)' } },
+  options: {
+    ...modelOptions,
+    ...agentOptions,
+    watch: { type: 'boolean', description: 'reload cordage.yml when it changes (between turns; the session goes on)' },
+  },
   async run(input) {
     const { output, values, stdin } = input
     // Heavy modules load only when the command runs, so `--help` and usage errors stay fast.
     const [{ Progress }, { startAgent }, { StopSignals, signalExitCode, stoppedBy }, { containStrayErrors }] = await Promise.all([
-      import('../progress.js'), import('./agent-setup.js'), import('../signals.js'), import('../containment.js'),
+      import('../progress.js'),
+      import('./agent-setup.js'),
+      import('../signals.js'),
+      import('../containment.js'),
     ])
     const progress = new Progress(output, !!values.json)
     const release = containStrayErrors(output)

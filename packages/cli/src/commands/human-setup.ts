@@ -21,12 +21,14 @@ export async function attachHuman(runtime: Runtime, input: CommandInput, progres
   const { values, stdin, output } = input
   if (values.yes && values.no) throw new CliError('--yes and --no contradict each other; give one')
   const interactive = (stdin as { isTTY?: boolean }).isTTY === true && process.stderr.isTTY === true
-  await runtime.load(humanPlugin({
-    interactive,
-    ...(values.yes ? { preset: 'yes' as const } : values.no ? { preset: 'no' as const } : {}),
-    output,
-    io: { input: stdin, output: process.stderr, interrupt, prompting: (active) => progress.hold(active) },
-  }))
+  await runtime.load(
+    humanPlugin({
+      interactive,
+      ...(values.yes ? { preset: 'yes' as const } : values.no ? { preset: 'no' as const } : {}),
+      output,
+      io: { input: stdin, output: process.stderr, interrupt, prompting: (active) => progress.hold(active) },
+    }),
+  )
   if (values.plan) {
     const planMode = runtime.ctx.get('planMode')
     if (!planMode) throw new CliError('--plan needs @cordage/plugin-interaction: add it to cordage.yml')

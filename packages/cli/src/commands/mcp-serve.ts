@@ -19,7 +19,11 @@ export const mcpServeCommand: Command = {
     if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) {
       throw new CliError(`--http expects a port number from 0 to 65535, got ${JSON.stringify(http)}`)
     }
-    const [{ startRuntime }, { serve }, { containStrayErrors }] = await Promise.all([import('../runtime.js'), import('@cordage/plugin-mcp-server'), import('../containment.js')])
+    const [{ startRuntime }, { serve }, { containStrayErrors }] = await Promise.all([
+      import('../runtime.js'),
+      import('@cordage/plugin-mcp-server'),
+      import('../containment.js'),
+    ])
     // In stdio mode stdout is the protocol channel: everything else this process says goes to stderr.
     const runtime = await startRuntime({ cwd, configFile: values.config as string | undefined, verbose: !!values.verbose, output })
     const release = containStrayErrors(output)
@@ -37,9 +41,10 @@ export const mcpServeCommand: Command = {
         name: 'mcp-serve',
         inject: ['tools'],
         async apply(ctx: Context) {
-          const endpoint = await serve(ctx, port === undefined
-            ? { transport: 'stdio' }
-            : { transport: 'http', port, ...(values.host !== undefined && { host: values.host as string }) })
+          const endpoint = await serve(
+            ctx,
+            port === undefined ? { transport: 'stdio' } : { transport: 'http', port, ...(values.host !== undefined && { host: values.host as string }) },
+          )
           url = endpoint.url
         },
       })

@@ -21,7 +21,12 @@ export const replayCommand: Command = {
       output.line(JSON.stringify(deriveMessages(session.events), null, 2))
       return EXIT.ok
     }
-    output.error(output.style('dim', `session ${session.header.id} · ${session.header.createdAt} · ${session.header.cwd}${session.header.model ? ` · ${session.header.model}` : ''}`))
+    output.error(
+      output.style(
+        'dim',
+        `session ${session.header.id} · ${session.header.createdAt} · ${session.header.cwd}${session.header.model ? ` · ${session.header.model}` : ''}`,
+      ),
+    )
     printSession(agent, output, session, '', new Set([session.file]))
     return EXIT.ok
   },
@@ -34,7 +39,15 @@ export const replayCommand: Command = {
  */
 function printSession(agent: typeof import('@cordage/agent'), output: Output, session: LoadedSession, indent: string, seen: Set<string>): void {
   const children = agent.childSessionFiles(session.file, session.header.id)
-  const line = (text: string) => output.line(indent ? text.split('\n').map((part) => indent + part).join('\n') : text)
+  const line = (text: string) =>
+    output.line(
+      indent
+        ? text
+            .split('\n')
+            .map((part) => indent + part)
+            .join('\n')
+        : text,
+    )
   for (const event of session.events) {
     if (event.type === 'tool/code-dispatch') {
       const { name, isError, index } = event.data

@@ -14,7 +14,10 @@ export const runCommand: Command = {
     if (!task) throw new CliError('usage: cordage run "<task>"')
     // Heavy modules load only when the command runs, so `--help` and usage errors stay fast.
     const [{ Progress }, { startAgent, exitCodeOf }, { StopSignals, signalExitCode, stoppedBy }, { containStrayErrors }] = await Promise.all([
-      import('../progress.js'), import('./agent-setup.js'), import('../signals.js'), import('../containment.js'),
+      import('../progress.js'),
+      import('./agent-setup.js'),
+      import('../signals.js'),
+      import('../containment.js'),
     ])
     const progress = new Progress(output, !!values.json)
     const release = containStrayErrors(output)
@@ -35,7 +38,8 @@ export const runCommand: Command = {
       const result = await setup.agent.run(task, { signal: controller.signal })
       end = signals.first ? stoppedBy(signals.first) : { reason: result.stopReason }
       progress.finish(result, setup.session)
-      if (result.stopReason === 'max-turns') output.error(output.style('yellow', 'stopped: the turn limit was reached before the task completed (raise it with --max-turns)'))
+      if (result.stopReason === 'max-turns')
+        output.error(output.style('yellow', 'stopped: the turn limit was reached before the task completed (raise it with --max-turns)'))
       return signals.exitCode(exitCodeOf(result))
     } catch (error) {
       const { CordageError } = await import('@cordage/core')

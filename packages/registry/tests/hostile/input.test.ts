@@ -26,7 +26,11 @@ const recursiveOutput: JsonSchemaNode = { $ref: '#/$defs/node', $defs: tree }
 describe('hostile input never makes execute reject', () => {
   it('a name whose toString throws is an UNKNOWN_TOOL failure', async () => {
     const ctx = await createTestContext({ print: false })
-    const name = { toString: () => { throw new Error('toString exploded') } }
+    const name = {
+      toString: () => {
+        throw new Error('toString exploded')
+      },
+    }
     const result = await ctx.tools.execute({ name: name as never, arguments: {} })
     expect(result.isError).toBe(true)
     expect(code(result)).toBe('UNKNOWN_TOOL')
@@ -43,7 +47,16 @@ describe('hostile input never makes execute reject', () => {
   it('a validator stack overflow on a 100 000-deep argument is INVALID_ARGS', async () => {
     const ctx = await createTestContext({ print: false })
     let ran = false
-    ctx.tools.register(rawTool('deep_args', () => { ran = true; return [] }, { parameters: recursiveParameters }))
+    ctx.tools.register(
+      rawTool(
+        'deep_args',
+        () => {
+          ran = true
+          return []
+        },
+        { parameters: recursiveParameters },
+      ),
+    )
     const result = await ctx.tools.execute({ name: 'deep_args', arguments: { tree: deepArray(100_000) } })
     expect(code(result)).toBe('INVALID_ARGS')
     expect(result.isError && result.error.message).toMatch(/could not be validated/)
@@ -52,7 +65,10 @@ describe('hostile input never makes execute reject', () => {
 
   it('a validator stack overflow on a 100 000-deep value is INVALID_TOOL_OUTPUT', async () => {
     const ctx = await createTestContext({ print: false })
-    ctx.tools.register({ ...rawTool('deep_value', () => deepArray(100_000)), output: { schema: recursiveOutput, render: () => [{ type: 'text', text: 'deep' }] } })
+    ctx.tools.register({
+      ...rawTool('deep_value', () => deepArray(100_000)),
+      output: { schema: recursiveOutput, render: () => [{ type: 'text', text: 'deep' }] },
+    })
     const result = await ctx.tools.execute({ name: 'deep_value', arguments: {} })
     expect(code(result)).toBe('INVALID_TOOL_OUTPUT')
   })

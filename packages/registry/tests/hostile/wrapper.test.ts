@@ -22,8 +22,19 @@ async function wrapped(authored: unknown): Promise<ToolExecutionResult> {
 
 describe('failures out of tools/execute wrappers are rebuilt', () => {
   it('a frozen failure carrying a value loses the value and keeps its message and code', async () => {
-    const result = await wrapped(deepFreeze({ isError: true, value: 'leaked', error: { message: 'cached failure', info: { name: 'X', code: 'CACHED' } }, content: [{ type: 'text', text: 'Error: cached failure' }] }))
-    expect(result).toEqual({ isError: true, error: { message: 'cached failure', info: { name: 'X', code: 'CACHED' } }, content: [{ type: 'text', text: 'Error: cached failure' }] })
+    const result = await wrapped(
+      deepFreeze({
+        isError: true,
+        value: 'leaked',
+        error: { message: 'cached failure', info: { name: 'X', code: 'CACHED' } },
+        content: [{ type: 'text', text: 'Error: cached failure' }],
+      }),
+    )
+    expect(result).toEqual({
+      isError: true,
+      error: { message: 'cached failure', info: { name: 'X', code: 'CACHED' } },
+      content: [{ type: 'text', text: 'Error: cached failure' }],
+    })
     expect('value' in result).toBe(false)
   })
 
@@ -39,7 +50,15 @@ describe('failures out of tools/execute wrappers are rebuilt', () => {
   })
 
   it('a result whose accessors throw is INVALID_TOOL_OUTPUT', async () => {
-    const result = await wrapped({ get isError() { return true }, get error() { throw new Error('boom') }, content: [] })
+    const result = await wrapped({
+      get isError() {
+        return true
+      },
+      get error() {
+        throw new Error('boom')
+      },
+      content: [],
+    })
     expect(result.isError && result.error.info?.code).toBe('INVALID_TOOL_OUTPUT')
   })
 
