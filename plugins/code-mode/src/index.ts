@@ -10,8 +10,6 @@ import { SandboxPool } from './pool.js'
 import { CodeModeRunner } from './service.js'
 
 export { CodeRunError, HostFunctionError, type CodeRunFailureKind } from './errors.js'
-export { generateSdk, type SdkTool } from './sdk.js'
-export { RUN_CODE, renderRunCode } from './run-code.js'
 export type { ProgramOutput } from './sandbox.js'
 export type { SandboxLimits } from './budget.js'
 

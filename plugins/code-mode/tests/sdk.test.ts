@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import Schema from 'schemastery'
 import { defineTool, type JsonSchemaNode } from '@cordage/core'
 import * as codeMode from '../src/index.js'
-import { generateSdk } from '../src/index.js'
+import { generateSdk } from '../src/sdk.js'
 import { lookup, setup } from './helpers.js'
 
 const raw = (name: string, parameters: JsonSchemaNode, outputSchema: JsonSchemaNode, description = `The ${name} tool.`) => ({

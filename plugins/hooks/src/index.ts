@@ -93,12 +93,7 @@ export function apply(ctx: Context, config: Config): void {
   ctx.effect(() => () => runner.killAll(), 'hook processes')
 }
 
-export { HookRunner, runHook } from './run.js'
-export type { HookOutcome, RunOptions } from './run.js'
-export { compileHooks, compileMatcher, readSettingsHooks, EVENTS } from './settings.js'
-export type { CommandHook, MatcherGroup, HooksSection, CompiledHook, CompiledHooks, HookEvent } from './settings.js'
-export { preVote, postVote } from './decide.js'
-export type { PreVote, PostVote } from './decide.js'
+export type { CommandHook, MatcherGroup, HooksSection, HookEvent } from './settings.js'
 export { HooksConfigError } from './errors.js'
 
 /** The plugin object, for loaders that import the default export. */

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { listenerCount as listeners } from '@cordage/registry'
 import { createTestContext } from '@cordage/testing'
 import * as Hooks from '../src/index.js'
+import { compileMatcher } from '../src/settings.js'
 import { codeOf, script, setup, textOf, toolsPlugin } from './helpers.js'
 
 describe('settings.json and config', () => {
@@ -60,7 +61,7 @@ exit 2`,
     ['mcp__.*', 'mcp__fs__read', true],
     ['Notebook.*', 'NotebookEdit', true],
   ])('matcher %s against %s → %s', (matcher, name, expected) => {
-    expect(Hooks.compileMatcher(matcher)([name])).toBe(expected)
+    expect(compileMatcher(matcher)([name])).toBe(expected)
   })
 
   it('a PreToolUse additionalContext reaches the result of an allowed call', async () => {

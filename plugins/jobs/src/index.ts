@@ -3,4 +3,3 @@ import { Jobs } from './service.js'
 export { Jobs }
 export default Jobs
 export { UnknownJobError, JobOffsetError } from './errors.js'
-export { completionContext, describeJob, describeState } from './describe.js'

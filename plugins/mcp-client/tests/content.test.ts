@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { renderMcpResult } from '../src/index.js'
+import { renderMcpResult } from '../src/content.js'
 
 describe('renderMcpResult', () => {
   it.each([

@@ -1,16 +1,13 @@
 import { bench, describe } from 'vitest'
 import { createTestContext } from '@cordage/testing'
 import * as plugin from '../src/index.js'
+import { McpBridge } from '../src/bridge.js'
 import { FIXTURE } from './helpers.js'
 
 // Bridged call (ctx.tools.execute of mcp__x__echo) vs the SDK Client calling the same server process
 // directly (the bridge's own connection, so both paths share one child and one pipe); small result.
 const ctx = await createTestContext({ print: false })
-const bridge = new plugin.McpBridge(
-  ctx.tools,
-  plugin.Config.parse({ name: 'x', transport: 'stdio', command: process.execPath, args: [FIXTURE] }),
-  ctx.logger('bench'),
-)
+const bridge = new McpBridge(ctx.tools, plugin.Config.parse({ name: 'x', transport: 'stdio', command: process.execPath, args: [FIXTURE] }), ctx.logger('bench'))
 await bridge.connection.start()
 const client = bridge.connection.sdkClient!
 // listTools primes the Client's outputSchema validators, so the direct path validates output too.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { TOOL_NAME_PATTERN } from '@cordage/core'
-import { registryNames } from '../src/index.js'
+import { registryNames } from '../src/names.js'
 
 describe('registryNames', () => {
   it('prefixes, replaces invalid characters, and is independent of list order', () => {

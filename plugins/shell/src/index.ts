@@ -71,7 +71,5 @@ export function apply(ctx: Context, config: Config): void {
   )
 }
 
-export { DEFAULT_ENV_DENY, envFilter, type EnvPolicy } from '@cordage/core'
-export { renderForeground } from './bash.js'
 export type { ForegroundValue } from './foreground.js'
 export { ShellSpawnError, ShellCwdError, JobsUnavailableError } from './errors.js'
