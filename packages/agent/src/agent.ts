@@ -1,6 +1,6 @@
 import type { Context } from 'cordis'
 import { CordageError, type ToolExecutionResult } from '@cordage/core'
-import { unproxied, type ToolRegistry } from '@cordage/registry'
+import { hookTable, unproxied, type HookTable, type ToolRegistry } from '@cordage/registry'
 import { composeSystem, type AgentNotice, type SystemSection } from '@cordage/services'
 import type { AgentEvent, AgentOptions, AgentResult, RunOptions, StopReason } from './agent-types.js'
 import { runBatch } from './batch.js'
@@ -13,14 +13,20 @@ import { applyToolView } from './tool-view.js'
 import { streamTurn } from './turn.js'
 import type { SessionEventBody, SessionEventMap, SessionEventType } from './session-types.js'
 
-// `ctx.get` read once per context: reading it through the context costs several proxy hops (microseconds) per
-// run, while the function it returns is bound to that context and stays valid for its lifetime.
-const getters = new WeakMap<Context, Context['get']>()
+// What a run needs of its context, read once per context: a property read through the context costs
+// several proxy hops (microseconds) per run, while the functions it returns are bound to that context and
+// stay valid for its lifetime, and its listener table is live.
+interface ContextAccess {
+  get: Context['get']
+  emit: Context['emit']
+  hooks: HookTable
+}
+const access = new WeakMap<Context, ContextAccess>()
 
-function serviceGetter(ctx: Context): Context['get'] {
-  let get = getters.get(ctx)
-  if (!get) getters.set(ctx, (get = ctx.get))
-  return get
+function contextAccess(ctx: Context): ContextAccess {
+  let found = access.get(ctx)
+  if (!found) access.set(ctx, (found = { get: ctx.get, emit: ctx.emit, hooks: hookTable(ctx) }))
+  return found
 }
 
 /** Formats one injected context as the user-role message text the model receives. */
@@ -56,7 +62,7 @@ export class Agent {
   /** Adds `input` (if given) as a user message and runs turns until the model stops. Rejects only for model or wiring errors. */
   async run(input?: string, runOptions: RunOptions = {}): Promise<AgentResult> {
     if (this.running) throw new CordageError('AGENT_BUSY', 'this agent is already running; await the previous run first')
-    const get = serviceGetter(this.ctx)
+    const { get, emit, hooks } = contextAccess(this.ctx)
     const model: ModelService | undefined = this.options.model ?? get('model')
     if (!model) throw new NoModelError()
     const service = get('tools')
@@ -85,7 +91,7 @@ export class Agent {
       if (this.messages.length === 0) {
         // Plugins add their sections (a skill catalog, plan-mode rules) once, when the conversation starts.
         const sections: SystemSection[] = []
-        this.ctx.emit('agent/system', sections)
+        if (hooks['agent/system']?.length) emit('agent/system', sections)
         const system = composeSystem(this.options.system, sections)
         if (system !== undefined) this.commit('system/message', { content: system })
       }
