@@ -4,23 +4,13 @@ import Schema from 'schemastery'
 import type { ChildRunCaller, ChildRunOptions, ChildRunResult, JobsService, SubagentService } from '@cordage/services'
 import { strictConfig } from '@cordage/core'
 import { SubagentConfigError } from './errors.js'
-import { ChildRuns, type AgentProfile } from './runs.js'
+import { ChildRuns, type AgentProfile, type RunSettings } from './runs.js'
 import { STRUCTURED_OUTPUT, structuredOutputTool } from './structured.js'
 import { subagentTool } from './subagent-tool.js'
 
 export declare namespace Subagents {
-  /** Limits, defaults and named profiles of child runs. */
-  interface Config {
-    maxDepth: number
-    maxConcurrent: number
-    maxTurns: number
-    system: string
-    tools: string[] | '*'
-    agents: Record<string, AgentProfile>
-    persist: boolean
-    sessionDir?: string
-    cwd?: string
-  }
+  /** Limits, defaults and named profiles of child runs (what the run table works with). */
+  type Config = RunSettings
 }
 
 // `'*'` rather than an absent list: schemastery turns an absent array into `[]`, which would mean "no tools".
