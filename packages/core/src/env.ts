@@ -1,3 +1,5 @@
+import Schema from 'schemastery'
+
 /**
  * Variables withheld from commands unless allowed by exact name: credentials and the means to reach
  * them. Patterns are case-insensitive; `*` matches any run of characters.
@@ -69,4 +71,19 @@ export function envFilter(policy: EnvPolicy): (source: Readonly<Record<string, s
     }
     return Object.assign(env, policy.set)
   }
+}
+
+/**
+ * The `env` config of plugins that spawn programs (shell, hooks, terminal): which inherited variables
+ * pass (`allow`, default all), which are withheld (`deny`, default the credential list) and what is set.
+ * `what` names the programs in the descriptions ("commands", "hooks", …).
+ */
+export function envPolicySchema(what: string): Schema<Partial<EnvPolicy> | undefined, EnvPolicy> {
+  return Schema.object({
+    allow: Schema.array(Schema.string()).default(['*']).description(`Inherited variables passed to ${what} (patterns; exact names override deny).`),
+    deny: Schema.array(Schema.string())
+      .default([...DEFAULT_ENV_DENY])
+      .description(`Inherited variables withheld from ${what} (patterns, case-insensitive).`),
+    set: Schema.dict(Schema.string()).default({}).description('Variables added or overridden.'),
+  }).default({ allow: ['*'], deny: [...DEFAULT_ENV_DENY], set: {} }) as Schema<Partial<EnvPolicy> | undefined, EnvPolicy>
 }

@@ -39,4 +39,4 @@ export {
   formatViolations,
 } from './errors.js'
 export type { EnvPolicy } from './env.js'
-export { DEFAULT_ENV_DENY, envFilter } from './env.js'
+export { DEFAULT_ENV_DENY, envFilter, envPolicySchema } from './env.js'

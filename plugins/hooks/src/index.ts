@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { resolve } from 'node:path'
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
-import { DEFAULT_ENV_DENY, envFilter, strictConfig, type EnvPolicy } from '@cordage/core'
+import { envFilter, envPolicySchema, strictConfig, type EnvPolicy } from '@cordage/core'
 import { createPostListener, createPreListener } from './listeners.js'
 import { HookRunner } from './run.js'
 import { compileHooks, readSettingsHooks, type HooksSection } from './settings.js'
@@ -55,13 +55,7 @@ export const Config: Schema<Partial<Config>, Config> = strictConfig(
     toolNames: Schema.dict(Schema.string())
       .default(CLAUDE_TOOL_NAMES)
       .description('Cordage tool name → name shown to hooks as tool_name (matchers test both).'),
-    env: Schema.object({
-      allow: Schema.array(Schema.string()).default(['*']).description('Variables passed to hooks (patterns; exact names override deny).'),
-      deny: Schema.array(Schema.string())
-        .default([...DEFAULT_ENV_DENY])
-        .description('Variables withheld (patterns, case-insensitive); the same defaults as the shell plugin.'),
-      set: Schema.dict(Schema.string()).default({}).description('Variables added or overridden.'),
-    }).default({ allow: ['*'], deny: [...DEFAULT_ENV_DENY], set: {} }),
+    env: envPolicySchema('hooks'),
   }) as Schema<Partial<Config>, Config>,
 )
 

@@ -1,9 +1,8 @@
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
-import { DEFAULT_ENV_DENY, envFilter } from '@cordage/core'
 import type { ToolRegistry } from '@cordage/registry'
 import type { JobsService } from '@cordage/services'
-import { ConfigError, strictConfig } from '@cordage/core'
+import { ConfigError, envFilter, envPolicySchema, strictConfig } from '@cordage/core'
 import { bashTool } from './bash.js'
 import { resolveRoot } from './cwd.js'
 import type { RunningCommand } from './run.js'
@@ -34,13 +33,7 @@ export const Config: Schema<ConfigInput, Config> = strictConfig(
     maxTimeoutMs: Schema.natural().min(1).default(600_000).description('Largest timeout_ms a call may ask for.'),
     maxOutputBytes: Schema.natural().min(3).default(30_000).description('Bytes kept per stream (a third head, the rest tail).'),
     killGraceMs: Schema.natural().default(2_000).description('Time between SIGTERM and SIGKILL when killing a process group.'),
-    env: Schema.object({
-      allow: Schema.array(Schema.string()).default(['*']).description('Variables passed to commands (patterns; exact names override deny).'),
-      deny: Schema.array(Schema.string())
-        .default([...DEFAULT_ENV_DENY])
-        .description('Variables withheld (patterns, case-insensitive).'),
-      set: Schema.dict(Schema.string()).default({}).description('Variables added or overridden.'),
-    }).default({ allow: ['*'], deny: [...DEFAULT_ENV_DENY], set: {} }),
+    env: envPolicySchema('commands'),
   }),
 ) as Schema<ConfigInput, Config>
 

@@ -1,6 +1,6 @@
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
-import { ConfigError, DEFAULT_ENV_DENY, strictConfig } from '@cordage/core'
+import { ConfigError, envPolicySchema, strictConfig } from '@cordage/core'
 import type { ToolRegistry } from '@cordage/registry'
 import type { AgentNotice } from '@cordage/services'
 import { terminalCloseTool } from './close.js'
@@ -62,13 +62,7 @@ export const Config: Schema<ConfigInput, Config> = strictConfig(
     maxReadLines: Schema.natural().min(1).default(1_000).description('Scrollback rows in one result.'),
     maxReadBytes: Schema.natural().min(64).default(40_000).description('UTF-8 bytes of scrollback rows in one result.'),
     killGraceMs: Schema.natural().default(1_000).description('Time between SIGHUP/SIGTERM and SIGKILL when closing.'),
-    env: Schema.object({
-      allow: Schema.array(Schema.string()).default(['*']).description('Inherited variables passed (patterns; exact names override deny).'),
-      deny: Schema.array(Schema.string())
-        .default([...DEFAULT_ENV_DENY])
-        .description('Inherited variables withheld (patterns, case-insensitive).'),
-      set: Schema.dict(Schema.string()).default({}).description('Variables added or overridden.'),
-    }).default({ allow: ['*'], deny: [...DEFAULT_ENV_DENY], set: {} }),
+    env: envPolicySchema('terminal sessions'),
   }),
 ) as Schema<ConfigInput, Config>
 
