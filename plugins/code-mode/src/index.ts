@@ -46,7 +46,7 @@ export const Config: Schema<Partial<Config>, Config> = strictConfig(
     poolSize: Schema.natural().min(1).max(16).default(2).description('Warm sandbox worker threads kept ready (more start on demand while all are busy).'),
     exclude: Schema.array(Schema.string()).default([]).description('Tools hidden from programs (run_code itself always is).'),
   }),
-) as any
+)
 
 /** Registers `run_code`; its SDK follows the registered tools (rebuilt lazily after `tools/changed`). */
 export function apply(ctx: Context, config: Config): void {

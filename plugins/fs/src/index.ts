@@ -51,7 +51,7 @@ export const Config: Schema<Partial<Config>, Config> = strictConfig(
       .default('auto')
       .description('Search engine: ripgrep when available (auto), ripgrep only, or the pure-JS fallback.'),
   }),
-) as Schema<Partial<Config>, Config>
+)
 
 /** Registers read, write, edit, glob and grep rooted at `config.root`, plus the glob/grep spill listener. */
 export async function apply(ctx: Context, config: Config): Promise<void> {

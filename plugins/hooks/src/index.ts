@@ -56,7 +56,7 @@ export const Config: Schema<Partial<Config>, Config> = strictConfig(
       .default(CLAUDE_TOOL_NAMES)
       .description('Cordage tool name → name shown to hooks as tool_name (matchers test both).'),
     env: envPolicySchema('hooks'),
-  }) as Schema<Partial<Config>, Config>,
+  }),
 )
 
 /** Reads and checks every hook at load, then runs matching hooks around each tool call. */

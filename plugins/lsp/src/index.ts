@@ -67,7 +67,7 @@ export const Config: Schema<Partial<Config>, Config> = strictConfig(
     maxOpenDocuments: Schema.natural().min(1).default(64).description('Documents kept open per server (least recently used are closed).'),
     maxResults: Schema.natural().min(1).default(2000).description('Locations, symbols or diagnostics kept in a value.'),
     pageSize: Schema.natural().min(1).default(100).description('Entries rendered for the model.'),
-  }) as Schema<Partial<Config>, Config>,
+  }),
 )
 
 function specs(config: Config): ServerSpec[] {

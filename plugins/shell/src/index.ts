@@ -35,7 +35,7 @@ export const Config: Schema<ConfigInput, Config> = strictConfig(
     killGraceMs: Schema.natural().default(2_000).description('Time between SIGTERM and SIGKILL when killing a process group.'),
     env: envPolicySchema('commands'),
   }),
-) as Schema<ConfigInput, Config>
+)
 
 export function apply(ctx: Context, config: Config): void {
   if (config.defaultTimeoutMs > config.maxTimeoutMs) {

@@ -64,7 +64,7 @@ export const Config: Schema<ConfigInput, Config> = strictConfig(
     killGraceMs: Schema.natural().default(1_000).description('Time between SIGHUP/SIGTERM and SIGKILL when closing.'),
     env: envPolicySchema('terminal sessions'),
   }),
-) as Schema<ConfigInput, Config>
+)
 
 export function apply(ctx: Context, config: Config): void {
   for (const [key, max] of [

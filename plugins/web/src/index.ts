@@ -45,7 +45,7 @@ export class Web extends Service implements WebService {
       searchProvider: Schema.string().description('Provider id web_search uses when several are registered (default: the first available).'),
       search: Schema.boolean().description('Register web_search (default: only when searxng or brave is configured).'),
       maxResults: Schema.natural().min(1).max(20).default(8).description('Default number of web_search results.'),
-    }) as Schema<Partial<Web.Config>, Web.Config>,
+    }),
   )
 
   private readonly providers: WebSearchProvider[] = []
