@@ -2,26 +2,7 @@ import { readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { cordage, echoPlugin, project } from './helpers.js'
-import { call, humanProject, question } from './human-fixture.js'
-
-function toolResults(dir: string): Array<{ name: string; isError: boolean; text: string; code?: string }> {
-  const sessions = join(dir, '.cordage', 'sessions')
-  const file = readdirSync(sessions)
-    .filter((name) => name.endsWith('.jsonl'))
-    .sort()
-    .at(-1)!
-  return readFileSync(join(sessions, file), 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line))
-    .filter((event) => event.type === 'tool/result')
-    .map((event) => ({
-      name: event.data.name,
-      isError: event.data.isError,
-      text: event.data.content[0].text,
-      ...(event.data.error?.code && { code: event.data.error.code }),
-    }))
-}
+import { call, humanProject, question, sessionToolResults as toolResults } from './human-fixture.js'
 
 const turns = [call('c1', 'echo', { text: 'hi' }), call('c2', 'ask_user_question', question), { text: 'finished' }]
 

@@ -1,21 +1,9 @@
-import { readFileSync, readdirSync } from 'node:fs'
-import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { call, humanProject, question } from './human-fixture.js'
+import { call, humanProject, question, sessionToolResults } from './human-fixture.js'
 import { hasTmux, Terminal } from './tmux.js'
 
 function results(dir: string): Array<{ name: string; text: string; code?: string }> {
-  const sessions = join(dir, '.cordage', 'sessions')
-  const file = readdirSync(sessions)
-    .filter((name) => name.endsWith('.jsonl'))
-    .sort()
-    .at(-1)!
-  return readFileSync(join(sessions, file), 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line))
-    .filter((event) => event.type === 'tool/result')
-    .map((event) => ({ name: event.data.name, text: event.data.content[0].text, ...(event.data.error?.code && { code: event.data.error.code }) }))
+  return sessionToolResults(dir).map(({ name, text, code }) => ({ name, text, ...(code && { code }) }))
 }
 
 const terminals: Terminal[] = []
