@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os'
 import type { Context } from 'cordis'
 import { unproxied } from '@cordage/registry'
 import Schema from 'schemastery'
@@ -21,6 +22,7 @@ export const inject = ['tools']
 /** Per-run sandbox limits, the warm worker count, and the tools hidden from programs (see the README table). */
 export interface Config extends SandboxLimits {
   poolSize: number
+  spinMicros: number
   exclude: string[]
 }
 
@@ -44,6 +46,10 @@ export const Config: Schema<Partial<Config>, Config> = strictConfig(
     maxOutputBytes: Schema.natural().min(1).default(65_536).description('UTF-8 bytes of logs plus the JSON of the result one run may produce.'),
     maxCalls: Schema.natural().min(1).default(5000).description('Tool calls one run may make.'),
     poolSize: Schema.natural().min(1).max(16).default(2).description('Warm sandbox worker threads kept ready (more start on demand while all are busy).'),
+    spinMicros: Schema.natural()
+      .max(1000)
+      .default(100)
+      .description('How long the host and a worker spin for a quick answer before sleeping (µs); 0 never spins. Ignored on a single CPU.'),
     exclude: Schema.array(Schema.string()).default([]).description('Tools hidden from programs (run_code itself always is).'),
   }),
 )
@@ -65,7 +71,8 @@ export function apply(ctx: Context, config: Config): void {
     maxOutputBytes: config.maxOutputBytes,
     maxCalls: config.maxCalls,
   }
-  const pool = new SandboxPool(config.poolSize, limits)
+  // Spinning only pays when the two threads can run at once.
+  const pool = new SandboxPool(config.poolSize, limits, availableParallelism() > 1 ? config.spinMicros : 0)
   // Unloading terminates every worker, busy ones included; their runs end ABORTED.
   ctx.effect(() => {
     pool.warm()

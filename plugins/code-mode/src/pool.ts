@@ -3,6 +3,7 @@ import { createRequire } from 'node:module'
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads'
 import { METER_SLOTS, type SandboxLimits } from './budget.js'
 import { createLogBuffer } from './output.js'
+import { awaitMail, CONTROL_SLOTS, DOORBELL, DOWN_LENGTH, MAILBOX_BYTES, Spinner, writeBox } from './channel.js'
 import type { HostMessage, WorkerData, WorkerMessage } from './protocol.js'
 
 // The `WebAssembly` global (this project's lib settings carry no types for it).
@@ -24,6 +25,19 @@ function compileQuickJS(): Promise<CompiledModule> {
 // A worker whose WASM heap grew past this (a memory-hungry run) is replaced, so its pages go back.
 const RECYCLE_ABOVE_BYTES = 24 << 20
 
+// Replies taken by spinning are handled without a return to the event loop (one tool call's promise
+// chain leads to the next). After this long, stop spinning until the loop has polled I/O once.
+const STREAK_MS = 2
+let streakStart = -1
+function streakAllows(): boolean {
+  const now = performance.now()
+  if (streakStart < 0) {
+    streakStart = now
+    setImmediate(() => (streakStart = -1))
+  }
+  return now - streakStart < STREAK_MS
+}
+
 /** One worker thread with its shared log buffer and CPU meter. Runs one program at a time. */
 export class SandboxWorker {
   readonly logs: SharedArrayBuffer
@@ -38,9 +52,13 @@ export class SandboxWorker {
   private error: Error | undefined
   private readonly thread: Worker
   private readonly inbox: MessagePort
-  private readonly doorbell = new Int32Array(new SharedArrayBuffer(4))
+  private readonly control = new Int32Array(new SharedArrayBuffer(CONTROL_SLOTS * 4))
+  private readonly up = new Uint8Array(new SharedArrayBuffer(MAILBOX_BYTES))
+  private readonly down = new Uint8Array(new SharedArrayBuffer(MAILBOX_BYTES))
+  private readonly spinner: Spinner
 
-  constructor(wasmModule: CompiledModule, limits: SandboxLimits) {
+  constructor(wasmModule: CompiledModule, limits: SandboxLimits, spinMicros: number) {
+    this.spinner = new Spinner(spinMicros)
     this.logs = createLogBuffer(limits)
     const meterBuffer = new SharedArrayBuffer(METER_SLOTS * 8)
     this.meter = new Float64Array(meterBuffer)
@@ -52,7 +70,10 @@ export class SandboxWorker {
       logBuffer: this.logs,
       meterBuffer,
       inbox: channel.port2,
-      doorbellBuffer: this.doorbell.buffer as SharedArrayBuffer,
+      controlBuffer: this.control.buffer as SharedArrayBuffer,
+      upBuffer: this.up.buffer as SharedArrayBuffer,
+      downBuffer: this.down.buffer as SharedArrayBuffer,
+      spinMicros,
     }
     const memoryMb = Math.ceil(limits.memoryBytes / (1 << 20))
     this.thread = new Worker(new URL('./worker.js', import.meta.url), {
@@ -83,12 +104,21 @@ export class SandboxWorker {
     this.ready.catch(() => {})
   }
 
-  /** Queues a message on the worker's inbox and rings the doorbell it sleeps on. */
+  /** Hands a message to the worker (completions in its mailbox when they fit) and rings the doorbell it sleeps on. */
   post(message: HostMessage): void {
     // oxlint-disable-next-line unicorn/require-post-message-target-origin -- a MessagePort, not a window
-    this.inbox.postMessage(message)
-    Atomics.add(this.doorbell, 0, 1)
-    Atomics.notify(this.doorbell, 0)
+    if (message.type !== 'settle' || !writeBox(this.control, DOWN_LENGTH, this.down, message)) this.inbox.postMessage(message)
+    Atomics.add(this.control, DOORBELL, 1)
+    Atomics.notify(this.control, DOORBELL)
+  }
+
+  /**
+   * After a `run` or `settle`: the worker's reply when it arrives within the spin window (a quick
+   * program step), else `undefined` and the reply is posted as usual. The caller handles what it returns.
+   */
+  takeReply(): WorkerMessage | undefined {
+    if (this.exited || !streakAllows()) return undefined
+    return awaitMail(this.control, this.up, this.spinner) as WorkerMessage | undefined
   }
 
   /** Stops the thread wherever it is (a microtask flood, a long built-in) and resolves once it ended. */
@@ -111,9 +141,11 @@ export class SandboxPool {
   private compiling = 0
   private shutDown = false
 
+  /** `spinMicros`: how long host and worker spin for each other's answer before they sleep (0: never). */
   constructor(
     private readonly size: number,
     private readonly limits: SandboxLimits,
+    private readonly spinMicros = 0,
   ) {}
 
   /** Whether `dispose` was called. */
@@ -168,7 +200,7 @@ export class SandboxPool {
     this.compiling++
     let worker: SandboxWorker
     try {
-      worker = new SandboxWorker(await compileQuickJS(), this.limits)
+      worker = new SandboxWorker(await compileQuickJS(), this.limits, this.spinMicros)
       this.live.add(worker)
     } catch (error) {
       this.starting--

@@ -12,6 +12,12 @@ import type { SandboxLimits } from './budget.js'
  * `wait` (the calls it queued) → host dispatches, answers with `settle` (completions) → … → `done`.
  * The host may end a waiting run with `end` (answered by `ended`) or stop a busy one by terminating
  * the worker. Logs and the CPU meter live in shared memory, so they survive a terminated worker.
+ *
+ * Waking a sleeping thread costs tens of microseconds on a virtual machine, for the waker and the
+ * woken alike, and a nested tool call is a round trip. So each side waits for a quick answer by
+ * spinning briefly on shared memory before it sleeps (`channel.js`): the worker on the doorbell, the
+ * host on a control word, in which case the worker hands its reply over in a shared mailbox instead
+ * of posting it.
  */
 
 /** What a worker is started with. */
@@ -25,8 +31,14 @@ export interface WorkerData {
   meterBuffer: SharedArrayBuffer
   /** Where the host's messages arrive (read synchronously by the worker). */
   inbox: MessagePort
-  /** One `Int32` the host increments and notifies after each message: the worker sleeps on it. */
-  doorbellBuffer: SharedArrayBuffer
+  /** `CONTROL_SLOTS` Int32 slots (channel.js): the doorbell the worker sleeps on, and the mailbox handshake. */
+  controlBuffer: SharedArrayBuffer
+  /** The mailbox the worker hands a reply to a spinning host in (UTF-8 JSON). */
+  upBuffer: SharedArrayBuffer
+  /** The mailbox call completions reach the worker in (UTF-8 JSON). */
+  downBuffer: SharedArrayBuffer
+  /** How long the worker spins for the host's answer before it sleeps (0: never). */
+  spinMicros: number
 }
 
 /** Host → worker. `tools` and `hostFunctions` are JSON arrays of names to bind. */

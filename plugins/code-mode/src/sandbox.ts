@@ -87,6 +87,13 @@ class ProgramRun {
     worker.post({ type: 'run', code: options.code, tools: JSON.stringify(options.toolNames), hostFunctions: JSON.stringify(options.hostNames) })
     this.watchdog = new Watchdog(worker.meter, options.limits, (kind) => this.stop(kind))
     options.signal?.addEventListener('abort', this.onAbort, { once: true })
+    this.takeReply()
+  }
+
+  // A reply that arrives within the spin window is handled at once (pool.ts, channel.js).
+  private takeReply(): void {
+    const reply = this.worker.takeReply()
+    if (reply) this.onMessage(reply)
   }
 
   private onMessage(message: WorkerMessage): void {
@@ -150,6 +157,7 @@ class ProgramRun {
   private flush(): void {
     this.busy = true
     this.worker.post({ type: 'settle', completions: this.completions.splice(0) })
+    this.takeReply()
   }
 
   /**

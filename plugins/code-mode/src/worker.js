@@ -5,6 +5,7 @@
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads'
 import { newQuickJSWASMModule, newVariant, RELEASE_SYNC } from 'quickjs-emscripten'
 import prelude from './prelude.js'
+import { DOORBELL, DOWN_LENGTH, handMail, readBox, Spinner } from './channel.js'
 
 /** @typedef {import('./protocol.js').WorkerData} WorkerData */
 /** @typedef {import('./protocol.js').HostMessage} HostMessage */
@@ -19,8 +20,11 @@ import prelude from './prelude.js'
  */
 
 const port = /** @type {import('node:worker_threads').MessagePort} */ (parentPort)
-const { wasmModule, limits, logBuffer, meterBuffer, inbox, doorbellBuffer } = /** @type {WorkerData} */ (workerData)
-const doorbell = new Int32Array(doorbellBuffer)
+const { wasmModule, limits, logBuffer, meterBuffer, inbox, controlBuffer, upBuffer, downBuffer, spinMicros } = /** @type {WorkerData} */ (workerData)
+const control = new Int32Array(controlBuffer)
+const up = new Uint8Array(upBuffer)
+const down = new Uint8Array(downBuffer)
+const spinner = new Spinner(spinMicros)
 const PAGE = 65536
 // Emscripten's initial memory (static data, stack, allocator start); the program's heap comes after.
 const BASE_BYTES = 16 << 20
@@ -44,8 +48,10 @@ let current
 /** @type {Sandbox | undefined} */
 let ready
 
-/** @param {WorkerMessage} message */
-const post = (message) => port.postMessage(message)
+/** Replies to the host: through the mailbox when it is spinning for the reply, else posted. @param {WorkerMessage} message */
+function post(message) {
+  if (!handMail(control, up, message)) port.postMessage(message)
+}
 
 /** A limit's detail is left empty: the host words it (budget.ts). @param {Run} run @param {RunFailure['kind']} kind @param {string} [detail] */
 function fail(run, kind, detail = '') {
@@ -268,17 +274,18 @@ function handle(message) {
 }
 
 /**
- * The thread's life after start-up: take the host's messages synchronously, and block on the doorbell
- * while there are none. Waking a blocked thread through a futex costs a fraction of a trip through
- * its event loop, and a run makes one such trip per batch of tool calls. The host terminates the
- * thread to stop it, which also ends a wait.
+ * The thread's life after start-up: take the host's messages synchronously (from the mailbox or the
+ * inbox port), and block on the doorbell
+ * while there are none (a futex wake costs a fraction of a trip through an event loop). While a run
+ * waits for its calls, spin briefly first: a quick tool answers before a wake would arrive. The host
+ * terminates the thread to stop it, which also ends a wait.
  */
 function serve() {
   for (;;) {
-    const seen = Atomics.load(doorbell, 0)
-    const entry = receiveMessageOnPort(inbox)
-    if (entry) {
-      handle(entry.message)
+    const seen = Atomics.load(control, DOORBELL)
+    const message = readBox(control, DOWN_LENGTH, down) ?? receiveMessageOnPort(inbox)?.message
+    if (message) {
+      handle(message)
       continue
     }
     // Idle: make the next run's sandbox now, outside any run's time.
@@ -286,7 +293,8 @@ function serve() {
       ready = createSandbox()
       continue
     }
-    Atomics.wait(doorbell, 0, seen)
+    if (current && spinner.engage() && spinner.spin(() => Atomics.load(control, DOORBELL) !== seen)) continue
+    Atomics.wait(control, DOORBELL, seen)
   }
 }
 

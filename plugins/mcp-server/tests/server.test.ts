@@ -10,7 +10,6 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { createTestContext, type TestContext } from '@cordage/testing'
 import * as plugin from '../src/index.js'
-// @ts-expect-error plain .mjs fixture without types
 import { fixtureTools } from './fixtures/tools.mjs'
 import { REPO_ROOT, serveCommand, until } from './helpers.js'
 

@@ -1,0 +1,119 @@
+// @ts-check
+// The shared-memory part of the host ↔ worker channel (protocol.ts has the messages). Plain
+// JavaScript: the worker imports it from src/ and dist/ alike.
+//
+// Waking a sleeping thread costs tens of microseconds on a virtual machine, for the waker and the woken
+// alike, and every nested tool call is a round trip. So each side first spins briefly for a quick
+// answer: the worker on the doorbell, the host on the `HOST` slot. While the host spins, the worker
+// hands its reply over in the mailbox instead of posting it; one compare-exchange on `HOST` decides
+// which of the two paths carries each reply, so a reply is never lost or delivered twice. Call
+// completions travel down in a mailbox too (no message to clone and receive); anything that does
+// not fit a mailbox is posted.
+
+/** Control slot the host increments and notifies after each message it queues on the worker's inbox. */
+export const DOORBELL = 0
+/** Control slot of the mailbox handshake: `HOST_AWAY`, `HOST_SPINNING` or `MAIL_READY`. */
+export const HOST = 1
+/** Control slot holding the byte length of the reply in the host's mailbox. */
+export const UP_LENGTH = 2
+/** Control slot holding the byte length of the message in the worker's mailbox; 0 while it is empty. */
+export const DOWN_LENGTH = 3
+export const CONTROL_SLOTS = 4
+/** The host reads its message port: the worker posts. */
+export const HOST_AWAY = 0
+/** The host spins on `HOST`: the worker may fill the mailbox and swap in `MAIL_READY`. */
+export const HOST_SPINNING = 1
+/** The mailbox holds a reply; the host takes it. */
+export const MAIL_READY = 2
+/** Bytes of each mailbox; a longer message is posted. */
+export const MAILBOX_BYTES = 64 << 10
+
+const encoder = new TextEncoder()
+const decoder = new TextDecoder()
+
+/**
+ * A bounded busy wait that backs off: it spins at most `micros`; after two waits in a row ran out it
+ * skips the next 1, then 3, 7 … 63 waits, so a side whose answers are slow (a tool that reads a disk,
+ * a program that computes between calls) soon stops burning CPU on them, while one late answer among
+ * quick ones (the thread was preempted) costs nothing more. One success resets it.
+ */
+export class Spinner {
+  /** @param {number} micros 0 never spins */
+  constructor(micros) {
+    this.micros = micros
+    this.misses = 0
+    this.skip = 0
+  }
+
+  /** Whether the next wait should spin at all (consumes one skipped wait). */
+  engage() {
+    if (this.micros <= 0) return false
+    if (this.skip === 0) return true
+    this.skip--
+    return false
+  }
+
+  /** Spins until `ready()` or the window ends. @param {() => boolean} ready */
+  spin(ready) {
+    const deadline = performance.now() + this.micros / 1000
+    do {
+      if (ready()) {
+        this.misses = 0
+        return true
+      }
+    } while (performance.now() < deadline)
+    this.misses = Math.min(this.misses + 1, 7)
+    this.skip = (1 << (this.misses - 1)) - 1
+    return false
+  }
+}
+
+/**
+ * Host side: spins for the worker's reply in the mailbox. Returns it, or `undefined` when the window
+ * ran out, in which case the worker posts it instead.
+ * @param {Int32Array} control @param {Uint8Array} mailbox @param {Spinner} spinner
+ * @returns {any}
+ */
+export function awaitMail(control, mailbox, spinner) {
+  if (!spinner.engage()) return undefined
+  Atomics.store(control, HOST, HOST_SPINNING)
+  const arrived =
+    spinner.spin(() => Atomics.load(control, HOST) === MAIL_READY) || Atomics.compareExchange(control, HOST, HOST_SPINNING, HOST_AWAY) === MAIL_READY
+  if (!arrived) return undefined
+  Atomics.store(control, HOST, HOST_AWAY)
+  return readBox(control, UP_LENGTH, mailbox)
+}
+
+/**
+ * Worker side: hands `message` to a spinning host through the mailbox. False when the host is not
+ * spinning (or stopped meanwhile), or the message does not fit: then the caller posts it.
+ * @param {Int32Array} control @param {Uint8Array} mailbox @param {object} message
+ */
+export function handMail(control, mailbox, message) {
+  if (Atomics.load(control, HOST) !== HOST_SPINNING) return false
+  return writeBox(control, UP_LENGTH, mailbox, message) && Atomics.compareExchange(control, HOST, HOST_SPINNING, MAIL_READY) === HOST_SPINNING
+}
+
+/**
+ * Writes `message` as JSON into `box` and its byte length into `slot`; false when it does not fit.
+ * The reader learns of it through a later atomic operation (the handshake, or the doorbell).
+ * @param {Int32Array} control @param {number} slot @param {Uint8Array} box @param {object} message
+ */
+export function writeBox(control, slot, box, message) {
+  const text = JSON.stringify(message)
+  if (text.length > box.length) return false
+  const { read, written } = encoder.encodeInto(text, box)
+  if (read < text.length) return false
+  Atomics.store(control, slot, written)
+  return true
+}
+
+/**
+ * The message `writeBox` left in `box`, or `undefined` when `slot` says it is empty; empties it.
+ * @param {Int32Array} control @param {number} slot @param {Uint8Array} box
+ * @returns {any}
+ */
+export function readBox(control, slot, box) {
+  const length = Atomics.exchange(control, slot, 0)
+  return length === 0 ? undefined : JSON.parse(decoder.decode(box.subarray(0, length)))
+}

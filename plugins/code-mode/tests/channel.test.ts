@@ -1,0 +1,104 @@
+import { Worker } from 'node:worker_threads'
+import Schema from 'schemastery'
+import { describe, expect, it } from 'vitest'
+import { defineTool } from '@cordage/core'
+import { awaitMail, CONTROL_SLOTS, DOORBELL, MAILBOX_BYTES, Spinner } from '../src/channel.js'
+import { setup, valueOf } from './helpers.js'
+
+describe('the spin handshake', () => {
+  it('delivers every reply exactly once, whichever side wins the race between mailbox and port', async () => {
+    const count = 3000
+    const control = new Int32Array(new SharedArrayBuffer(CONTROL_SLOTS * 4))
+    const up = new Uint8Array(new SharedArrayBuffer(MAILBOX_BYTES))
+    const worker = new Worker(new URL('./channel-race-worker.js', import.meta.url), {
+      workerData: { controlBuffer: control.buffer, upBuffer: up.buffer, count },
+    })
+    const posted: Array<{ seq?: number; handed?: number }> = []
+    let wake: (() => void) | undefined
+    worker.on('message', (message) => {
+      posted.push(message)
+      wake?.()
+    })
+    const next = async (): Promise<{ seq?: number; handed?: number }> => {
+      while (!posted.length) await new Promise<void>((resolve) => (wake = resolve))
+      return posted.shift()!
+    }
+    const received: number[] = []
+    let viaMailbox = 0
+    // Windows of 1–11 µs against answers of 0–12 µs: many spins end just as the worker hands its reply over.
+    const spinners = [1, 3, 5, 7, 9, 11].map((micros) => new Spinner(micros))
+    for (let seq = 0; seq < count; seq++) {
+      Atomics.add(control, DOORBELL, 1)
+      Atomics.notify(control, DOORBELL)
+      const spinner = spinners[seq % spinners.length]!
+      spinner.skip = 0
+      const mail = awaitMail(control, up, spinner) as { seq: number } | undefined
+      if (mail) viaMailbox++
+      received.push((mail ?? (await next())).seq!)
+    }
+    const summary = await next()
+    await worker.terminate()
+    expect(received).toEqual(Array.from({ length: count }, (_, seq) => seq))
+    expect(posted).toEqual([])
+    expect(summary.handed).toBe(viaMailbox)
+    // Both paths were exercised, or the test proves nothing about the race.
+    expect(viaMailbox).toBeGreaterThan(0)
+    expect(viaMailbox).toBeLessThan(count)
+  })
+
+  it('backs off after two missed waits in a row and resets on the next success', () => {
+    const spinner = new Spinner(1)
+    const never = () => false
+    expect(spinner.engage()).toBe(true)
+    expect(spinner.spin(never)).toBe(false)
+    expect(spinner.engage()).toBe(true) // one miss costs nothing more
+    expect(spinner.spin(never)).toBe(false)
+    expect(spinner.engage()).toBe(false) // two in a row: skip one wait
+    expect(spinner.engage()).toBe(true)
+    expect(spinner.spin(never)).toBe(false)
+    expect([spinner.engage(), spinner.engage(), spinner.engage(), spinner.engage()]).toEqual([false, false, false, true])
+    expect(spinner.spin(() => true)).toBe(true)
+    expect(spinner.engage()).toBe(true)
+    expect(new Spinner(0).engage()).toBe(false)
+  })
+})
+
+describe('spinning changes nothing a program sees', () => {
+  const echo = defineTool({
+    name: 'echo',
+    description: 'Returns its text, optionally repeated.',
+    parameters: Schema.object({ text: Schema.string().required(), times: Schema.natural().default(1) }),
+    output: { schema: Schema.object({ text: Schema.string().required() }), render: (_a, v) => [{ type: 'text', text: v.text }] },
+    execute: (args) => ({ text: args.text.repeat(args.times) }),
+    concurrency: 'parallel',
+  })
+  // Replies and completions both above and below the mailbox size (64 KiB), sequential and batched.
+  const program = `
+    const small = []
+    for (let i = 0; i < 50; i++) small.push((await tools.echo({ text: 'é' + i })).text)
+    const large = (await tools.echo({ text: 'ü'.repeat(1000), times: 100 })).text
+    const batch = await Promise.all([1, 2, 3].map((i) => tools.echo({ text: 'x'.repeat(30000 * i) })))
+    let failed
+    try { await tools.echo({ text: 1 }) } catch (error) { failed = error.message }
+    return { small: small.join(','), large: large.length, batch: batch.map((v) => v.text.length), failed }`
+
+  it('gives the same results with spinning off, short and long', async () => {
+    const results = []
+    for (const spinMicros of [0, 5, 1000]) {
+      const { run } = await setup([echo], { spinMicros })
+      results.push(valueOf(await run(program)).result)
+    }
+    expect(results[0]).toEqual({
+      small: Array.from({ length: 50 }, (_, i) => 'é' + i).join(','),
+      large: 100_000,
+      batch: [30_000, 60_000, 90_000],
+      failed: expect.stringMatching(/text/),
+    })
+    expect(results[1]).toEqual(results[0])
+    expect(results[2]).toEqual(results[0])
+  })
+
+  it('rejects a spin window outside 0–1000 µs at load', async () => {
+    await expect(setup([], { spinMicros: 5000 })).rejects.toThrow(/spinMicros/)
+  })
+})
