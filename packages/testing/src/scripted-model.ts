@@ -43,6 +43,8 @@ export interface ScriptedModelConfig {
   routes?: Record<string, ScriptStep[]>
   /** Default `scripted`. */
   id?: string
+  /** Keep every request in `requests` (default true); a long benchmark turns it off so memory stays flat. */
+  record?: boolean
 }
 
 /** Raised when the agent asks for more turns than the script has. */
@@ -82,11 +84,14 @@ export class ScriptedModel extends Service implements ModelService {
   private readonly turns: ScriptStep[]
   private readonly routes: Array<{ key: string; steps: ScriptStep[]; played: number }>
   private played = 0
+  private readonly record: boolean
+  private received = 0
 
   constructor(ctx: Context, config: ScriptedModelConfig) {
     super(ctx, 'model')
     if (!config || !Array.isArray(config.turns)) throw new TypeError('ScriptedModel needs { turns: [...] }')
     this.id = config.id ?? 'scripted'
+    this.record = config.record ?? true
     this.turns = [...config.turns]
     // Longest key first, so a more specific prompt wins over its prefix.
     this.routes = Object.entries(config.routes ?? {})
@@ -102,8 +107,8 @@ export class ScriptedModel extends Service implements ModelService {
 
   async *stream(request: CompletionRequest): AsyncIterable<ModelEvent> {
     const recorded: RecordedRequest = structuredClone({ messages: request.messages, tools: request.tools })
-    const index = this.requests.length
-    this.requests.push(recorded)
+    const index = this.received++
+    if (this.record) this.requests.push(recorded)
     const first = recorded.messages.find((message) => message.role === 'user')?.content ?? ''
     const route = this.routes.find((candidate) => first.startsWith(candidate.key))
     const script = route ? route.steps : this.turns

@@ -48,7 +48,11 @@ export class Subagents extends Service implements SubagentService {
     }),
   )
 
-  private readonly runs: ChildRuns
+  /**
+   * Runs one child agent to its end; see `SubagentService`. An own function that closes over the run
+   * table: callers hold the Context-bound proxy, through which every `this.<field>` read costs a trap.
+   */
+  readonly run: (options: ChildRunOptions, caller: ChildRunCaller) => Promise<ChildRunResult>
 
   constructor(ctx: Context, config: Subagents.Config) {
     super(ctx, 'subagents')
@@ -59,7 +63,8 @@ export class Subagents extends Service implements SubagentService {
       if (profile.tools !== '*' && profile.tools.includes(STRUCTURED_OUTPUT))
         throw new SubagentConfigError(`subagent: agents.${name}.tools cannot list ${STRUCTURED_OUTPUT}; it is offered to runs with an outputSchema`)
     }
-    const runs = (this.runs = new ChildRuns(ctx, config))
+    const runs = new ChildRuns(ctx, config)
+    this.run = (options, caller) => runs.run(options, caller)
     ctx.effect(() => () => runs.close(), 'subagent runs')
     ctx.tools.guard((exec) => {
       const record = exec.agent === undefined ? undefined : runs.records.get(exec.agent)
@@ -68,11 +73,6 @@ export class Subagents extends Service implements SubagentService {
     })
     ctx.tools.register(structuredOutputTool((agent) => (agent === undefined ? undefined : runs.records.get(agent)?.structured)))
     ctx.tools.register(subagentTool(runs, config.agents, () => ctx.get('jobs') as JobsService | undefined))
-  }
-
-  /** Runs one child agent to its end; see `SubagentService`. */
-  run(options: ChildRunOptions, caller: ChildRunCaller): Promise<ChildRunResult> {
-    return this.runs.run(options, caller)
   }
 }
 

@@ -2,7 +2,7 @@ import type { Context } from 'cordis'
 import { hookTable, unproxied, type HookTable, type ToolRegistry } from '@cordage/registry'
 import { Agent, SessionLog, type AgentResult, type ModelService } from '@cordage/agent'
 import { ToolAbortedError, ToolArgsError, type JsonValue } from '@cordage/core'
-import type { ChildRunCaller, ChildRunEvent, ChildRunOptions, ChildRunResult, SubagentService } from '@cordage/services'
+import type { ChildRunCaller, ChildRunOptions, ChildRunResult, SubagentService } from '@cordage/services'
 import { SubagentError } from './errors.js'
 import { STRUCTURED_OUTPUT, prepareOutputSchema, structuredOutputSchema, type StructuredState } from './structured.js'
 
@@ -80,7 +80,9 @@ export class ChildRuns implements SubagentService {
   readonly records = new Map<string, RunRecord>()
   /** Children running under top-level callers (those that are not themselves child runs). */
   private readonly topLevel = new Map<string, number>()
-  private readonly running = new Set<Promise<unknown>>()
+  /** Runs not settled yet, and who waits for the last one to settle (`close`). */
+  private active = 0
+  private drained: (() => void) | undefined
   private readonly lifetime = new AbortController()
   private sequence = 0
 
@@ -103,19 +105,18 @@ export class ChildRuns implements SubagentService {
   }
 
   async run(options: ChildRunOptions, caller: ChildRunCaller): Promise<ChildRunResult> {
-    const started = this.start(options, caller)
-    this.running.add(started)
+    this.active++
     try {
-      return await started
+      return await this.start(options, caller)
     } finally {
-      this.running.delete(started)
+      if (--this.active === 0) this.drained?.()
     }
   }
 
   /** Aborts every run and waits for them to settle (plugin unload). */
   async close(): Promise<void> {
     this.lifetime.abort(new SubagentError('ABORTED', 'the subagent plugin was unloaded'))
-    await Promise.allSettled(this.running)
+    if (this.active) await new Promise<void>((resolve) => (this.drained = resolve))
   }
 
   private async start(options: ChildRunOptions, caller: ChildRunCaller): Promise<ChildRunResult> {
@@ -165,10 +166,10 @@ export class ChildRuns implements SubagentService {
     }
     this.records.set(runId, record)
     this.adjust(parent, caller.agent, +1)
-    const label = options.label ?? labelOf(options.prompt)
     const begun = performance.now()
     const { signal, release } = linked(caller.signal, this.lifetime.signal)
-    this.progress({ type: 'start', runId, tool: caller.tool, parentCallId: caller.callId, depth, label })
+    if (this.watched())
+      this.emit('agent/child', { type: 'start', runId, tool: caller.tool, parentCallId: caller.callId, depth, label: options.label ?? labelOf(options.prompt) })
     let stopReason = 'failed'
     try {
       const agent = new Agent(this.ctx, {
@@ -192,25 +193,27 @@ export class ChildRuns implements SubagentService {
     } finally {
       this.records.delete(runId)
       this.adjust(parent, caller.agent, -1)
-      await session?.close({ reason: stopReason }).catch(() => {})
+      if (session) await session.close({ reason: stopReason }).catch(() => {})
       release()
-      this.progress({
-        type: 'end',
-        runId,
-        tool: caller.tool,
-        parentCallId: caller.callId,
-        depth,
-        label,
-        stopReason,
-        isError: stopReason !== 'completed',
-        durationMs: Math.round(performance.now() - begun),
-      })
+      if (this.watched()) {
+        this.emit('agent/child', {
+          type: 'end',
+          runId,
+          tool: caller.tool,
+          parentCallId: caller.callId,
+          depth,
+          label: options.label ?? labelOf(options.prompt),
+          stopReason,
+          isError: stopReason !== 'completed',
+          durationMs: Math.round(performance.now() - begun),
+        })
+      }
     }
   }
 
-  /** Emits `agent/child` when someone listens (an emit through cordis costs more than the rest of a short run's bookkeeping). */
-  private progress(event: ChildRunEvent): void {
-    if (this.hooks['agent/child']?.length) this.emit('agent/child', event)
+  /** Whether anyone listens to `agent/child` (an emit through cordis costs more than the rest of a short run's bookkeeping, and so does the label). */
+  private watched(): boolean {
+    return (this.hooks['agent/child']?.length ?? 0) > 0
   }
 
   private outcome(runId: string, result: AgentResult, value: JsonValue | undefined): ChildRunResult {
@@ -243,25 +246,31 @@ export class ChildRuns implements SubagentService {
 
   /** The child's tools: what was asked (or the profile's, or the configured default), never more than its caller may use. */
   private subset(options: ChildRunOptions, profile: AgentProfile | undefined, parent: RunRecord | undefined): ReadonlySet<string> {
-    // What the caller may use: its own subset, or (at the top level) every listed tool.
-    const listed = (name: string): boolean => {
-      const tool = this.tools.get(name)
-      return tool !== undefined && !tool.hidden
-    }
-    const mayUse = (name: string): boolean => name !== STRUCTURED_OUTPUT && (parent ? parent.allowed.has(name) : listed(name))
-    const everything = (): Set<string> =>
-      parent ? new Set([...parent.allowed].filter((name) => name !== STRUCTURED_OUTPUT)) : new Set(this.tools.list().map((tool) => tool.name))
     if (options.tools) {
-      const outside = options.tools.filter((name) => !mayUse(name))
-      if (outside.length) {
+      let outside: string[] | undefined
+      for (const name of options.tools) if (!this.mayUse(name, parent)) (outside ??= []).push(name)
+      if (outside) {
         throw new ToolArgsError(
-          `tools not available to the caller cannot be given to a subagent: ${outside.join(', ')}; available: ${[...everything()].sort().join(', ') || '(none)'}`,
+          `tools not available to the caller cannot be given to a subagent: ${outside.join(', ')}; available: ${[...this.everything(parent)].sort().join(', ') || '(none)'}`,
         )
       }
       return new Set(options.tools)
     }
     const named = profile ? profile.tools : this.settings.tools
-    return named === '*' ? everything() : new Set(named.filter(mayUse))
+    return named === '*' ? this.everything(parent) : new Set(named.filter((name) => this.mayUse(name, parent)))
+  }
+
+  /** Whether the caller may use `name`: its own subset, or (at the top level) any listed tool. */
+  private mayUse(name: string, parent: RunRecord | undefined): boolean {
+    if (name === STRUCTURED_OUTPUT) return false
+    if (parent) return parent.allowed.has(name)
+    const tool = this.tools.get(name)
+    return tool !== undefined && !tool.hidden
+  }
+
+  /** Everything the caller may use. */
+  private everything(parent: RunRecord | undefined): Set<string> {
+    return parent ? new Set([...parent.allowed].filter((name) => name !== STRUCTURED_OUTPUT)) : new Set(this.tools.list().map((tool) => tool.name))
   }
 
   private adjust(parent: RunRecord | undefined, caller: string | undefined, delta: number): void {

@@ -1,6 +1,6 @@
 import Schema from 'schemastery'
 import { defineTool, type JsonSchemaNode, type ToolDefinition } from '@cordage/core'
-import type { JobsService } from '@cordage/services'
+import type { ChildRunCaller, ChildRunOptions, JobsService } from '@cordage/services'
 import { SubagentError } from './errors.js'
 import { labelOf, type AgentProfile, type ChildRuns } from './runs.js'
 
@@ -53,15 +53,15 @@ export function subagentTool(runs: ChildRuns, profiles: Record<string, AgentProf
       },
     },
     async execute(args, exec) {
-      const options = {
-        prompt: args.prompt,
-        ...(args.agent !== undefined && { agent: args.agent }),
-        ...(args.tools && { tools: args.tools }),
-        ...(args.outputSchema && { outputSchema: args.outputSchema as JsonSchemaNode }),
-      }
-      const caller = { ...(exec.agent !== undefined && { agent: exec.agent }), callId: exec.callId, tool: 'subagent' }
+      // Plain assignments rather than conditional spreads: this runs once per child round trip.
+      const options: ChildRunOptions = { prompt: args.prompt }
+      if (args.agent !== undefined) options.agent = args.agent
+      if (args.tools) options.tools = args.tools
+      if (args.outputSchema) options.outputSchema = args.outputSchema as JsonSchemaNode
       if (!args.background) {
-        const result = await runs.run(options, { ...caller, signal: exec.signal })
+        const caller: ChildRunCaller = { callId: exec.callId, tool: 'subagent', signal: exec.signal }
+        if (exec.agent !== undefined) caller.agent = exec.agent
+        const result = await runs.run(options, caller)
         return { kind: 'foreground' as const, runId: result.runId, output: [result.value !== undefined ? result.value : { type: 'text', text: result.text }] }
       }
       const service = jobs()
@@ -70,7 +70,9 @@ export function subagentTool(runs: ChildRuns, profiles: Record<string, AgentProf
       const controller = new AbortController()
       let settled: Promise<void> = Promise.resolve()
       const handle = service.start({ kind: 'subagent', title: labelOf(args.prompt), kill: () => (controller.abort(), settled) })
-      settled = runs.run(options, { ...caller, signal: controller.signal }).then(
+      const caller: ChildRunCaller = { callId: exec.callId, tool: 'subagent', signal: controller.signal }
+      if (exec.agent !== undefined) caller.agent = exec.agent
+      settled = runs.run(options, caller).then(
         (result) => {
           handle.write(result.value !== undefined ? JSON.stringify(result.value, null, 2) : result.text)
           handle.exit({ exitCode: 0 })

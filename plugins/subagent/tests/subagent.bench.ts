@@ -19,22 +19,38 @@ const lookup = defineTool({
 const child: ScriptStep = (request) =>
   request.messages.some((message) => message.role === 'tool') ? { text: 'found it' } : { toolCalls: [{ name: 'lookup', arguments: { word: 'cord' } }] }
 
+// The baseline is the agent a subagent runs, configured the same (system prompt, turn limit, tool
+// subset) and, like any run a host can stop, with its own abort signal: the ratio is what the subagent
+// layer adds (limits, the run record and guard, signal linking, the result), not the cost of an agent
+// with a system prompt and a signal. The bare agent, with neither, is printed for reference.
+const SYSTEM = 'You are a subagent. Answer with a concise report.'
+
 bench(
   'subagent round trip vs the same child agent run directly',
   async () => {
     const ctx = await createTestContext({ print: false })
     ctx.tools.register(lookup)
-    await ctx.plugin(ScriptedModel, { turns: [], routes: { 'Look up cord.': Array.from({ length: 200_000 }, () => child) } })
-    await ctx.plugin(Subagents, { persist: false })
+    await ctx.plugin(ScriptedModel, { turns: [], record: false, routes: { 'Look up cord.': Array.from({ length: 200_000 }, () => child) } })
+    await ctx.plugin(Subagents, { persist: false, system: SYSTEM, maxTurns: 20 })
     const subagents = ctx.get('subagents')!
     const caller = { callId: 'call_bench', tool: 'subagent', signal: new AbortController().signal }
-    const direct = { name: 'Agent.run (child alone)', fn: () => new Agent(ctx, { agent: 'direct', tools: { allow: ['lookup'] } }).run('Look up cord.') }
+    const direct = {
+      name: 'Agent.run (the same child alone)',
+      fn: () =>
+        new Agent(ctx, { agent: 'direct', system: SYSTEM, maxTurns: 20, tools: { allow: ['lookup'] } }).run('Look up cord.', {
+          signal: new AbortController().signal,
+        }),
+    }
+    const bare = {
+      name: 'Agent.run (no system prompt, no signal)',
+      fn: () => new Agent(ctx, { agent: 'bare', tools: { allow: ['lookup'] } }).run('Look up cord.'),
+    }
     const viaService = { name: 'ctx.subagents.run', fn: () => subagents.run({ prompt: 'Look up cord.', tools: ['lookup'] }, caller) }
     const viaTool = {
       name: 'subagent tool through the registry',
       fn: () => ctx.tools.execute({ name: 'subagent', arguments: { prompt: 'Look up cord.', tools: ['lookup'] } }),
     }
-    const result = await compare('subagent round trip (scripted model, one tool call, sessions off)', direct, [viaService, viaTool], {
+    const result = await compare('subagent round trip (scripted model, one tool call, sessions off)', direct, [viaService, viaTool, bare], {
       iterations: 200,
       rounds: 11,
     })
