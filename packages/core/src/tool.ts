@@ -88,10 +88,9 @@ export interface ToolSpec<P extends ValueSchemaSpec, O extends ValueSchemaSpec> 
 }
 
 /**
- * `execute` checked against the output schema as the caller wrote it. TypeScript does not infer `O`
- * from an inline `Schema.object(...)` before typing the callbacks (schemastery schemas are callable,
- * and generic calls returning functions are skipped in the first inference pass), so `S` is inferred
- * from the finished argument and the return type checked against it, inline or hoisted.
+ * `execute` checked against the output schema as the caller wrote it: `S` is inferred from the finished
+ * argument, after the callbacks are typed, so a wrong return type fails even where `O` could not be
+ * inferred before them (see `defineTool`).
  */
 export type ReturnsOutput<P extends ValueSchemaSpec, S extends ValueSchemaSpec> = {
   execute(args: Infer<P>, exec: ToolRunContext): Infer<S> | Promise<Infer<S>>
@@ -100,14 +99,45 @@ export type ReturnsOutput<P extends ValueSchemaSpec, S extends ValueSchemaSpec> 
 /** Tool names follow provider function-name rules. */
 export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/
 
+declare const unmatchable: unique symbol
+
+/**
+ * The parameter type of the `defineTool` overloads that make TypeScript resolve inline schemas first; no
+ * value has it. It has the spec's shape because what TypeScript checks against these overloads stays
+ * checked: a callback without parameters (`render: () => [{ type: 'text', ... }]`) gets its return type
+ * here, and without `ContentBlock[]` as context its literals would widen.
+ */
+type InlineSchemaPass = ToolSpec<ValueSchemaSpec, ValueSchemaSpec> & { readonly [unmatchable]: never }
+
+/**
+ * Never matches; with the next two, declared before the generic signature so that inline schemas are
+ * typed. When TypeScript first infers a generic call's type parameters it skips arguments that are calls
+ * of generic functions returning callables (`Schema.object({...})`: schemastery schemas are callable),
+ * and it types the callbacks before it looks at them again, so `P` and `O` would fall back to their
+ * constraints (`args: any`). Checking the spec against a non-generic overload first resolves those inner
+ * calls, TypeScript keeps each resolved call, and the generic overload then infers `P` and `O` from them
+ * before it types the callbacks. Three, because only when more than three overloads fail does TypeScript
+ * report the last one's error at the offending property ("The last overload gave the following error");
+ * with fewer it lists every overload's error on `defineTool`. `tests/define-tool-types.test.ts` fails if
+ * inline inference regresses.
+ */
+export function defineTool(spec: InlineSchemaPass): ToolDefinition<JsonValue>
+export function defineTool(spec: InlineSchemaPass): ToolDefinition<JsonValue>
+export function defineTool(spec: InlineSchemaPass): ToolDefinition<JsonValue>
 /**
  * Builds a `ToolDefinition` from schemastery schemas: converts both schemas once and hands the body and
  * projectors the arguments with declared defaults applied (the recorded arguments stay as the caller
  * sent them). The registry validates arguments against `parameters` before any of them runs.
+ *
+ * `args` (in `execute`, `render` and `presentationMeta`) is `Infer<typeof parameters>` and `value` is
+ * `Infer<typeof output.schema>`, whether the schemas are written inline or hoisted into constants;
+ * `execute` must return that value type (`ReturnsOutput`).
  */
 export function defineTool<P extends ValueSchemaSpec, O extends ValueSchemaSpec, S extends ValueSchemaSpec = O>(
   spec: ToolSpec<P, O> & { output: { schema: S } } & ReturnsOutput<P, S>,
-): ToolDefinition<JsonValue, Infer<S>> {
+): ToolDefinition<JsonValue, Infer<S>>
+export function defineTool(input: ToolSpec<ValueSchemaSpec, ValueSchemaSpec> | InlineSchemaPass): ToolDefinition<JsonValue> {
+  const spec = input as ToolSpec<ValueSchemaSpec, ValueSchemaSpec> // `InlineSchemaPass` has no values
   const parameters = toJsonSchema(spec.parameters)
   if (parameters.type !== 'object') {
     throw new ToolDefinitionError(`tool "${spec.name}": parameters must be Schema.object(...), got a ${parameters.type ?? 'non-object'} schema`)
@@ -138,17 +168,17 @@ export function defineTool<P extends ValueSchemaSpec, O extends ValueSchemaSpec,
     }
     return result
   }
-  // Internally the value is whatever the output schema admits; the signature did the type checking.
-  const { render, presentationMeta } = spec.output as ToolSpec<P, any>['output']
-  const execute = spec.execute as (args: Infer<P>, exec: ToolRunContext) => Infer<S> | Promise<Infer<S>>
-  const definition: ToolDefinition<JsonValue, Infer<S>> = {
+  // Internally the value is whatever the output schema admits; the overloads did the type checking.
+  const { render, presentationMeta } = spec.output
+  const execute = spec.execute
+  const definition: ToolDefinition<JsonValue> = {
     name: spec.name,
     description: spec.description,
     parameters,
     output: {
       schema: outputSchema,
       render: (args, value) => render(prepare(args), value),
-      ...(presentationMeta && { presentationMeta: (args: JsonValue, value: Infer<S>) => presentationMeta(prepare(args), value) }),
+      ...(presentationMeta && { presentationMeta: (args: JsonValue, value: any) => presentationMeta(prepare(args), value) }),
     },
     execute: (args, exec) => execute(prepare(args), exec),
   }

@@ -4,8 +4,7 @@ import { CordageError, ToolArgsError, ToolDefinitionError, defineTool, type Tool
 
 const exec = {} as ToolRunContext
 
-// Schemas declared as constants: TypeScript cannot infer through an inline generic call next to
-// context-sensitive functions, so inline schemas type `args` loosely (see the README).
+// Schemas declared as constants (inline schemas type the same; define-tool-types.test.ts pins both forms).
 const greetParameters = Schema.object({ name: Schema.string().required(), times: Schema.natural().default(2) })
 const greetOutput = Schema.object({ greeting: Schema.string().required() })
 

@@ -1,5 +1,7 @@
 import Schema from 'schemastery'
-import { defineTool, type ToolDefinition } from '@cordage/core'
+import { defineTool, type Infer, type ToolDefinition } from '@cordage/core'
+
+const EchoOutput = Schema.object({ message: Schema.string().required(), length: Schema.natural().required(), secret: Schema.string() })
 
 /** A small typed tool used across the registry tests. */
 export const echo = defineTool({
@@ -7,11 +9,12 @@ export const echo = defineTool({
   description: 'Echoes a message.',
   parameters: Schema.object({ message: Schema.string().required(), secret: Schema.string() }),
   output: {
-    schema: Schema.object({ message: Schema.string().required(), length: Schema.natural().required(), secret: Schema.string() }),
+    schema: EchoOutput,
     render: (_args, value) => [{ type: 'text', text: `echo: ${value.message}` }],
     presentationMeta: (args, value) => ({ arg: args.message, length: value.length }),
   },
-  execute: (args) => ({ message: args.message, length: args.message.length, ...(args.secret && { secret: args.secret }) }),
+  // `secret` is optional in the schema; schemastery's inferred type cannot say so.
+  execute: (args) => ({ message: args.message, length: args.message.length, ...(args.secret && { secret: args.secret }) }) as Infer<typeof EchoOutput>,
 })
 
 /** A raw definition whose body returns whatever the test puts in `returns`. */
