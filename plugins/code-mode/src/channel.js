@@ -32,38 +32,32 @@ const encoder = new TextEncoder()
 const decoder = new TextDecoder()
 
 /**
- * A bounded busy wait that backs off: it spins at most `micros`; after two waits in a row ran out it
- * skips the next 1, then 3, 7 … 63 waits, so a side whose answers are slow (a tool that reads a disk,
- * a program that computes between calls) soon stops burning CPU on them, while one late answer among
- * quick ones (the thread was preempted) costs nothing more. One success resets it.
+ * A bounded busy wait that spins only while the other side answers quickly. Each message says how
+ * long its sender worked on the request it answers (`took`, µs: running tools, or running the
+ * program); the next wait spins only if that was at most `micros`. Wake-up latency is not counted, so
+ * a side that stopped spinning starts again as soon as the other answers quickly; a side whose answers
+ * turn slow (a tool that reads a disk, a program that computes between calls) wastes at most one
+ * window each time.
  */
 export class Spinner {
   /** @param {number} micros 0 never spins */
   constructor(micros) {
     this.micros = micros
-    this.misses = 0
-    this.skip = 0
+    /** How long the other side worked on its last answer (µs). */
+    this.took = 0
   }
 
-  /** Whether the next wait should spin at all (consumes one skipped wait). */
+  /** Whether to spin for the answer now outstanding. */
   engage() {
-    if (this.micros <= 0) return false
-    if (this.skip === 0) return true
-    this.skip--
-    return false
+    return this.micros > 0 && this.took <= this.micros
   }
 
   /** Spins until `ready()` or the window ends. @param {() => boolean} ready */
   spin(ready) {
     const deadline = performance.now() + this.micros / 1000
     do {
-      if (ready()) {
-        this.misses = 0
-        return true
-      }
+      if (ready()) return true
     } while (performance.now() < deadline)
-    this.misses = Math.min(this.misses + 1, 7)
-    this.skip = (1 << (this.misses - 1)) - 1
     return false
   }
 }

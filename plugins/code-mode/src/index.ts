@@ -48,7 +48,7 @@ export const Config: Schema<Partial<Config>, Config> = strictConfig(
     poolSize: Schema.natural().min(1).max(16).default(2).description('Warm sandbox worker threads kept ready (more start on demand while all are busy).'),
     spinMicros: Schema.natural()
       .max(1000)
-      .default(100)
+      .default(250)
       .description('How long the host and a worker spin for a quick answer before sleeping (µs); 0 never spins. Ignored on a single CPU.'),
     exclude: Schema.array(Schema.string()).default([]).description('Tools hidden from programs (run_code itself always is).'),
   }),

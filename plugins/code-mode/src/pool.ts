@@ -27,7 +27,7 @@ const RECYCLE_ABOVE_BYTES = 24 << 20
 
 // Replies taken by spinning are handled without a return to the event loop (one tool call's promise
 // chain leads to the next). After this long, stop spinning until the loop has polled I/O once.
-const STREAK_MS = 2
+const STREAK_MS = 10
 let streakStart = -1
 function streakAllows(): boolean {
   const now = performance.now()
@@ -86,8 +86,9 @@ export class SandboxWorker {
     })
     this.ready = new Promise((resolve, reject) => {
       this.thread.on('message', (message: WorkerMessage) => {
-        if (message.type === 'ready') resolve()
-        else this.holder?.message(message)
+        if (message.type === 'ready') return resolve()
+        if (message.type === 'wait') this.spinner.took = message.took
+        this.holder?.message(message)
       })
       this.thread.on('error', (error) => {
         this.error = error
@@ -118,7 +119,9 @@ export class SandboxWorker {
    */
   takeReply(): WorkerMessage | undefined {
     if (this.exited || !streakAllows()) return undefined
-    return awaitMail(this.control, this.up, this.spinner) as WorkerMessage | undefined
+    const reply = awaitMail(this.control, this.up, this.spinner) as WorkerMessage | undefined
+    if (reply?.type === 'wait') this.spinner.took = reply.took
+    return reply
   }
 
   /** Stops the thread wherever it is (a microtask flood, a long built-in) and resolves once it ended. */

@@ -42,7 +42,11 @@ export interface WorkerData {
 }
 
 /** Host → worker. `tools` and `hostFunctions` are JSON arrays of names to bind. */
-export type HostMessage = { type: 'run'; code: string; tools: string; hostFunctions: string } | { type: 'settle'; completions: string[] } | { type: 'end' }
+export type HostMessage =
+  | { type: 'run'; code: string; tools: string; hostFunctions: string }
+  /** `took`: µs the host spent between the worker's `wait` and this answer (the tools' time); the worker spins only after quick ones. */
+  | { type: 'settle'; completions: string[]; took: number }
+  | { type: 'end' }
 
 /** Why a run failed. From the worker, an empty `detail` means a breached limit the host words. */
 export interface RunFailure {
@@ -53,7 +57,8 @@ export interface RunFailure {
 /** Worker → host. `heapBytes` is the worker's WASM memory after the run (the pool recycles big ones). */
 export type WorkerMessage =
   | { type: 'ready' }
-  | { type: 'wait'; calls: string }
+  /** `took`: µs the worker spent on the last `settle` before this (running the program); the host spins only after quick ones. */
+  | { type: 'wait'; calls: string; took: number }
   | { type: 'done'; result?: string; failure?: RunFailure; heapBytes: number; reusable: boolean }
   | { type: 'ended'; heapBytes: number; reusable: boolean }
 

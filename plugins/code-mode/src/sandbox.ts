@@ -54,6 +54,8 @@ class ProgramRun {
   private readonly completions: string[] = []
   private flushQueued = false
   private calls = 0
+  /** When the worker's last `wait` arrived: the `took` of the answer. */
+  private waitedSince = 0
   private watchdog: Watchdog | undefined
   private readonly onAbort = () => {
     this.cancelled = true
@@ -87,10 +89,10 @@ class ProgramRun {
     worker.post({ type: 'run', code: options.code, tools: JSON.stringify(options.toolNames), hostFunctions: JSON.stringify(options.hostNames) })
     this.watchdog = new Watchdog(worker.meter, options.limits, (kind) => this.stop(kind))
     options.signal?.addEventListener('abort', this.onAbort, { once: true })
-    this.takeReply()
   }
 
-  // A reply that arrives within the spin window is handled at once (pool.ts, channel.js).
+  // A reply that arrives within the spin window is handled at once (pool.ts, channel.js). Only after
+  // completions: starting a program takes the worker longer than any window worth spinning.
   private takeReply(): void {
     const reply = this.worker.takeReply()
     if (reply) this.onMessage(reply)
@@ -99,6 +101,7 @@ class ProgramRun {
   private onMessage(message: WorkerMessage): void {
     if (message.type === 'ended') return this.pool.release(this.worker, message.heapBytes)
     if (message.type === 'wait') {
+      this.waitedSince = performance.now()
       this.busy = false
       if (!this.settled) this.submit(message.calls)
       return
@@ -156,7 +159,7 @@ class ProgramRun {
 
   private flush(): void {
     this.busy = true
-    this.worker.post({ type: 'settle', completions: this.completions.splice(0) })
+    this.worker.post({ type: 'settle', completions: this.completions.splice(0), took: Math.round((performance.now() - this.waitedSince) * 1000) })
     this.takeReply()
   }
 

@@ -45,6 +45,8 @@ const now = () => performance.timeOrigin + performance.now()
 
 /** @type {Run | undefined} */
 let current
+/** When the worker took the message it is working on (`performance.now()`), for the `took` it reports. */
+let stepping = 0
 /** @type {Sandbox | undefined} */
 let ready
 
@@ -196,7 +198,7 @@ function step(run) {
   }
   const batch = drained.value.consume((handle) => context.getString(handle))
   if (run.failure) return finish(run)
-  if (batch[0] === '0') return post({ type: 'wait', calls: batch.slice(1) })
+  if (batch[0] === '0') return post({ type: 'wait', calls: batch.slice(1), took: Math.round((performance.now() - stepping) * 1000) })
   const threw = batch[0] === '2'
   const encoded = enter(run, () => context.callFunction(helpers[2], context.undefined))
   if (encoded.error) {
@@ -285,6 +287,8 @@ function serve() {
     const seen = Atomics.load(control, DOORBELL)
     const message = readBox(control, DOWN_LENGTH, down) ?? receiveMessageOnPort(inbox)?.message
     if (message) {
+      stepping = performance.now()
+      if (message.type === 'settle') spinner.took = message.took
       handle(message)
       continue
     }

@@ -12,6 +12,8 @@ import { SandboxPool } from '../src/pool.js'
 // latency: how long after its CPU budget a hostile program's run_code returns. Medians of interleaved rounds.
 const CALLS = 200
 let ctx: TestContext
+// The same plugin with spinning off: every crossing sleeps and is woken.
+let still: TestContext
 const parent = Symbol('bench')
 
 const add = defineTool({
@@ -89,6 +91,9 @@ beforeAll(async () => {
   ctx = await createTestContext({ print: false })
   await ctx.plugin({ name: 'bench-tools', inject: ['tools'], apply: (inner) => void inner.tools.register(add) })
   await ctx.plugin(codeMode, { cpuTimeMs: 60_000, timeoutMs: 600_000 })
+  still = await createTestContext({ print: false })
+  await still.plugin({ name: 'bench-tools', inject: ['tools'], apply: (inner) => void inner.tools.register(add) })
+  await still.plugin(codeMode, { cpuTimeMs: 60_000, timeoutMs: 600_000, spinMicros: 0 })
   hostile = await createTestContext({ print: false })
   await hostile.plugin(codeMode, { cpuTimeMs: limits.cpuTimeMs, memoryBytes: 64 << 20 })
   await runCode('return 0')
@@ -104,11 +109,13 @@ beforeAll(async () => {
     [
       { name: `run_code with ${CALLS} nested calls`, fn: () => runCode(program) },
       { name: 'run_code `return 0` (subtracted)', fn: () => runCode('return 0') },
+      { name: `the same, spinning off`, fn: () => still.tools.execute({ name: 'run_code', arguments: { code: program } }) },
     ],
     { iterations: 2, rounds: 9, warmup: 2, unit: 'ms' },
   )
   const perNested = (nested[`run_code with ${CALLS} nested calls`] - nested['run_code `return 0` (subtracted)']) / CALLS
   const perDirect = nested[`${CALLS} direct calls`] / CALLS
+  const perStill = (nested['the same, spinning off'] - nested['run_code `return 0` (subtracted)']) / CALLS
   // Process CPU time (user + system) is far less sensitive to other load on the machine than wall time.
   const cpu = { nested: [] as number[], empty: [] as number[], direct: [] as number[], cold: [] as number[] }
   const cpuOf = async (fn: () => Promise<unknown>) => {
@@ -133,7 +140,7 @@ beforeAll(async () => {
     [
       '\nSummary',
       `  cold start: ${(cold['run_code `return 1`'] / 1000).toFixed(2)} ms per run (target ≤ 2 ms, never over 5 ms); a direct call ${cold['direct ctx.tools.execute(add)'].toFixed(1)} µs`,
-      `  nested call round trip: ${perNested.toFixed(1)} µs vs ${perDirect.toFixed(1)} µs direct → ${(perNested / perDirect).toFixed(2)}× (target ≤ 50 µs, never over 150 µs)`,
+      `  nested call round trip: ${perNested.toFixed(1)} µs vs ${perDirect.toFixed(1)} µs direct → ${(perNested / perDirect).toFixed(2)}× (target ≤ 50 µs, never over 150 µs); spinning off: ${perStill.toFixed(1)} µs`,
       `  CPU time (median of 9): cold start ${(mid(cpu.cold) / 1000).toFixed(2)} ms; nested call ${cpuNested.toFixed(1)} µs vs ${cpuDirect.toFixed(1)} µs direct → ${(cpuNested / cpuDirect).toFixed(2)}×`,
       await workerStart(),
       '  hostile programs, CPU budget 100 ms:',
@@ -145,6 +152,7 @@ beforeAll(async () => {
 // Worker threads would keep the bench process alive.
 afterAll(async () => {
   await ctx?.fiber.dispose()
+  await still?.fiber.dispose()
   await hostile?.fiber.dispose()
 })
 
