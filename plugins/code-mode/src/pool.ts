@@ -114,8 +114,8 @@ export class SandboxWorker {
   }
 
   /**
-   * After a `run` or `settle`: the worker's reply when it arrives within the spin window (a quick
-   * program step), else `undefined` and the reply is posted as usual. The caller handles what it returns.
+   * After a `settle`: the worker's reply when it arrives within the spin window (a quick program
+   * step), else `undefined` and the reply is posted as usual. The caller handles what it returns.
    */
   takeReply(): WorkerMessage | undefined {
     if (this.exited || !streakAllows()) return undefined

@@ -277,10 +277,9 @@ function handle(message) {
 
 /**
  * The thread's life after start-up: take the host's messages synchronously (from the mailbox or the
- * inbox port), and block on the doorbell
- * while there are none (a futex wake costs a fraction of a trip through an event loop). While a run
- * waits for its calls, spin briefly first: a quick tool answers before a wake would arrive. The host
- * terminates the thread to stop it, which also ends a wait.
+ * inbox port), and block on the doorbell while there are none (a futex wake costs a fraction of a trip
+ * through an event loop). While a run waits for its calls, spin briefly first: a quick tool answers
+ * before a wake would arrive. The host terminates the thread to stop it, which also ends a wait.
  */
 function serve() {
   for (;;) {
