@@ -93,6 +93,33 @@ describe('spinning changes nothing a program sees', () => {
     expect(results[2]).toEqual(results[0])
   })
 
+  it('keeps the event loop turning while a program keeps the host spinning', async () => {
+    // Thousands of quick steps, each answered within the spin window, so the host hands replies straight
+    // back: timers and direct calls must still be served promptly throughout the run.
+    const { ctx, run } = await setup([echo], { spinMicros: 1000 })
+    let lag = 0
+    let last = performance.now()
+    const ticker = setInterval(() => {
+      const now = performance.now()
+      lag = Math.max(lag, now - last - 5)
+      last = now
+    }, 5)
+    const direct: number[] = []
+    const probe = setInterval(() => {
+      const started = performance.now()
+      void ctx.tools.execute({ name: 'echo', arguments: { text: 'ping' } }).then(() => direct.push(performance.now() - started))
+    }, 20)
+    const result = valueOf(
+      await run('let n = 0; for (let i = 0; i < 3000; i++) { for (let j = 0; j < 200; j++) n += j & 1; await tools.echo({ text: "x" }) } return n'),
+    )
+    clearInterval(ticker)
+    clearInterval(probe)
+    expect(result.result).toBe(3000 * 100)
+    expect(direct.length).toBeGreaterThan(3)
+    expect(Math.max(...direct)).toBeLessThan(100)
+    expect(lag).toBeLessThan(100)
+  })
+
   it('rejects a spin window outside 0–1000 µs at load', async () => {
     await expect(setup([], { spinMicros: 5000 })).rejects.toThrow(/spinMicros/)
   })
