@@ -57,7 +57,13 @@ export class SandboxWorker {
   private readonly down = new Uint8Array(new SharedArrayBuffer(MAILBOX_BYTES))
   private readonly spinner: Spinner
 
-  constructor(wasmModule: CompiledModule, limits: SandboxLimits, spinMicros: number) {
+  /** `alone`: whether this worker's run is the only one its pool is running (the host spins only then). */
+  constructor(
+    wasmModule: CompiledModule,
+    limits: SandboxLimits,
+    spinMicros: number,
+    private readonly alone: () => boolean,
+  ) {
     this.spinner = new Spinner(spinMicros)
     this.logs = createLogBuffer(limits)
     const meterBuffer = new SharedArrayBuffer(METER_SLOTS * 8)
@@ -116,9 +122,10 @@ export class SandboxWorker {
   /**
    * After a `settle`: the worker's reply when it arrives within the spin window (a quick program
    * step), else `undefined` and the reply is posted as usual. The caller handles what it returns.
+   * Only while this is the pool's one running program: spinning for one would delay the others' replies.
    */
   takeReply(): WorkerMessage | undefined {
-    if (this.exited || !streakAllows()) return undefined
+    if (this.exited || !this.alone() || !streakAllows()) return undefined
     const reply = awaitMail(this.control, this.up, this.spinner) as WorkerMessage | undefined
     if (reply?.type === 'wait') this.spinner.took = reply.took
     return reply
@@ -190,6 +197,13 @@ export class SandboxPool {
     await worker.terminate()
   }
 
+  /** How many workers hold a run. */
+  private running(): number {
+    let count = 0
+    for (const worker of this.live) if (worker.holder) count++
+    return count
+  }
+
   /** Terminates every worker, busy ones included, and resolves once all threads ended. */
   async dispose(): Promise<void> {
     this.shutDown = true
@@ -203,7 +217,7 @@ export class SandboxPool {
     this.compiling++
     let worker: SandboxWorker
     try {
-      worker = new SandboxWorker(await compileQuickJS(), this.limits, this.spinMicros)
+      worker = new SandboxWorker(await compileQuickJS(), this.limits, this.spinMicros, () => this.running() <= 1)
       this.live.add(worker)
     } catch (error) {
       this.starting--
