@@ -80,9 +80,10 @@ export class ChildRuns implements SubagentService {
   readonly records = new Map<string, RunRecord>()
   /** Children running under top-level callers (those that are not themselves child runs). */
   private readonly topLevel = new Map<string, number>()
-  /** Runs not settled yet, and who waits for the last one to settle (`close`). */
+  /** Runs not settled yet, and what `close` waits on until the last one settled. */
   private active = 0
   private drained: (() => void) | undefined
+  private allSettled: Promise<void> | undefined
   private readonly lifetime = new AbortController()
   private sequence = 0
 
@@ -116,7 +117,7 @@ export class ChildRuns implements SubagentService {
   /** Aborts every run and waits for them to settle (plugin unload). */
   async close(): Promise<void> {
     this.lifetime.abort(new SubagentError('ABORTED', 'the subagent plugin was unloaded'))
-    if (this.active) await new Promise<void>((resolve) => (this.drained = resolve))
+    if (this.active) await (this.allSettled ??= new Promise<void>((resolve) => (this.drained = resolve)))
   }
 
   private async start(options: ChildRunOptions, caller: ChildRunCaller): Promise<ChildRunResult> {
