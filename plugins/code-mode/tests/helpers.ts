@@ -85,11 +85,7 @@ export async function setup(
   return { ctx, fiber, results, run }
 }
 
-/** The value of a successful result (throws with the message otherwise). */
-export function valueOf(result: ToolExecutionResult): any {
-  if (result.isError) throw new Error(`expected success, got: ${result.error.message}`)
-  return result.value
-}
+export { valueOf } from '@cordage/testing'
 
 /** The failure message and code of a failed result. */
 export function failureOf(result: ToolExecutionResult): { code?: string; message: string } {

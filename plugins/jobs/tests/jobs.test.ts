@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Context } from 'cordis'
 import { contentText } from '@cordage/core'
-import { createTestContext, testToolContract } from '@cordage/testing'
+import { createTestContext, testToolContract, valueOf as value } from '@cordage/testing'
 import type { AgentNotice, JobSnapshot, JobsService } from '@cordage/services'
 import { completionContext } from '../src/describe.js'
 import { Jobs } from '../src/service.js'
@@ -33,11 +33,6 @@ async function owner(ctx: Context) {
   let jobs!: JobsService
   const fiber = await ctx.plugin({ name: 'owner', inject: ['jobs'], apply: (inner: Context) => void (jobs = inner.jobs) })
   return { fiber, jobs }
-}
-
-function value(result: any): any {
-  if (result.isError) throw new Error(`expected a success, got: ${result.error.message}`)
-  return result.value
 }
 
 describe('jobs service', () => {

@@ -4,7 +4,6 @@ import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll } from 'vitest'
-import { contentText, type ToolExecutionResult } from '@cordage/core'
 import { createTestContext } from '@cordage/testing'
 import * as lsp from '../src/index.js'
 
@@ -102,17 +101,4 @@ export function languageServers(marker = 'typescript-language-server'): number[]
   return found
 }
 
-/** The value of a successful result, or a thrown error naming the failure. */
-export function valueOf(result: ToolExecutionResult): any {
-  if (result.isError) throw new Error(`expected success, got ${result.error.info?.code}: ${result.error.message}`)
-  return result.value
-}
-
-/** The code of a failed result. */
-export function codeOf(result: ToolExecutionResult): string | undefined {
-  if (!result.isError) throw new Error(`expected a failure, got ${JSON.stringify(result.value).slice(0, 200)}`)
-  return result.error.info?.code
-}
-
-/** The text the model sees. */
-export const textOf = (result: ToolExecutionResult): string => contentText(result.content)
+export { codeOf, textOf, valueOf } from '@cordage/testing'

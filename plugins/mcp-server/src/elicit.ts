@@ -93,6 +93,11 @@ async function ask(questions: readonly Question[], signal: AbortSignal): Promise
   })
 }
 
+/** A single-choice field titled "Decision": values mapped to their titles. */
+function decision(choices: Record<string, string>): PrimitiveSchemaDefinition {
+  return { type: 'string', title: 'Decision', oneOf: Object.entries(choices).map(([value, title]) => ({ const: value, title })) }
+}
+
 async function approvePlan(plan: string, signal: AbortSignal): Promise<PlanReview> {
   const caller = elicitingCaller()
   if (!caller)
@@ -106,14 +111,7 @@ async function approvePlan(plan: string, signal: AbortSignal): Promise<PlanRevie
       requestedSchema: {
         type: 'object',
         properties: {
-          decision: {
-            type: 'string',
-            title: 'Decision',
-            oneOf: [
-              { const: 'approve', title: 'Approve' },
-              { const: 'keep', title: 'Keep planning' },
-            ],
-          },
+          decision: decision({ approve: 'Approve', keep: 'Keep planning' }),
           feedback: { type: 'string', title: 'What should change? (optional)' },
         },
         required: ['decision'],
@@ -146,14 +144,7 @@ export const mcpApproval: ApprovalService = {
         requestedSchema: {
           type: 'object',
           properties: {
-            decision: {
-              type: 'string',
-              title: 'Decision',
-              oneOf: [
-                { const: 'allow', title: 'Allow' },
-                { const: 'deny', title: 'Deny' },
-              ],
-            },
+            decision: decision({ allow: 'Allow', deny: 'Deny' }),
           },
           required: ['decision'],
         },

@@ -2,7 +2,7 @@ import type { Context } from 'cordis'
 import Schema from 'schemastery'
 import type { ToolRegistry } from '@cordage/registry'
 import type { JobsService } from '@cordage/services'
-import { ConfigError, envFilter, envPolicySchema, strictConfig } from '@cordage/core'
+import { ConfigError, envFilter, envPolicySchema, strictConfig, type EnvPolicy } from '@cordage/core'
 import { bashTool } from './bash.js'
 import { resolveRoot } from './cwd.js'
 import type { RunningCommand } from './run.js'
@@ -18,7 +18,7 @@ export interface Config {
   maxTimeoutMs: number
   maxOutputBytes: number
   killGraceMs: number
-  env: { allow: string[]; deny: string[]; set: Record<string, string> }
+  env: EnvPolicy
 }
 
 /** What a caller may pass: every key optional (defaults fill the rest, `env` keys included). */

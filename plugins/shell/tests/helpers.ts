@@ -1,9 +1,7 @@
-import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll } from 'vitest'
-import type { ToolExecutionResult } from '@cordage/core'
 import { createTestContext } from '@cordage/testing'
 import { Jobs } from '@cordage/plugin-jobs'
 import * as shell from '../src/index.js'
@@ -20,15 +18,8 @@ export function tempDir(): string {
   return dir
 }
 
-/** Whether `pid` is a live process according to `ps` (zombies count as dead). */
-export function alive(pid: number): boolean {
-  try {
-    const stat = execFileSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8' }).trim()
-    return stat !== '' && !stat.startsWith('Z')
-  } catch {
-    return false
-  }
-}
+/** Whether `pid` is a live process (zombies count as dead). */
+export { processAlive as alive } from '@cordage/testing'
 
 /** Polls until `file` holds a pid, then returns it. */
 export async function readPid(file: string, timeoutMs = 10_000): Promise<number> {
@@ -43,10 +34,7 @@ export async function readPid(file: string, timeoutMs = 10_000): Promise<number>
   throw new Error(`no pid in ${file}`)
 }
 
-export function value(result: ToolExecutionResult): any {
-  if (result.isError) throw new Error(`expected a success, got: ${result.error.message}`)
-  return result.value
-}
+export { valueOf as value } from '@cordage/testing'
 
 /** A context with the registry, optionally the jobs service, and the shell plugin rooted at a temp dir. */
 export async function setup(options: { jobs?: boolean; config?: shell.ConfigInput } = {}) {

@@ -1,6 +1,6 @@
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
-import { ConfigError, envPolicySchema, strictConfig } from '@cordage/core'
+import { ConfigError, envPolicySchema, strictConfig, type EnvPolicy } from '@cordage/core'
 import type { ToolRegistry } from '@cordage/registry'
 import type { AgentNotice } from '@cordage/services'
 import { terminalCloseTool } from './close.js'
@@ -36,7 +36,7 @@ export interface Config {
   maxReadLines: number
   maxReadBytes: number
   killGraceMs: number
-  env: { allow: string[]; deny: string[]; set: Record<string, string> }
+  env: EnvPolicy
 }
 
 /** What a caller may pass: every key optional. */

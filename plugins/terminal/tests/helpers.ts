@@ -3,8 +3,8 @@ import { mkdtempSync, realpathSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach } from 'vitest'
-import { contentText, type ToolExecutionResult } from '@cordage/core'
-import { createTestContext } from '@cordage/testing'
+import type { ToolExecutionResult } from '@cordage/core'
+import { createTestContext, valueOf } from '@cordage/testing'
 import type { AgentNotice } from '@cordage/services'
 import * as terminal from '../src/index.js'
 
@@ -34,24 +34,12 @@ export function sessionProcesses(sid: number): number[] {
     .map((fields) => Number(fields[0]))
 }
 
-/** Whether `pid` is a live process according to `ps` (zombies count as dead). */
-export function alive(pid: number): boolean {
-  try {
-    const stat = execFileSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8' }).trim()
-    return stat !== '' && !stat.startsWith('Z')
-  } catch {
-    return false
-  }
-}
+/** Whether `pid` is a live process (zombies count as dead). */
+export { processAlive as alive } from '@cordage/testing'
 
-export function value(result: ToolExecutionResult): any {
-  if (result.isError) throw new Error(`expected a success, got: ${result.error.message}`)
-  return result.value
-}
+export { valueOf as value } from '@cordage/testing'
 
-export function text(result: ToolExecutionResult): string {
-  return contentText(result.content)
-}
+export { textOf as text } from '@cordage/testing'
 
 export function code(result: ToolExecutionResult): string | undefined {
   return result.isError ? result.error.info?.code : undefined
@@ -78,6 +66,6 @@ export async function setup(config: terminal.ConfigInput = {}) {
   const call = (name: string, args: Record<string, unknown>, extra: { agent?: string; signal?: AbortSignal } = {}) =>
     ctx.tools.execute({ name: `terminal_${name}`, arguments: args, ...extra })
   /** Opens a session and waits for its prompt (or first screen) to settle. */
-  const open = async (args: Record<string, unknown> = {}) => value(await call('open', args))
+  const open = async (args: Record<string, unknown> = {}) => valueOf(await call('open', args))
   return { ctx, root, fiber, call, open, notices }
 }

@@ -1,7 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach } from 'vitest'
-import { contentText, type ToolExecutionResult } from '@cordage/core'
 import { createTestContext } from '@cordage/testing'
 import { Web } from '../src/index.js'
 
@@ -68,17 +67,4 @@ export async function loadWeb(config: Partial<Web.Config> = {}, options: { print
   return { ctx, fiber, call }
 }
 
-/** The value of a successful result, or a thrown error naming the failure. */
-export function valueOf(result: ToolExecutionResult): any {
-  if (result.isError) throw new Error(`expected success, got ${result.error.info?.code}: ${result.error.message}`)
-  return result.value
-}
-
-/** The code of a failed result. */
-export function codeOf(result: ToolExecutionResult): string | undefined {
-  if (!result.isError) throw new Error(`expected a failure, got ${JSON.stringify(result.value).slice(0, 200)}`)
-  return result.error.info?.code
-}
-
-/** The text the model sees. */
-export const textOf = (result: ToolExecutionResult): string => contentText(result.content)
+export { codeOf, textOf, valueOf } from '@cordage/testing'
