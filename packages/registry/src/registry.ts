@@ -117,8 +117,8 @@ export class ToolRegistry extends Service {
         (!entry ? this.unknown(exec.name) : callerSignal?.aborted ? new ToolAbortedBeforeDispatchError() : checkArguments(entry, exec.arguments))
       if (refusal) result = failure(refusal)
       else {
-        // The fast path skips every async step that has nothing to do.
-        const denial = hooks['tools/pre-execute']?.length || this.guards.size ? await this.admit(exec) : undefined
+        // The fast path skips every async step that has nothing to do (guards are synchronous).
+        const denial = hooks['tools/pre-execute']?.length ? await this.admit(exec) : this.guards.size ? guardDenial(this.guards, exec) : undefined
         if (denial) result = failure(denial)
         else if (callerSignal?.aborted) result = failure(new ToolAbortedBeforeDispatchError())
         else if (this.entries.get(exec.name) !== entry) {

@@ -28,6 +28,17 @@ export const MAIL_READY = 2
 /** Bytes of each mailbox; a longer message is posted. */
 export const MAILBOX_BYTES = 64 << 10
 
+/**
+ * How long a worker spins for the host's answer, given the host's window (`spinMicros`): four times
+ * as long, at most 1 ms. The worker has nothing else to do while its program waits, whereas the host's
+ * spin holds up its event loop; and a worker that fell asleep costs the next round trip a wake-up of
+ * 0.3–0.6 ms on a virtual machine, which then makes the host's own spin run out too.
+ * @param {number} hostMicros
+ */
+export function workerWindow(hostMicros) {
+  return Math.max(hostMicros, Math.min(1000, 4 * hostMicros))
+}
+
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()
 

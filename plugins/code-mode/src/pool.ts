@@ -3,7 +3,7 @@ import { createRequire } from 'node:module'
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads'
 import { METER_SLOTS, type SandboxLimits } from './budget.js'
 import { createLogBuffer } from './output.js'
-import { awaitMail, CONTROL_SLOTS, DOORBELL, DOWN_LENGTH, MAILBOX_BYTES, Spinner, writeBox } from './channel.js'
+import { awaitMail, CONTROL_SLOTS, DOORBELL, DOWN_LENGTH, MAILBOX_BYTES, Spinner, workerWindow, writeBox } from './channel.js'
 import type { HostMessage, WorkerData, WorkerMessage } from './protocol.js'
 
 // The `WebAssembly` global (this project's lib settings carry no types for it).
@@ -79,7 +79,7 @@ export class SandboxWorker {
       controlBuffer: this.control.buffer as SharedArrayBuffer,
       upBuffer: this.up.buffer as SharedArrayBuffer,
       downBuffer: this.down.buffer as SharedArrayBuffer,
-      spinMicros,
+      spinMicros: workerWindow(spinMicros),
     }
     const memoryMb = Math.ceil(limits.memoryBytes / (1 << 20))
     this.thread = new Worker(new URL('./worker.js', import.meta.url), {
@@ -151,7 +151,7 @@ export class SandboxPool {
   private compiling = 0
   private shutDown = false
 
-  /** `spinMicros`: how long host and worker spin for each other's answer before they sleep (0: never). */
+  /** `spinMicros`: how long the host spins for a worker's answer (0: never); workers spin `workerWindow(spinMicros)`. */
   constructor(
     private readonly size: number,
     private readonly limits: SandboxLimits,

@@ -37,7 +37,7 @@ export interface WorkerData {
   upBuffer: SharedArrayBuffer
   /** The mailbox call completions reach the worker in (UTF-8 JSON). */
   downBuffer: SharedArrayBuffer
-  /** How long the worker spins for the host's answer before it sleeps (0: never). */
+  /** How long the worker spins for the host's answer before it sleeps (0: never); `workerWindow` of the config's `spinMicros`. */
   spinMicros: number
 }
 

@@ -2,7 +2,7 @@ import { Worker } from 'node:worker_threads'
 import Schema from 'schemastery'
 import { describe, expect, it } from 'vitest'
 import { defineTool } from '@cordage/core'
-import { awaitMail, CONTROL_SLOTS, DOORBELL, MAILBOX_BYTES, Spinner } from '../src/channel.js'
+import { awaitMail, CONTROL_SLOTS, DOORBELL, MAILBOX_BYTES, Spinner, workerWindow } from '../src/channel.js'
 import { setup, valueOf } from './helpers.js'
 
 describe('the spin handshake', () => {
@@ -118,6 +118,10 @@ describe('spinning changes nothing a program sees', () => {
     expect(direct.length).toBeGreaterThan(3)
     expect(Math.max(...direct)).toBeLessThan(100)
     expect(lag).toBeLessThan(100)
+  })
+
+  it('lets a worker spin four times as long as the host, at most 1 ms, and never when spinning is off', () => {
+    expect([0, 5, 250, 1000].map(workerWindow)).toEqual([0, 20, 1000, 1000])
   })
 
   it('rejects a spin window outside 0–1000 µs at load', async () => {

@@ -1,6 +1,6 @@
 import type { Context } from 'cordis'
 import { hookTable, unproxied, type HookTable, type ToolRegistry } from '@cordage/registry'
-import { Agent, SessionLog, type AgentResult, type ModelService } from '@cordage/agent'
+import { Agent, SessionLog, type AgentOptions, type AgentResult, type ModelService, type ToolView } from '@cordage/agent'
 import { ToolAbortedError, ToolArgsError, type JsonValue } from '@cordage/core'
 import type { ChildRunCaller, ChildRunOptions, ChildRunResult, SubagentService } from '@cordage/services'
 import { SubagentError } from './errors.js'
@@ -42,24 +42,20 @@ export interface RunRecord {
 const REMINDER = `You have not reported your result. Call the \`${STRUCTURED_OUTPUT}\` tool now with arguments matching its parameter schema exactly; a plain text answer does not count.`
 
 /**
- * One signal aborted when either input aborts, and a `release` that detaches it. Cheaper than
- * `AbortSignal.any` on Node 20, which keeps weak references per call.
+ * A child's own signal: aborted when its caller's aborts, or by `ChildRuns.close` through the set of
+ * live controllers (one listener per run instead of two; cheaper than `AbortSignal.any` on Node 20,
+ * which keeps weak references per call).
  */
-function linked(first: AbortSignal, second: AbortSignal): { signal: AbortSignal; release: () => void } {
+function follow(caller: AbortSignal, live: Set<AbortController>): { controller: AbortController; release: () => void } {
   const controller = new AbortController()
-  const onFirst = () => controller.abort(first.reason)
-  const onSecond = () => controller.abort(second.reason)
-  if (first.aborted) onFirst()
-  else if (second.aborted) onSecond()
-  else {
-    first.addEventListener('abort', onFirst, { once: true })
-    second.addEventListener('abort', onSecond, { once: true })
-  }
+  const onAbort = () => controller.abort(caller.reason)
+  caller.addEventListener('abort', onAbort, { once: true })
+  live.add(controller)
   return {
-    signal: controller.signal,
+    controller,
     release() {
-      first.removeEventListener('abort', onFirst)
-      second.removeEventListener('abort', onSecond)
+      caller.removeEventListener('abort', onAbort)
+      live.delete(controller)
     },
   }
 }
@@ -84,7 +80,9 @@ export class ChildRuns implements SubagentService {
   private active = 0
   private drained: (() => void) | undefined
   private allSettled: Promise<void> | undefined
-  private readonly lifetime = new AbortController()
+  /** The signals of running children, which `close` aborts; after it, no run starts. */
+  private readonly live = new Set<AbortController>()
+  private closed: SubagentError | undefined
   private sequence = 0
 
   // Context property reads cost microseconds each (cordis builds an Error per read for its inject
@@ -105,23 +103,16 @@ export class ChildRuns implements SubagentService {
     this.tools = unproxied(service)
   }
 
-  async run(options: ChildRunOptions, caller: ChildRunCaller): Promise<ChildRunResult> {
-    this.active++
-    try {
-      return await this.start(options, caller)
-    } finally {
-      if (--this.active === 0) this.drained?.()
-    }
-  }
-
   /** Aborts every run and waits for them to settle (plugin unload). */
   async close(): Promise<void> {
-    this.lifetime.abort(new SubagentError('ABORTED', 'the subagent plugin was unloaded'))
+    this.closed ??= new SubagentError('ABORTED', 'the subagent plugin was unloaded')
+    for (const controller of this.live) controller.abort(this.closed)
     if (this.active) await (this.allSettled ??= new Promise<void>((resolve) => (this.drained = resolve)))
   }
 
-  private async start(options: ChildRunOptions, caller: ChildRunCaller): Promise<ChildRunResult> {
+  async run(options: ChildRunOptions, caller: ChildRunCaller): Promise<ChildRunResult> {
     const { settings } = this
+    if (this.closed) throw this.closed
     const parent = caller.agent === undefined ? undefined : this.records.get(caller.agent)
     const depth = (parent?.depth ?? 0) + 1
     if (depth > settings.maxDepth) {
@@ -158,29 +149,41 @@ export class ChildRuns implements SubagentService {
         })
       : undefined
     const runId = session?.id ?? `sub-${++this.sequence}`
-    const record: RunRecord = {
-      runId,
-      depth,
-      allowed: structured ? new Set([...allowed, STRUCTURED_OUTPUT]) : allowed,
-      active: 0,
-      ...(structured && { structured }),
+    // Plain assignments rather than conditional spreads here and below: this runs once per child round trip.
+    const record: RunRecord = { runId, depth, allowed, active: 0 }
+    if (structured) {
+      record.allowed = new Set([...allowed, STRUCTURED_OUTPUT])
+      record.structured = structured
     }
+    // From here the run counts as live for `close` until its `finally` ends.
+    this.active++
     this.records.set(runId, record)
     this.adjust(parent, caller.agent, +1)
     const begun = performance.now()
-    const { signal, release } = linked(caller.signal, this.lifetime.signal)
-    if (this.watched())
-      this.emit('agent/child', { type: 'start', runId, tool: caller.tool, parentCallId: caller.callId, depth, label: options.label ?? labelOf(options.prompt) })
+    const { controller, release } = follow(caller.signal, this.live)
+    const { signal } = controller
     let stopReason = 'failed'
     try {
-      const agent = new Agent(this.ctx, {
+      if (this.watched())
+        this.emit('agent/child', {
+          type: 'start',
+          runId,
+          tool: caller.tool,
+          parentCallId: caller.callId,
+          depth,
+          label: options.label ?? labelOf(options.prompt),
+        })
+      const view: ToolView = { allow: [...allowed] }
+      if (structured) view.extra = [structuredOutputSchema(this.tools.get(STRUCTURED_OUTPUT), structured.schema)]
+      const agentOptions: AgentOptions = {
         model,
         system: profile?.system ?? settings.system,
         maxTurns: profile?.maxTurns ?? settings.maxTurns,
         agent: runId,
-        ...(session && { session }),
-        tools: { allow: [...allowed], ...(structured && { extra: [structuredOutputSchema(this.tools.get(STRUCTURED_OUTPUT), structured.schema)] }) },
-      })
+        tools: view,
+      }
+      if (session) agentOptions.session = session
+      const agent = new Agent(this.ctx, agentOptions)
       const until = structured ? () => structured.value !== undefined : undefined
       let result = await agent.run(options.prompt, { signal, until })
       if (structured && structured.value === undefined && result.stopReason === 'completed' && !signal.aborted) {
@@ -196,18 +199,22 @@ export class ChildRuns implements SubagentService {
       this.adjust(parent, caller.agent, -1)
       if (session) await session.close({ reason: stopReason }).catch(() => {})
       release()
-      if (this.watched()) {
-        this.emit('agent/child', {
-          type: 'end',
-          runId,
-          tool: caller.tool,
-          parentCallId: caller.callId,
-          depth,
-          label: options.label ?? labelOf(options.prompt),
-          stopReason,
-          isError: stopReason !== 'completed',
-          durationMs: Math.round(performance.now() - begun),
-        })
+      try {
+        if (this.watched()) {
+          this.emit('agent/child', {
+            type: 'end',
+            runId,
+            tool: caller.tool,
+            parentCallId: caller.callId,
+            depth,
+            label: options.label ?? labelOf(options.prompt),
+            stopReason,
+            isError: stopReason !== 'completed',
+            durationMs: Math.round(performance.now() - begun),
+          })
+        }
+      } finally {
+        if (--this.active === 0) this.drained?.()
       }
     }
   }
