@@ -89,12 +89,11 @@ class ProgramRun {
     worker.post({ type: 'run', code: options.code, tools: JSON.stringify(options.toolNames), hostFunctions: JSON.stringify(options.hostNames) })
     this.watchdog = new Watchdog(worker.meter, options.limits, (kind) => this.stop(kind))
     options.signal?.addEventListener('abort', this.onAbort, { once: true })
-    // A warm worker evaluates a program and reaches its first call (or its end) in ~0.1–0.25 ms, about
-    // what waking the host for a posted reply costs on a virtual machine.
-    this.takeReply()
   }
 
-  // A reply that arrives within the spin window is handled at once (pool.ts, channel.js).
+  // A reply that arrives within the spin window is handled at once (pool.ts, channel.js). Only after
+  // completions: after a `run`, the worker first has to wake from its idle sleep (0.3–0.6 ms on a
+  // virtual machine), longer than the host's window; spinning for it measurably slowed cold starts.
   private takeReply(): void {
     const reply = this.worker.takeReply()
     if (reply) this.onMessage(reply)

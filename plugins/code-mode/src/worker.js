@@ -301,36 +301,14 @@ function serve() {
   }
 }
 
-/**
- * V8 compiles WASM lazily and optimises it, and this thread's JavaScript, only once it is hot; on two
- * cores its compiler threads then queue behind the spinning threads of the first programs. So a
- * throwaway program makes `calls` tool calls through the real path (bind, settle, pump, drain) before
- * the worker reports ready.
- * @param {number} calls
- */
-function warmUp(calls) {
-  const sandbox = createSandbox()
-  const { context, runtime, helpers } = sandbox
-  const names = [context.newString('["warm"]'), context.newString('[]')]
-  context.unwrapResult(context.callFunction(helpers[0], context.undefined, ...names)).dispose()
-  for (const handle of names) handle.dispose()
-  const program = `(async () => { let n = 0; for (let i = 0; i < ${calls}; i++) n += (await tools.warm({ i, text: "x" })).n; return n })()`
-  context.unwrapResult(context.evalCode(program)).consume((main) => context.unwrapResult(context.callFunction(helpers[5], context.undefined, main)).dispose())
-  for (;;) {
-    runtime.executePendingJobs().unwrap()
-    const batch = context.unwrapResult(context.callFunction(helpers[4], context.undefined)).consume((handle) => context.getString(handle))
-    if (batch[0] !== '0' || batch.length === 1) break
-    for (const entry of batch.slice(1).split('\u0001')) {
-      const payload = context.newString(`${entry.slice(0, entry.indexOf('\n'))}\n1{"n":1}`)
-      context.unwrapResult(context.callFunction(helpers[1], context.undefined, payload)).dispose()
-      payload.dispose()
-    }
-  }
-  disposeSandbox(sandbox)
-}
-
+// V8 compiles WASM lazily and tiers it up while it runs: one throwaway run makes the first real run fast.
 try {
-  warmUp(500)
+  const sandbox = createSandbox()
+  const warm = sandbox.context.evalCode('(async () => { let n = 0; for (let i = 0; i < 2000; i++) n += JSON.stringify({ i }).length; return n })()')
+  if (warm.error) warm.error.dispose()
+  else warm.value.dispose()
+  sandbox.runtime.executePendingJobs()
+  disposeSandbox(sandbox)
 } catch (error) {
   crash(error)
 }

@@ -52,7 +52,7 @@ export function subagentTool(runs: ChildRuns, profiles: Record<string, AgentProf
         return [{ type: 'text', text }]
       },
     },
-    execute(args, exec) {
+    async execute(args, exec) {
       // Plain assignments rather than conditional spreads: this runs once per child round trip.
       const options: ChildRunOptions = { prompt: args.prompt }
       if (args.agent !== undefined) options.agent = args.agent
@@ -61,11 +61,8 @@ export function subagentTool(runs: ChildRuns, profiles: Record<string, AgentProf
       if (!args.background) {
         const caller: ChildRunCaller = { callId: exec.callId, tool: 'subagent', signal: exec.signal }
         if (exec.agent !== undefined) caller.agent = exec.agent
-        return runs.run(options, caller).then((result) => ({
-          kind: 'foreground' as const,
-          runId: result.runId,
-          output: [result.value !== undefined ? result.value : { type: 'text', text: result.text }],
-        }))
+        const result = await runs.run(options, caller)
+        return { kind: 'foreground' as const, runId: result.runId, output: [result.value !== undefined ? result.value : { type: 'text', text: result.text }] }
       }
       const service = jobs()
       if (!service)
