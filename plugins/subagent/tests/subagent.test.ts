@@ -221,11 +221,20 @@ describe('lifetime', () => {
       turns: [{ toolCalls: [{ name: 'subagent', arguments: { prompt: 'Forever.' } }] }, { text: 'after' }],
       routes: { 'Forever.': [{ text: 'never', delayMs: 60_000 }] },
     })
+    const service = ctx.get('subagents')!
     const run = parent.run('go')
     await new Promise<void>((resolve) => ctx.on('agent/child', (event) => event.type === 'start' && resolve()))
     await fiber.dispose()
     await run
-    expect(children.map((event) => event.type)).toEqual(['start', 'end'])
+    expect(children.map((event) => [event.type, event.stopReason])).toEqual([
+      ['start', undefined],
+      ['end', 'aborted'],
+    ])
+    // A caller still holding the service cannot start a child of an unloaded plugin.
+    await expect(service.run({ prompt: 'Later.' }, { callId: 'late', tool: 'test', signal: new AbortController().signal })).rejects.toMatchObject({
+      code: 'ABORTED',
+      message: expect.stringMatching(/unloaded/),
+    })
     expect(ctx.tools.list().map((tool) => tool.name)).toEqual([])
     expect(ctx.tools.get('structured_output')).toBeUndefined()
   })
