@@ -103,9 +103,9 @@ beforeAll(async () => {
     [{ name: 'run_code `return 1`', fn: () => runCode('return 1') }],
     { iterations: 20, rounds: 9, warmup: 20, unit: 'ms' },
   )
-  // The steady state: in a fresh process the first ~15 programs of 200 calls run 2–5× slower (young
-  // generations still small, so GC pauses break spin chains more often; JIT still warming). A running
-  // agent has long passed that; with a warm-up of 2 programs instead of 20 this figure read 100–130 µs.
+  // The steady state: in a fresh process the first ~15 programs of 200 calls run 3–5× slower, until V8
+  // has optimised the per-call functions on both threads (README, Limitations). A running agent has
+  // long passed that; with a warm-up of 2 programs instead of 20 this figure read 100–130 µs.
   const nested = await compare(
     `${CALLS} calls: inside one program vs direct`,
     { name: `${CALLS} direct calls`, fn: direct },
