@@ -63,6 +63,7 @@ export class SandboxWorker {
     limits: SandboxLimits,
     spinMicros: number,
     private readonly alone: () => boolean,
+    rawLane = true,
   ) {
     this.spinner = new Spinner(spinMicros)
     this.logs = createLogBuffer(limits)
@@ -80,6 +81,7 @@ export class SandboxWorker {
       upBuffer: this.up.buffer as SharedArrayBuffer,
       downBuffer: this.down.buffer as SharedArrayBuffer,
       spinMicros: workerWindow(spinMicros),
+      rawLane,
     }
     const memoryMb = Math.ceil(limits.memoryBytes / (1 << 20))
     this.thread = new Worker(new URL('./worker.js', import.meta.url), {
@@ -151,11 +153,15 @@ export class SandboxPool {
   private compiling = 0
   private shutDown = false
 
-  /** `spinMicros`: how long the host spins for a worker's answer (0: never); workers spin `workerWindow(spinMicros)`. */
+  /**
+   * `spinMicros`: how long the host spins for a worker's answer (0: never); workers spin `workerWindow(spinMicros)`.
+   * `rawLane`: false makes workers cross into the VM through the library's public API only (`lane.js`; for tests).
+   */
   constructor(
     private readonly size: number,
     private readonly limits: SandboxLimits,
     private readonly spinMicros = 0,
+    private readonly rawLane = true,
   ) {}
 
   /** Whether `dispose` was called. */
@@ -217,7 +223,7 @@ export class SandboxPool {
     this.compiling++
     let worker: SandboxWorker
     try {
-      worker = new SandboxWorker(await compileQuickJS(), this.limits, this.spinMicros, () => this.running() <= 1)
+      worker = new SandboxWorker(await compileQuickJS(), this.limits, this.spinMicros, () => this.running() <= 1, this.rawLane)
       this.live.add(worker)
     } catch (error) {
       this.starting--

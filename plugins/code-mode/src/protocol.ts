@@ -39,6 +39,8 @@ export interface WorkerData {
   downBuffer: SharedArrayBuffer
   /** How long the worker spins for the host's answer before it sleeps (0: never); `workerWindow` of the config's `spinMicros`. */
   spinMicros: number
+  /** Whether per-call crossings may use the QuickJS build's entry points directly (`lane.js`); false only in tests of the fallback. */
+  rawLane: boolean
 }
 
 /** Host → worker. `tools` and `hostFunctions` are JSON arrays of names to bind. */

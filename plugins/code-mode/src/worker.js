@@ -6,6 +6,7 @@ import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_thread
 import { newQuickJSWASMModule, newVariant, RELEASE_SYNC } from 'quickjs-emscripten'
 import prelude from './prelude.js'
 import { DOORBELL, DOWN_LENGTH, handMail, readBox, Spinner } from './channel.js'
+import { describeHandle, openLane } from './lane.js'
 
 /** @typedef {import('./protocol.js').WorkerData} WorkerData */
 /** @typedef {import('./protocol.js').HostMessage} HostMessage */
@@ -15,12 +16,12 @@ import { DOORBELL, DOWN_LENGTH, handMail, readBox, Spinner } from './channel.js'
 /** @typedef {import('quickjs-emscripten').QuickJSContext} QuickJSContext */
 /** @typedef {import('quickjs-emscripten').QuickJSRuntime} QuickJSRuntime */
 /**
- * @typedef {{ runtime: QuickJSRuntime, context: QuickJSContext, owned: QuickJSHandle[], helpers: QuickJSHandle[], run?: Run }} Sandbox
+ * @typedef {{ runtime: QuickJSRuntime, context: QuickJSContext, owned: QuickJSHandle[], helpers: QuickJSHandle[], lane?: import('./lane.js').Lane, run?: Run }} Sandbox
  * @typedef {{ sandbox: Sandbox, failure?: RunFailure, outputBytes: number, metered: boolean }} Run
  */
 
 const port = /** @type {import('node:worker_threads').MessagePort} */ (parentPort)
-const { wasmModule, limits, logBuffer, meterBuffer, inbox, controlBuffer, upBuffer, downBuffer, spinMicros } = /** @type {WorkerData} */ (workerData)
+const { wasmModule, limits, logBuffer, meterBuffer, inbox, controlBuffer, upBuffer, downBuffer, spinMicros, rawLane } = /** @type {WorkerData} */ (workerData)
 const control = new Int32Array(controlBuffer)
 const up = new Uint8Array(upBuffer)
 const down = new Uint8Array(downBuffer)
@@ -81,11 +82,13 @@ function createSandbox() {
   const helpers = context.unwrapResult(context.callFunction(setup, context.undefined, host))
   sandbox.helpers = [0, 1, 2, 3, 4, 5].map((index) => context.getProp(helpers, index))
   sandbox.owned.push(host, setup, helpers, ...sandbox.helpers)
+  sandbox.lane = openLane(sandbox, rawLane)
   return sandbox
 }
 
 /** @param {Sandbox} sandbox */
 function disposeSandbox(sandbox) {
+  sandbox.lane?.close()
   for (const handle of sandbox.owned.reverse()) if (handle.alive) handle.dispose()
   sandbox.context.dispose()
   sandbox.runtime.dispose()
@@ -140,22 +143,9 @@ function enter(run, step) {
 /** A VM exception that means a size limit was hit, not a program bug. @param {string} text */
 const classify = (text) => (/^InternalError: (out of memory|string too long)/.test(text) ? 'memory' : 'runtime')
 
-/** Keeps the first lines of a long error description (deep recursion gives thousands of frames). @param {string} text */
-function clip(text, maxLines = 12) {
-  const lines = text.split('\n')
-  return lines.length <= maxLines ? text : `${lines.slice(0, maxLines).join('\n')}\n    ... ${lines.length - maxLines} more lines`
-}
-
 /** Describes a thrown VM value as text (inside the VM, under the same limits). @param {Run} run @param {QuickJSHandle} error */
 function explain(run, error) {
-  const { context, helpers } = run.sandbox
-  const described = enter(run, () => context.callFunction(helpers[3], context.undefined, error))
-  error.dispose()
-  if (described.error) {
-    described.error.dispose()
-    return 'Uncaught (the error could not be described)'
-  }
-  return clip(described.value.consume((handle) => context.getString(handle)))
+  return enter(run, () => describeHandle(run.sandbox, error))
 }
 
 /** @param {Extract<HostMessage, { type: 'run' }>} message */
@@ -183,20 +173,16 @@ function start(message) {
 
 /** Runs promise jobs; then the program has settled (any calls still queued are dropped) or waits for calls. @param {Run} run */
 function step(run) {
-  const { context, runtime, helpers } = run.sandbox
-  const jobs = enter(run, () => runtime.executePendingJobs())
-  if (jobs.error) {
-    const text = explain(run, jobs.error)
-    fail(run, classify(text), text)
-  }
+  const { context, helpers } = run.sandbox
+  const lane = /** @type {import('./lane.js').Lane} */ (run.sandbox.lane)
+  const thrown = enter(run, () => lane.jobs())
+  if (thrown !== undefined) fail(run, classify(thrown), thrown)
   if (run.failure) return finish(run)
-  const drained = enter(run, () => context.callFunction(helpers[4], context.undefined))
-  if (drained.error) {
-    const text = explain(run, drained.error)
-    fail(run, classify(text), text)
+  const batch = enter(run, () => lane.drain())
+  if (typeof batch !== 'string') {
+    fail(run, classify(batch.problem), batch.problem)
     return finish(run)
   }
-  const batch = drained.value.consume((handle) => context.getString(handle))
   if (run.failure) return finish(run)
   if (batch[0] === '0') return post({ type: 'wait', calls: batch.slice(1), took: Math.round((performance.now() - stepping) * 1000) })
   const threw = batch[0] === '2'
@@ -255,13 +241,10 @@ function handle(message) {
   if (message.type === 'run') start(message)
   else if (message.type === 'settle' && current) {
     const run = current
-    const { context, helpers } = run.sandbox
+    const lane = /** @type {import('./lane.js').Lane} */ (run.sandbox.lane)
     for (const completion of message.completions) {
-      const payload = context.newString(completion)
-      const settled = enter(run, () => context.callFunction(helpers[1], context.undefined, payload))
-      payload.dispose()
-      if (settled.error) fail(run, 'runtime', explain(run, settled.error))
-      else settled.value.dispose()
+      const thrown = enter(run, () => lane.settle(completion))
+      if (thrown !== undefined) fail(run, classify(thrown), thrown)
       if (run.failure) return finish(run)
     }
     step(run)
