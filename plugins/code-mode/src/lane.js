@@ -154,6 +154,11 @@ function rawLane(sandbox) {
       module.stringToUTF8(completion, chars, size)
       const payload = ffi.QTS_NewString(ctx, chars)
       module._free(chars)
+      const failed = ffi.QTS_ResolveException(ctx, payload)
+      if (failed) {
+        ffi.QTS_FreeValuePointer(ctx, payload)
+        return describe(failed)
+      }
       const outcome = call(settleFn, payload)
       ffi.QTS_FreeValuePointer(ctx, payload)
       if (outcome.error) return describe(outcome.error)
