@@ -16,7 +16,7 @@ import { describeHandle, openLane } from './lane.js'
 /** @typedef {import('quickjs-emscripten').QuickJSContext} QuickJSContext */
 /** @typedef {import('quickjs-emscripten').QuickJSRuntime} QuickJSRuntime */
 /**
- * @typedef {{ runtime: QuickJSRuntime, context: QuickJSContext, owned: QuickJSHandle[], helpers: QuickJSHandle[], lane?: import('./lane.js').Lane, run?: Run }} Sandbox
+ * @typedef {{ runtime: QuickJSRuntime, context: QuickJSContext, owned: QuickJSHandle[], helpers: QuickJSHandle[], lane: import('./lane.js').Lane, run?: Run }} Sandbox
  * @typedef {{ sandbox: Sandbox, failure?: RunFailure, outputBytes: number, metered: boolean }} Run
  */
 
@@ -67,8 +67,10 @@ function createSandbox() {
   runtime.setMemoryLimit(limits.memoryBytes)
   runtime.setMaxStackSize(limits.stackBytes)
   const context = runtime.newContext()
-  /** @type {Sandbox} */
-  const sandbox = { runtime, context, owned: [], helpers: [] }
+  /** @type {QuickJSHandle[]} */
+  const none = []
+  // Its lane is opened below, once the prelude's helpers exist.
+  const sandbox = /** @type {Sandbox} */ ({ runtime, context, owned: [...none], helpers: none })
   runtime.setInterruptHandler(() => {
     const run = sandbox.run
     if (!run || run.failure) return run !== undefined
@@ -88,7 +90,7 @@ function createSandbox() {
 
 /** @param {Sandbox} sandbox */
 function disposeSandbox(sandbox) {
-  sandbox.lane?.close()
+  sandbox.lane.close()
   for (const handle of sandbox.owned.reverse()) if (handle.alive) handle.dispose()
   sandbox.context.dispose()
   sandbox.runtime.dispose()
@@ -173,8 +175,7 @@ function start(message) {
 
 /** Runs promise jobs; then the program has settled (any calls still queued are dropped) or waits for calls. @param {Run} run */
 function step(run) {
-  const { context, helpers } = run.sandbox
-  const lane = /** @type {import('./lane.js').Lane} */ (run.sandbox.lane)
+  const { context, helpers, lane } = run.sandbox
   const thrown = enter(run, () => lane.jobs())
   if (thrown !== undefined) fail(run, classify(thrown), thrown)
   if (run.failure) return finish(run)
@@ -241,7 +242,7 @@ function handle(message) {
   if (message.type === 'run') start(message)
   else if (message.type === 'settle' && current) {
     const run = current
-    const lane = /** @type {import('./lane.js').Lane} */ (run.sandbox.lane)
+    const { lane } = run.sandbox
     for (const completion of message.completions) {
       const thrown = enter(run, () => lane.settle(completion))
       if (thrown !== undefined) fail(run, classify(thrown), thrown)
