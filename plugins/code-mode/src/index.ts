@@ -49,7 +49,9 @@ export const Config: Schema<Partial<Config>, Config> = strictConfig(
     spinMicros: Schema.natural()
       .max(1000)
       .default(250)
-      .description('How long the host and a worker spin for a quick answer before sleeping (µs); 0 never spins. Ignored on a single CPU.'),
+      .description(
+        "How long the host spins for a worker's quick answer (µs); a waiting worker spins 4× as long, at most 1 ms; 0 never spins. Ignored on a single CPU.",
+      ),
     exclude: Schema.array(Schema.string()).default([]).description('Tools hidden from programs (run_code itself always is).'),
   }),
 )

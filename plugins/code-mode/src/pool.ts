@@ -94,9 +94,8 @@ export class SandboxWorker {
     })
     this.ready = new Promise((resolve, reject) => {
       this.thread.on('message', (message: WorkerMessage) => {
-        if (message.type === 'ready') return resolve()
-        if (message.type === 'wait') this.spinner.took = message.took
-        this.holder?.message(message)
+        if (message.type === 'ready') resolve()
+        else this.deliver(message)
       })
       this.thread.on('error', (error) => {
         this.error = error
@@ -122,15 +121,20 @@ export class SandboxWorker {
   }
 
   /**
-   * After a `settle`: the worker's reply when it arrives within the spin window (a quick program
-   * step), else `undefined` and the reply is posted as usual. The caller handles what it returns.
+   * After a `settle`: delivers the worker's reply to the holder at once when it arrives within the spin
+   * window (a quick program step); otherwise it is posted and delivered from the event loop as usual.
    * Only while this is the pool's one running program: spinning for one would delay the others' replies.
    */
-  takeReply(): WorkerMessage | undefined {
-    if (this.exited || !this.alone() || !streakAllows()) return undefined
+  takeReply(): void {
+    if (this.exited || !this.alone() || !streakAllows()) return
     const reply = awaitMail(this.control, this.up, this.spinner) as WorkerMessage | undefined
-    if (reply?.type === 'wait') this.spinner.took = reply.took
-    return reply
+    if (reply) this.deliver(reply)
+  }
+
+  /** Every reply, spun for or posted, reaches the holder here; a `wait` says how long the worker worked. */
+  private deliver(message: WorkerMessage): void {
+    if (message.type === 'wait') this.spinner.took = message.took
+    this.holder?.message(message)
   }
 
   /** Stops the thread wherever it is (a microtask flood, a long built-in) and resolves once it ended. */

@@ -91,14 +91,6 @@ class ProgramRun {
     options.signal?.addEventListener('abort', this.onAbort, { once: true })
   }
 
-  // A reply that arrives within the spin window is handled at once (pool.ts, channel.js). Only after
-  // completions: after a `run`, the worker first has to wake from its idle sleep (0.3–0.6 ms on a
-  // virtual machine), longer than the host's window; spinning for it measurably slowed cold starts.
-  private takeReply(): void {
-    const reply = this.worker.takeReply()
-    if (reply) this.onMessage(reply)
-  }
-
   private onMessage(message: WorkerMessage): void {
     if (message.type === 'ended') return this.pool.release(this.worker, message.heapBytes)
     if (message.type === 'wait') {
@@ -161,7 +153,10 @@ class ProgramRun {
   private flush(): void {
     this.busy = true
     this.worker.post({ type: 'settle', completions: this.completions.splice(0), took: Math.round((performance.now() - this.waitedSince) * 1000) })
-    this.takeReply()
+    // A reply within the spin window is handled at once (pool.ts, channel.js). Only after completions:
+    // after a `run` the worker first wakes from its idle sleep (0.3–0.6 ms on a virtual machine), longer
+    // than the host's window; spinning for it measurably slowed cold starts.
+    this.worker.takeReply()
   }
 
   /**

@@ -58,9 +58,9 @@ export function subagentTool(runs: ChildRuns, profiles: Record<string, AgentProf
       if (args.agent !== undefined) options.agent = args.agent
       if (args.tools) options.tools = args.tools
       if (args.outputSchema) options.outputSchema = args.outputSchema as JsonSchemaNode
+      const caller: ChildRunCaller = { callId: exec.callId, tool: 'subagent', signal: exec.signal }
+      if (exec.agent !== undefined) caller.agent = exec.agent
       if (!args.background) {
-        const caller: ChildRunCaller = { callId: exec.callId, tool: 'subagent', signal: exec.signal }
-        if (exec.agent !== undefined) caller.agent = exec.agent
         const result = await runs.run(options, caller)
         return { kind: 'foreground' as const, runId: result.runId, output: [result.value !== undefined ? result.value : { type: 'text', text: result.text }] }
       }
@@ -70,8 +70,8 @@ export function subagentTool(runs: ChildRuns, profiles: Record<string, AgentProf
       const controller = new AbortController()
       let settled: Promise<void> = Promise.resolve()
       const handle = service.start({ kind: 'subagent', title: labelOf(args.prompt), kill: () => (controller.abort(), settled) })
-      const caller: ChildRunCaller = { callId: exec.callId, tool: 'subagent', signal: controller.signal }
-      if (exec.agent !== undefined) caller.agent = exec.agent
+      // A background child outlives this call: only its job's kill stops it.
+      caller.signal = controller.signal
       settled = runs.run(options, caller).then(
         (result) => {
           handle.write(result.value !== undefined ? JSON.stringify(result.value, null, 2) : result.text)
