@@ -6,7 +6,9 @@
 // hundred bytes of garbage; the worker's GC pauses then outlast spin windows). The raw lane calls the
 // QuickJS build's own entry points instead. They are the library's protected members, so the lane is
 // used only when every one is present (the library is pinned to an exact version); otherwise the
-// crossings go through the public API, with the same results.
+// crossings go through the public API, with the same results but one: when malloc fails for a
+// completion's text, the API writes it at address 0 and the interpreter aborts (a coded `aborted`
+// failure, the worker replaced), where the raw lane reports `out of memory`.
 
 /** @typedef {import('quickjs-emscripten').QuickJSHandle} QuickJSHandle */
 /** @typedef {import('quickjs-emscripten').QuickJSContext} QuickJSContext */

@@ -136,6 +136,31 @@ describe('values too large for the sandbox', () => {
   })
 })
 
+describe('values that fit the bound but not the heap left', () => {
+  const near = defineTool({
+    name: 'near',
+    description: 'Returns text of the given length.',
+    parameters: Schema.object({ n: Schema.natural().required() }),
+    output: { schema: Schema.object({ text: Schema.string().required() }), render: () => [{ type: 'text', text: 'near' }] },
+    execute: (args) => ({ text: 'x'.repeat(args.n) }),
+  })
+
+  it('fail the run as memory wherever the allocation fails, never by crashing the interpreter', async () => {
+    // A 1 MB value is within the bound for 2 MiB (half of memoryBytes), but the program first fills the heap
+    // by a varying amount, so the completion's text, its VM string or its parse runs out of memory in turn.
+    const { run } = await setup([near], { memoryBytes: 2 << 20, cpuTimeMs: 60_000 })
+    const outcomes = new Set<string>()
+    for (let hog = 6000; hog <= 13_000; hog += 250) {
+      const result = await run(
+        `const hog = []; for (let i = 0; i < ${hog}; i++) hog.push("y".repeat(1000) + i); return (await tools.near({ n: 1000000 })).text.length`,
+      )
+      outcomes.add(result.isError ? (result.error.message.match(/^run_code failed \((\w+)\)/)?.[1] ?? result.error.message) : 'ok')
+    }
+    expect([...outcomes].sort()).toEqual(['memory', 'ok'])
+    expect(valueOf(await run('return 1')).result).toBe(1)
+  })
+})
+
 describe('returned values', () => {
   const weird = defineTool({
     name: 'weird',
