@@ -1,6 +1,6 @@
 import type { Context } from 'cordis'
 import { CordageError, type ToolExecutionResult } from '@cordage/core'
-import { hookTable, unproxied, type HookTable, type ToolRegistry } from '@cordage/registry'
+import { hookTable, serviceOf, type HookTable, type ToolRegistry } from '@cordage/registry'
 import { composeSystem, type AgentNotice, type SystemSection } from '@cordage/services'
 import type { AgentEvent, AgentOptions, AgentResult, RunOptions, StopReason } from './agent-types.js'
 import { runBatch } from './batch.js'
@@ -14,10 +14,9 @@ import { streamTurn } from './turn.js'
 import type { SessionEventBody, SessionEventMap, SessionEventType } from './session-types.js'
 
 // What a run needs of its context, read once per context: a property read through the context costs
-// several proxy hops (microseconds) per run, while the functions it returns are bound to that context and
-// stay valid for its lifetime, and its listener table is live.
+// several proxy hops (microseconds) per run, while the function it returns is bound to that context and
+// stays valid for its lifetime, and its listener table is live.
 interface ContextAccess {
-  get: Context['get']
   emit: Context['emit']
   hooks: HookTable
 }
@@ -25,7 +24,7 @@ const access = new WeakMap<Context, ContextAccess>()
 
 function contextAccess(ctx: Context): ContextAccess {
   let found = access.get(ctx)
-  if (!found) access.set(ctx, (found = { get: ctx.get, emit: ctx.emit, hooks: hookTable(ctx) }))
+  if (!found) access.set(ctx, (found = { emit: ctx.emit, hooks: hookTable(ctx) }))
   return found
 }
 
@@ -62,15 +61,14 @@ export class Agent {
   /** Adds `input` (if given) as a user message and runs turns until the model stops. Rejects only for model or wiring errors. */
   async run(input?: string, runOptions: RunOptions = {}): Promise<AgentResult> {
     if (this.running) throw new CordageError('AGENT_BUSY', 'this agent is already running; await the previous run first')
-    const { get, emit, hooks } = contextAccess(this.ctx)
-    const model: ModelService | undefined = this.options.model ?? get('model')
+    const { emit, hooks } = contextAccess(this.ctx)
+    // The model and the registry are used as the instances themselves, resolved as `ctx.get` resolves
+    // them: a read through cordis's tracing proxy builds a proxy per run and a shadow context per method
+    // call (together a fifth of a short run). Neither's methods depend on the caller's context.
+    const model = this.options.model ?? serviceOf<ModelService>(this.ctx, 'model')
     if (!model) throw new NoModelError()
-    const service = get('tools')
-    if (!service) throw new CordageError('NO_TOOLS', 'the agent needs the tools service: load @cordage/registry first')
-    // The registry itself, held for the run: every method read through the context's tracing proxy costs
-    // a Context property read (~5 µs), and the loop reads `list`, `get` and `execute` several times a turn.
-    // The methods used here (`list`, `get`, `execute`) never depend on the caller's context.
-    const tools: ToolRegistry = unproxied(service)
+    const tools = serviceOf<ToolRegistry>(this.ctx, 'tools')
+    if (!tools) throw new CordageError('NO_TOOLS', 'the agent needs the tools service: load @cordage/registry first')
     const lifetime = this.options.signal
     const signal = runOptions.signal && lifetime ? AbortSignal.any([runOptions.signal, lifetime]) : (runOptions.signal ?? lifetime)
     const maxTurns = runOptions.maxTurns ?? this.options.maxTurns ?? 50

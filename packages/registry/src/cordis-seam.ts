@@ -43,7 +43,12 @@ export function skipShadowContexts(service: object): void {
 }
 
 const installed = new Map<string, number>()
-const internals = new WeakMap<object, { hooks: HookTable; store: Record<symbol, { value: unknown } | undefined> }>()
+/** A provided service as the reflect service stores it. */
+interface Provided {
+  value: unknown
+  fiber: { state: number }
+}
+const internals = new WeakMap<object, { hooks: HookTable; store: Record<symbol, Provided | undefined> }>()
 
 /** What one context resolves services through (stable for the context's lifetime), and its last view. */
 interface ContextRecord {
@@ -51,7 +56,7 @@ interface ContextRecord {
   root: any
   fiber: any
   isolate: Record<string, symbol | undefined>
-  known: { hooks: HookTable; store: Record<symbol, { value: unknown } | undefined> }
+  known: { hooks: HookTable; store: Record<symbol, Provided | undefined> }
   views: Map<string, { service: object; view: object }>
 }
 const records = new WeakMap<object, ContextRecord>()
@@ -95,6 +100,23 @@ export function fastServiceAccessor(name: string, contextFree: readonly string[]
     installed.delete(name)
     delete (Context.prototype as any)[name]
   }
+}
+
+// cordis's `FiberState.ACTIVE` (a const enum in its types, so not importable as a value).
+const ACTIVE = 2
+
+/**
+ * What `ctx.get(name)` resolves to, as the instance itself rather than a tracing proxy: no proxy and no
+ * per-call shadow context, so `this.ctx` inside its methods is the service's own context. For services
+ * called on every turn of a loop (the model, the registry) whose methods never depend on the caller.
+ * Assumptions: the reflect service keeps provided services in `store[ctx[symbols.isolate][name]]` as
+ * `{ value, fiber }`, and `get` treats one whose fiber is not active as absent.
+ */
+export function serviceOf<T>(ctx: Context, name: string): T | undefined {
+  const record = recordOf(ctx)
+  const key = record.isolate[name]
+  const provided = key === undefined ? undefined : record.known.store[key]
+  return provided && provided.fiber.state === ACTIVE ? (provided.value as T) : undefined
 }
 
 function facade(record: ContextRecord, name: string, service: object, contextFree: readonly string[]): object {

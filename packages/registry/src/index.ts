@@ -1,5 +1,5 @@
 export { ToolRegistry } from './registry.js'
 export type { ToolSchema, ExecuteInput, PreDecision, PostDecision, Presenter, ToolGuard, ApprovalService } from './types.js'
-export { fastServiceAccessor, hookTable, listenerCount, skipShadowContexts, unproxied } from './cordis-seam.js'
+export { fastServiceAccessor, hookTable, listenerCount, serviceOf, skipShadowContexts, unproxied } from './cordis-seam.js'
 export type { Hook, HookTable } from './cordis-seam.js'
 export { ToolRegistry as default } from './registry.js'

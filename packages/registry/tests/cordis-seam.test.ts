@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { Context, Service, symbols } from 'cordis'
-import { fastServiceAccessor, hookTable, listenerCount, skipShadowContexts, unproxied } from '../src/cordis-seam.js'
+import { fastServiceAccessor, hookTable, listenerCount, serviceOf, skipShadowContexts, unproxied } from '../src/cordis-seam.js'
 import { ToolRegistry } from '../src/registry.js'
 
 // Each test names one assumption about cordis internals (pinned at 4.0.0-rc.10) that the seam relies
@@ -82,6 +82,28 @@ describe('cordis seam assumptions', () => {
       release()
     }
     expect(Object.getOwnPropertyDescriptor(Context.prototype, 'probe'), 'the accessor is removed with its last user').toBeUndefined()
+  })
+
+  it('serviceOf resolves what ctx.get resolves, as the instance itself', async () => {
+    const ctx = new Context()
+    expect(serviceOf(ctx, 'probe'), 'nothing provided yet').toBeUndefined()
+    const fiber = await ctx.plugin(Probe)
+    const raw = unproxied(ctx.get('probe')!)
+    expect(serviceOf(ctx, 'probe'), 'assumption: the reflect service keeps provided services in store[isolate key] as { value }').toBe(raw)
+    let scoped: Context | undefined
+    await ctx.plugin({ name: 'reader', apply: (inner: Context) => void (scoped = inner) })
+    expect(serviceOf(scoped!, 'probe'), 'a plugin context sees the service, as ctx.get does').toBe(raw)
+    const isolated = ctx.isolate('probe')
+    expect(isolated.get('probe'), 'assumption: an isolated context does not see the parent service').toBeUndefined()
+    expect(serviceOf(isolated, 'probe')).toBeUndefined()
+    const replacement = await isolated.plugin(Probe)
+    expect(serviceOf(isolated, 'probe'), 'an isolated context sees its own provider').toBe(unproxied(isolated.get('probe')!))
+    expect(serviceOf(isolated, 'probe')).not.toBe(raw)
+    await replacement.dispose()
+    await fiber.dispose()
+    expect(ctx.get('probe')).toBeUndefined()
+    expect(serviceOf(ctx, 'probe'), 'assumption: a disposed provider is absent (its fiber is no longer active)').toBeUndefined()
+    expect(serviceOf(isolated, 'probe')).toBeUndefined()
   })
 
   it('the registry installs its accessor while loaded and removes it when unloaded', async () => {

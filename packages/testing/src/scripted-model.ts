@@ -1,6 +1,6 @@
 import { Context, Service } from 'cordis'
 import type { CompletionRequest, Message, ModelEvent, ModelService, Usage } from '@cordage/agent'
-import type { ToolSchema } from '@cordage/registry'
+import { skipShadowContexts, type ToolSchema } from '@cordage/registry'
 
 /** A tool call in a script; `arguments` may be an object (serialised) or the exact JSON text to send. */
 export interface ScriptedCall {
@@ -89,6 +89,9 @@ export class ScriptedModel extends Service implements ModelService {
 
   constructor(ctx: Context, config: ScriptedModelConfig) {
     super(ctx, 'model')
+    // Like the real providers: `stream` never depends on the caller's context, so calls through
+    // `ctx.model` skip cordis's per-call shadow context.
+    skipShadowContexts(this)
     if (!config || !Array.isArray(config.turns)) throw new TypeError('ScriptedModel needs { turns: [...] }')
     this.id = config.id ?? 'scripted'
     this.record = config.record ?? true
