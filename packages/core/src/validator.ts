@@ -9,14 +9,31 @@ export type Validator = (value: unknown) => readonly Violation[]
 
 const NONE: readonly Violation[] = Object.freeze([])
 
-function createAjv(useDefaults: boolean) {
-  const ajv = new Ajv2020({ allErrors: true, strict: false, useDefaults, addUsedSchema: false, unicodeRegExp: true })
+function createAjv(useDefaults: boolean, allErrors: boolean) {
+  const ajv = new Ajv2020({ allErrors, strict: false, useDefaults, addUsedSchema: false, unicodeRegExp: true })
   addFormats(ajv)
   return ajv
 }
 
-let plainAjv: ReturnType<typeof createAjv> | undefined
-let defaultsAjv: ReturnType<typeof createAjv> | undefined
+type Ajv = ReturnType<typeof createAjv>
+// Per option set: one instance that stops at the first error (the check every call runs) and one that
+// collects every error (compiled for a schema only once a value fails it, to name all the violations).
+// With `allErrors`, ajv also evaluates every branch of an `anyOf` a value already matched, and allocates
+// an error object per failed keyword there: several times the work of the check itself.
+const instances: Record<'plain' | 'defaults', { first?: Ajv; all?: Ajv }> = { plain: {}, defaults: {} }
+
+function instance(useDefaults: boolean, allErrors: boolean): Ajv {
+  const set = instances[useDefaults ? 'defaults' : 'plain']
+  return allErrors ? (set.all ??= createAjv(useDefaults, true)) : (set.first ??= createAjv(useDefaults, false))
+}
+
+function compile(ajv: Ajv, schema: Record<string, unknown>): ValidateFunction {
+  try {
+    return ajv.compile(schema)
+  } catch (error) {
+    throw new UnsupportedSchemaError('schema does not compile', [{ path: '', message: (error as Error).message }])
+  }
+}
 const plainCache = new WeakMap<object, Validator>()
 const defaultsCache = new WeakMap<object, Validator>()
 const booleanValidators = {
@@ -49,14 +66,15 @@ function build(schema: JsonSchema, useDefaults: boolean): Validator {
   assertSupportedSchema(schema)
   // `$schema` and `$id` are annotations here: dialects are checked above, and ids would collide across tools.
   const { $schema: _dialect, $id: _id, ...compiled } = schema as Record<string, unknown>
-  let validate: ValidateFunction
-  try {
-    const ajv = useDefaults ? (defaultsAjv ??= createAjv(true)) : (plainAjv ??= createAjv(false))
-    validate = ajv.compile(compiled)
-  } catch (error) {
-    throw new UnsupportedSchemaError('schema does not compile', [{ path: '', message: (error as Error).message }])
+  const check = compile(instance(useDefaults, false), compiled)
+  let explain: ValidateFunction | undefined
+  return (value) => {
+    if (check(value)) return NONE
+    // Validity does not depend on `allErrors`; only the list of errors does.
+    explain ??= compile(instance(useDefaults, true), compiled)
+    explain(value)
+    return explain.errors ? explain.errors.map(toViolation) : check.errors!.map(toViolation)
   }
-  return (value) => (validate(value) ? NONE : validate.errors!.map(toViolation))
 }
 
 /**
