@@ -6,30 +6,38 @@ type Settled = { ok: true; value: unknown } | { ok: false; error: unknown }
 
 /**
  * Runs the body under the timeout and cancellation rules, then normalises its value. Once the body's
- * signal aborts, it gets `graceMs` to settle before its result is abandoned (`warn` says so).
+ * signal aborts, it gets `graceMs` to settle before its result is abandoned (`warn` says so). A body
+ * that returns a value (not a thenable) or throws is done at once: nothing is left to race.
  */
 export async function runBody(definition: ToolDefinition, call: Call, graceMs: number, warn: (message: string) => void): Promise<ToolExecutionResult> {
   const { exec, controller, callerSignal } = call
-  if (exec.signal === NEVER) {
-    // Nothing can abort this call: no timeout bookkeeping, no race.
-    let value: unknown
-    try {
-      value = await definition.execute(exec.arguments, exec)
-    } catch (error) {
-      return failure(error, undefined, deferredOf(call))
-    }
-    return normalize(definition, exec, value, deferredOf(call))
-  }
-  let settled: Promise<Settled>
+  let body: unknown
+  let then: unknown
   try {
-    settled = Promise.resolve(definition.execute(exec.arguments, exec)).then(
-      (value) => ({ ok: true as const, value }),
-      (error) => ({ ok: false as const, error }),
-    )
+    body = definition.execute(exec.arguments, exec)
+    // Read once, as `await` would: a getter on a hostile value runs one time.
+    then = body !== null && (typeof body === 'object' || typeof body === 'function') ? (body as { then?: unknown }).then : undefined
   } catch (error) {
-    settled = Promise.resolve({ ok: false as const, error })
+    return failure(cancelledOr(error, callerSignal), undefined, deferredOf(call))
+  }
+  if (typeof then !== 'function') return normalize(definition, exec, body, deferredOf(call))
+  const settle = (resolve: (settled: Settled) => void) => {
+    try {
+      then.call(
+        body,
+        (value: unknown) => resolve({ ok: true, value }),
+        (error: unknown) => resolve({ ok: false, error }),
+      )
+    } catch (error) {
+      resolve({ ok: false, error })
+    }
   }
   const signal = exec.signal
+  if (signal === NEVER) {
+    // Nothing can abort this call: no timeout bookkeeping, no race.
+    const outcome = await new Promise<Settled>(settle)
+    return outcome.ok ? normalize(definition, exec, outcome.value, deferredOf(call)) : failure(outcome.error, undefined, deferredOf(call))
+  }
   const timeoutMs = definition.timeoutMs
   let timedOut = false
   let timer: NodeJS.Timeout | undefined
@@ -49,7 +57,7 @@ export async function runBody(definition: ToolDefinition, call: Call, graceMs: n
   let graceTimer: NodeJS.Timeout | undefined
   let onAbort: (() => void) | undefined
   const outcome = await new Promise<Settled | 'abandoned'>((resolve) => {
-    settled.then(resolve)
+    settle(resolve)
     onAbort = () => {
       graceTimer = setTimeout(() => resolve('abandoned'), graceMs)
     }
@@ -66,10 +74,12 @@ export async function runBody(definition: ToolDefinition, call: Call, graceMs: n
     return failure(timedOut ? new ToolTimeoutError(timeoutMs!) : new ToolAbortedError(), undefined, deferredOf(call))
   }
   if (timedOut) return failure(new ToolTimeoutError(timeoutMs!), undefined, deferredOf(call))
-  if (!outcome.ok) {
-    // A body that stops because the caller cancelled was cancelled, not broken.
-    const cancelled = callerSignal?.aborted && (outcome.error === callerSignal.reason || (outcome.error as Error)?.name === 'AbortError')
-    return failure(cancelled ? new ToolAbortedError() : outcome.error, undefined, deferredOf(call))
-  }
+  if (!outcome.ok) return failure(cancelledOr(outcome.error, callerSignal), undefined, deferredOf(call))
   return normalize(definition, exec, outcome.value, deferredOf(call))
+}
+
+/** A body that stops because the caller cancelled was cancelled, not broken. */
+function cancelledOr(error: unknown, callerSignal: AbortSignal | undefined): unknown {
+  const cancelled = callerSignal?.aborted && (error === callerSignal.reason || (error as Error)?.name === 'AbortError')
+  return cancelled ? new ToolAbortedError() : error
 }

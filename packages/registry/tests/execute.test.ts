@@ -210,6 +210,61 @@ describe('ctx.tools.execute', () => {
     expect(thrown.isError && thrown.error.message).toBe('just text')
   })
 
+  it("settles values, promises and thenables alike, and reads a thenable's `then` once, with or without a signal", async () => {
+    const ctx = await createTestContext()
+    let thenReads = 0
+    const bodies: Record<string, () => unknown> = {
+      value: () => ({ n: 1 }),
+      promise: async () => ({ n: 1 }),
+      thenable: () => ({
+        get then() {
+          thenReads++
+          return (resolve: (value: unknown) => void) => resolve({ n: 1 })
+        },
+      }),
+      // A thenable that settles twice: the first settlement wins.
+      twice: () => ({
+        then: (resolve: (value: unknown) => void, reject: (error: unknown) => void) => {
+          resolve({ n: 1 })
+          reject(new Error('late'))
+          resolve({ n: 2 })
+        },
+      }),
+    }
+    for (const [name, body] of Object.entries(bodies)) ctx.tools.register(rawTool(name, body))
+    for (const signal of [undefined, new AbortController().signal]) {
+      for (const name of Object.keys(bodies)) {
+        const result = await ctx.tools.execute({ name, arguments: {}, signal })
+        expect(result, `${name}, signal: ${signal !== undefined}`).toMatchObject({ isError: false, value: { n: 1 } })
+      }
+    }
+    expect(thenReads).toBe(2)
+  })
+
+  it('fails a body whose thenable throws, from its `then` getter or from `then` itself, with that error', async () => {
+    const ctx = await createTestContext()
+    ctx.tools.register(
+      rawTool('getter', () => ({
+        get then() {
+          throw new Error('then getter')
+        },
+      })),
+    )
+    ctx.tools.register(
+      rawTool('call', () => ({
+        then() {
+          throw new Error('then call')
+        },
+      })),
+    )
+    ctx.tools.register(rawTool('rejects', () => ({ then: (_resolve: unknown, reject: (error: unknown) => void) => reject(new Error('rejected')) })))
+    for (const signal of [undefined, new AbortController().signal]) {
+      expect(await ctx.tools.execute({ name: 'getter', arguments: {}, signal })).toMatchObject({ isError: true, error: { message: 'then getter' } })
+      expect(await ctx.tools.execute({ name: 'call', arguments: {}, signal })).toMatchObject({ isError: true, error: { message: 'then call' } })
+      expect(await ctx.tools.execute({ name: 'rejects', arguments: {}, signal })).toMatchObject({ isError: true, error: { message: 'rejected' } })
+    }
+  })
+
   it('queues deferred contexts from the body onto the result', async () => {
     const ctx = await createTestContext()
     ctx.tools.register(
