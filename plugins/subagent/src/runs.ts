@@ -1,5 +1,6 @@
+import { setMaxListeners } from 'node:events'
 import type { Context } from 'cordis'
-import { hookTable, unproxied, type HookTable, type ToolRegistry } from '@cordage/registry'
+import { hookTable, serviceOf, unproxied, type HookTable, type ToolRegistry } from '@cordage/registry'
 import { Agent, SessionLog, type AgentOptions, type AgentResult, type ModelService, type ToolView } from '@cordage/agent'
 import { ToolAbortedError, ToolArgsError, type JsonValue } from '@cordage/core'
 import type { ChildRunCaller, ChildRunOptions, ChildRunResult, SubagentService } from '@cordage/services'
@@ -41,22 +42,52 @@ export interface RunRecord {
 
 const REMINDER = `You have not reported your result. Call the \`${STRUCTURED_OUTPUT}\` tool now with arguments matching its parameter schema exactly; a plain text answer does not count.`
 
+/** The signal children of one caller signal run under, while any of them runs. */
+interface ChildSignal {
+  controller: AbortController
+  /** Children running under it; its listener on the caller's signal is there only while this is > 0. */
+  users: number
+  forward: () => void
+}
+
 /**
- * A child's own signal: aborted when its caller's aborts, or by `ChildRuns.close` through the set of
- * live controllers (one listener per run instead of two; cheaper than `AbortSignal.any` on Node 20,
- * which keeps weak references per call).
+ * Children's signals: one per caller signal, shared by the children running under it (every subagent
+ * call of one parent run passes that run's signal), aborted when the caller's signal aborts or by
+ * `abortAll` (plugin unload). Sharing matters for speed: creating an AbortSignal on Node 20 costs more
+ * than the rest of a short child's bookkeeping, and each fresh one makes every later use of it slower.
+ * A signal stays cached for its caller (weakly), but listens to the caller only while a child runs, so
+ * nothing of this plugin stays on a caller's signal between runs or after unload.
  */
-function follow(caller: AbortSignal, live: Set<AbortController>): { controller: AbortController; release: () => void } {
-  const controller = new AbortController()
-  const onAbort = () => controller.abort(caller.reason)
-  caller.addEventListener('abort', onAbort, { once: true })
-  live.add(controller)
-  return {
-    controller,
-    release() {
-      caller.removeEventListener('abort', onAbort)
-      live.delete(controller)
-    },
+class ChildSignals {
+  private readonly byCaller = new WeakMap<AbortSignal, ChildSignal>()
+  /** Signals with running children, which `abortAll` aborts. */
+  private readonly inUse = new Set<ChildSignal>()
+
+  acquire(caller: AbortSignal): ChildSignal {
+    let child = this.byCaller.get(caller)
+    if (!child || child.controller.signal.aborted) {
+      const controller = new AbortController()
+      // Shared by every child of the caller, each adding listeners while it waits (its model stream,
+      // its tool calls): no "possible leak" warning at 11, their number is the fan-out's.
+      setMaxListeners(0, controller.signal)
+      child = { controller, users: 0, forward: () => controller.abort(caller.reason) }
+      this.byCaller.set(caller, child)
+    }
+    if (child.users++ === 0) {
+      caller.addEventListener('abort', child.forward, { once: true })
+      this.inUse.add(child)
+    }
+    return child
+  }
+
+  release(caller: AbortSignal, child: ChildSignal): void {
+    if (--child.users > 0) return
+    caller.removeEventListener('abort', child.forward)
+    this.inUse.delete(child)
+  }
+
+  abortAll(reason: unknown): void {
+    for (const child of this.inUse) child.controller.abort(reason)
   }
 }
 
@@ -81,13 +112,12 @@ export class ChildRuns implements SubagentService {
   private drained: (() => void) | undefined
   private allSettled: Promise<void> | undefined
   /** The signals of running children, which `close` aborts; after it, no run starts. */
-  private readonly live = new Set<AbortController>()
+  private readonly signals = new ChildSignals()
   private closed: SubagentError | undefined
   private sequence = 0
 
   // Context property reads cost microseconds each (cordis builds an Error per read for its inject
   // check), so the functions a run needs are read once here; each stays bound to the plugin's context.
-  private readonly get: Context['get']
   private readonly emit: Context['emit']
   private readonly tools: ToolRegistry
   private readonly hooks: HookTable
@@ -96,7 +126,6 @@ export class ChildRuns implements SubagentService {
     private readonly ctx: Context,
     private readonly settings: RunSettings,
   ) {
-    this.get = ctx.get
     this.emit = ctx.emit
     this.hooks = hookTable(ctx)
     const service = ctx.get('tools')!
@@ -106,11 +135,12 @@ export class ChildRuns implements SubagentService {
   /** Aborts every run and waits for them to settle (plugin unload). */
   async close(): Promise<void> {
     this.closed ??= new SubagentError('ABORTED', 'the subagent plugin was unloaded')
-    for (const controller of this.live) controller.abort(this.closed)
+    this.signals.abortAll(this.closed)
     if (this.active) await (this.allSettled ??= new Promise<void>((resolve) => (this.drained = resolve)))
   }
 
-  async run(options: ChildRunOptions, caller: ChildRunCaller): Promise<ChildRunResult> {
+  /** Runs one child to its end; `shape` turns the result into what the caller returns (the tool's value), in this same async step. */
+  async run<T = ChildRunResult>(options: ChildRunOptions, caller: ChildRunCaller, shape?: (result: ChildRunResult) => T): Promise<T> {
     const { settings } = this
     if (this.closed) throw this.closed
     const parent = caller.agent === undefined ? undefined : this.records.get(caller.agent)
@@ -131,7 +161,8 @@ export class ChildRuns implements SubagentService {
     const profile = this.profile(options.agent)
     const allowed = this.subset(options, profile, parent)
     const structured = options.outputSchema === undefined ? undefined : prepareOutputSchema(options.outputSchema)
-    const model = this.get('model') as ModelService | undefined
+    // The instance, as the child's agent would resolve it itself (no tracing proxy per run).
+    const model = serviceOf<ModelService>(this.ctx, 'model')
     if (!model) throw new SubagentError('NO_MODEL', 'a subagent needs the model service: load a model provider plugin')
     if (caller.signal.aborted) throw new ToolAbortedError('subagent run was cancelled before it started')
 
@@ -160,8 +191,8 @@ export class ChildRuns implements SubagentService {
     this.records.set(runId, record)
     this.adjust(parent, caller.agent, +1)
     const begun = performance.now()
-    const { controller, release } = follow(caller.signal, this.live)
-    const { signal } = controller
+    const childSignal = this.signals.acquire(caller.signal)
+    const { signal } = childSignal.controller
     let stopReason = 'failed'
     try {
       if (this.watched())
@@ -190,7 +221,8 @@ export class ChildRuns implements SubagentService {
         result = await agent.run(REMINDER, { signal, until })
       }
       stopReason = result.stopReason
-      return this.outcome(runId, result, structured?.value)
+      const outcome = this.outcome(runId, result, structured?.value)
+      return shape ? shape(outcome) : (outcome as T)
     } catch (error) {
       stopReason = signal.aborted ? 'aborted' : 'failed'
       throw error
@@ -198,7 +230,7 @@ export class ChildRuns implements SubagentService {
       this.records.delete(runId)
       this.adjust(parent, caller.agent, -1)
       if (session) await session.close({ reason: stopReason }).catch(() => {})
-      release()
+      this.signals.release(caller.signal, childSignal)
       try {
         if (this.watched()) {
           this.emit('agent/child', {
@@ -239,7 +271,9 @@ export class ChildRuns implements SubagentService {
     if (this.records.get(runId)?.structured && value === undefined) {
       throw new SubagentError('STRUCTURED_OUTPUT_MISSING', `the subagent finished without calling ${STRUCTURED_OUTPUT}, even after a reminder${partial}`)
     }
-    return { runId, text: result.text, turns: result.turns, ...(value !== undefined && { value }) }
+    const outcome: ChildRunResult = { runId, text: result.text, turns: result.turns }
+    if (value !== undefined) outcome.value = value
+    return outcome
   }
 
   private profile(name: string | undefined): AgentProfile | undefined {

@@ -1,6 +1,6 @@
 import Schema from 'schemastery'
 import { defineTool, type JsonSchemaNode, type ToolDefinition } from '@cordage/core'
-import type { ChildRunCaller, ChildRunOptions, JobsService } from '@cordage/services'
+import type { ChildRunCaller, ChildRunOptions, ChildRunResult, JobsService } from '@cordage/services'
 import { SubagentError } from './errors.js'
 import { labelOf, type AgentProfile, type ChildRuns } from './runs.js'
 
@@ -33,6 +33,10 @@ function describe(profiles: Record<string, AgentProfile>): string {
   )
 }
 
+function foreground(result: ChildRunResult) {
+  return { kind: 'foreground' as const, runId: result.runId, output: [result.value !== undefined ? result.value : { type: 'text', text: result.text }] }
+}
+
 /** The `subagent` tool: foreground runs return the child's output; background runs become jobs. */
 export function subagentTool(runs: ChildRuns, profiles: Record<string, AgentProfile>, jobs: () => JobsService | undefined): ToolDefinition {
   return defineTool({
@@ -52,7 +56,8 @@ export function subagentTool(runs: ChildRuns, profiles: Record<string, AgentProf
         return [{ type: 'text', text }]
       },
     },
-    async execute(args, exec) {
+    // Not async: a foreground call returns the run's own promise, shaped into the value inside it.
+    execute(args, exec) {
       // Plain assignments rather than conditional spreads: this runs once per child round trip.
       const options: ChildRunOptions = { prompt: args.prompt }
       if (args.agent !== undefined) options.agent = args.agent
@@ -60,10 +65,7 @@ export function subagentTool(runs: ChildRuns, profiles: Record<string, AgentProf
       if (args.outputSchema) options.outputSchema = args.outputSchema as JsonSchemaNode
       const caller: ChildRunCaller = { callId: exec.callId, tool: 'subagent', signal: exec.signal }
       if (exec.agent !== undefined) caller.agent = exec.agent
-      if (!args.background) {
-        const result = await runs.run(options, caller)
-        return { kind: 'foreground' as const, runId: result.runId, output: [result.value !== undefined ? result.value : { type: 'text', text: result.text }] }
-      }
+      if (!args.background) return runs.run(options, caller, foreground)
       const service = jobs()
       if (!service)
         throw new SubagentError('JOBS_UNAVAILABLE', 'background subagents need the jobs service: load @cordage/plugin-jobs, or call without background')

@@ -2,7 +2,7 @@ import Schema from 'schemastery'
 import { bench } from 'vitest'
 import { Agent } from '@cordage/agent'
 import { defineTool } from '@cordage/core'
-import { compare, createTestContext, ScriptedModel, type ScriptStep } from '@cordage/testing'
+import { compare, createTestContext, ScriptedModel, type BenchVariant, type ScriptStep } from '@cordage/testing'
 import { Subagents } from '../src/index.js'
 
 const once = { iterations: 1, warmupIterations: 0, time: 0, warmupTime: 0 }
@@ -20,58 +20,85 @@ const child: ScriptStep = (request) =>
   request.messages.some((message) => message.role === 'tool') ? { text: 'found it' } : { toolCalls: [{ name: 'lookup', arguments: { word: 'cord' } }] }
 
 // The baseline is the agent a subagent runs, configured the same (system prompt, turn limit, tool
-// subset) and, like any run a host can stop, with its own abort signal: the ratio is what the subagent
-// layer adds (limits, the run record and guard, signal linking, the result), not the cost of an agent
-// with a system prompt and a signal. The bare agent, with neither, is printed for reference.
+// subset), run under the signal of the host that can stop it. Like for like, the subagent is called
+// with that same signal, as a parent agent's tool call carries the parent run's signal: the ratio is
+// what the subagent layer adds (the registry's dispatch of the `subagent` call, limits, the run record
+// and guard, the child's signal, the result). Two reference rows: a host that makes an AbortController
+// per run (Node 20 makes each one costly), and the bare agent with no system prompt and no signal.
 const SYSTEM = 'You are a subagent. Answer with a concise report.'
+const ROUNDS = 31
+const CALLS = 100
+
+const sorted = (values: number[]) => [...values].sort((a, b) => a - b)
+const quantile = (values: number[], q: number) => sorted(values)[Math.round((values.length - 1) * q)]!
 
 bench(
   'subagent round trip vs the same child agent run directly',
   async () => {
     const ctx = await createTestContext({ print: false })
     ctx.tools.register(lookup)
-    await ctx.plugin(ScriptedModel, { turns: [], record: false, routes: { 'Look up cord.': Array.from({ length: 200_000 }, () => child) } })
+    await ctx.plugin(ScriptedModel, { turns: [], record: false, routes: { 'Look up cord.': Array.from({ length: 300_000 }, () => child) } })
     await ctx.plugin(Subagents, { persist: false, system: SYSTEM, maxTurns: 20 })
-    const subagents = ctx.get('subagents')!
-    const caller = { callId: 'call_bench', tool: 'subagent', signal: new AbortController().signal }
-    const direct = {
-      name: 'Agent.run (the same child alone)',
+    // Held once, as a parent agent holds the registry: no Context property read per call.
+    const { run } = ctx.get('subagents')!
+    const { execute } = ctx.tools
+    const host = new AbortController().signal
+    const caller = { callId: 'call_bench', tool: 'subagent', signal: host }
+    const arguments_ = { prompt: 'Look up cord.', tools: ['lookup'] }
+    const direct: BenchVariant = {
+      name: 'Agent.run (the same child, host signal)',
+      fn: () => new Agent(ctx, { agent: 'direct', system: SYSTEM, maxTurns: 20, tools: { allow: ['lookup'] } }).run('Look up cord.', { signal: host }),
+    }
+    const viaTool: BenchVariant = { name: 'subagent tool through the registry', fn: () => execute({ name: 'subagent', arguments: arguments_, signal: host }) }
+    const viaService: BenchVariant = { name: 'ctx.subagents.run', fn: () => run({ prompt: 'Look up cord.', tools: ['lookup'] }, caller) }
+    const freshSignal: BenchVariant = {
+      name: 'Agent.run (a new AbortController per run)',
       fn: () =>
         new Agent(ctx, { agent: 'direct', system: SYSTEM, maxTurns: 20, tools: { allow: ['lookup'] } }).run('Look up cord.', {
           signal: new AbortController().signal,
         }),
     }
-    const bare = {
+    const bare: BenchVariant = {
       name: 'Agent.run (no system prompt, no signal)',
       fn: () => new Agent(ctx, { agent: 'bare', tools: { allow: ['lookup'] } }).run('Look up cord.'),
     }
-    const viaService = { name: 'ctx.subagents.run', fn: () => subagents.run({ prompt: 'Look up cord.', tools: ['lookup'] }, caller) }
-    const viaTool = {
-      name: 'subagent tool through the registry',
-      fn: () => ctx.tools.execute({ name: 'subagent', arguments: { prompt: 'Look up cord.', tools: ['lookup'] } }),
-    }
-    const result = await compare('subagent round trip (scripted model, one tool call, sessions off)', direct, [viaService, viaTool, bare], {
-      iterations: 200,
-      rounds: 11,
+    await compare('subagent round trip (scripted model, one tool call, sessions off)', direct, [viaTool, viaService, freshSignal, bare], {
+      iterations: CALLS,
+      rounds: ROUNDS,
     })
-    // Process CPU time is far less sensitive than wall time to other load on a shared machine.
-    const cpu = new Map<string, number[]>([direct, viaService, viaTool].map((variant) => [variant.name, []]))
-    for (let round = 0; round < 11; round++) {
-      for (const variant of [direct, viaService, viaTool]) {
-        const start = process.cpuUsage()
-        for (let i = 0; i < 200; i++) await variant.fn()
-        const used = process.cpuUsage(start)
-        cpu.get(variant.name)!.push((used.user + used.system) / 200)
+
+    // Paired rounds: each round runs the baseline and a candidate back to back, so load that comes and
+    // goes on a shared machine hits both; the per-round ratios' median is the figure, in wall time and
+    // in process CPU time (which other tenants' load disturbs far less).
+    const paired = [viaTool, viaService]
+    const wall = new Map<BenchVariant, number[]>(paired.map((variant) => [variant, []]))
+    const cpu = new Map<BenchVariant, number[]>(paired.map((variant) => [variant, []]))
+    const measure = async (variant: BenchVariant) => {
+      const cpuStart = process.cpuUsage()
+      const start = performance.now()
+      for (let i = 0; i < CALLS; i++) await variant.fn()
+      const used = process.cpuUsage(cpuStart)
+      return [performance.now() - start, used.user + used.system] as const
+    }
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const variant of paired) {
+        const [first, second] = round % 2 ? [variant, direct] : [direct, variant]
+        const a = await measure(first)
+        const b = await measure(second)
+        const [candidate, baseline] = first === variant ? [a, b] : [b, a]
+        wall.get(variant)!.push(candidate[0] / baseline[0])
+        cpu.get(variant)!.push(candidate[1] / baseline[1])
       }
     }
-    const mid = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!
-    const [cpuDirect, cpuService, cpuTool] = [direct, viaService, viaTool].map((variant) => mid(cpu.get(variant.name)!))
+    const line = (variant: BenchVariant) => {
+      const w = wall.get(variant)!
+      const c = cpu.get(variant)!
+      return `  ${variant.name.padEnd(40)} wall ${quantile(w, 0.5).toFixed(2)}× (quartiles ${quantile(w, 0.25).toFixed(2)}–${quantile(w, 0.75).toFixed(2)}), CPU ${quantile(c, 0.5).toFixed(2)}× (${quantile(c, 0.25).toFixed(2)}–${quantile(c, 0.75).toFixed(2)})`
+    }
     console.log(
-      [
-        `  ratio through the tool: ${(result[viaTool.name] / result[direct.name]).toFixed(2)}× wall (target ≤ 1.2×)`,
-        `  CPU time per run (median of 11 rounds × 200): ${cpuDirect!.toFixed(1)} µs direct, ${cpuService!.toFixed(1)} µs through the service → ` +
-          `${(cpuService! / cpuDirect!).toFixed(2)}×, ${cpuTool!.toFixed(1)} µs through the tool → ${(cpuTool! / cpuDirect!).toFixed(2)}×`,
-      ].join('\n'),
+      [`\npaired ratios against ${direct.name} (median of ${ROUNDS} paired rounds × ${CALLS} calls; target ≤ 1.2× through the tool)`, ...paired.map(line)].join(
+        '\n',
+      ),
     )
   },
   once,

@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -216,16 +217,84 @@ describe('lifetime', () => {
     for (const message of toolMessages(parent, 'subagent')) expect(message.isError).toBe(true)
   })
 
+  it("children share their caller's abort, not another caller's, and leave no listener on a caller's signal", async () => {
+    const { ctx, children } = await setup({
+      turns: [],
+      routes: {
+        'Wait A.': [{ text: 'never', delayMs: 60_000 }],
+        'Wait B.': [{ text: 'never', delayMs: 60_000 }],
+        'Wait C.': [{ text: 'never', delayMs: 60_000 }],
+        'Quick.': [{ text: 'one' }, { text: 'two' }],
+      },
+    })
+    const service = ctx.get('subagents')!
+    const first = new AbortController()
+    const second = new AbortController()
+    const caller = (signal: AbortSignal) => ({ callId: 'call', tool: 'test', signal })
+    const started = new Promise<void>((resolve) => ctx.on('agent/child', () => children.filter((event) => event.type === 'start').length === 3 && resolve()))
+    const settled = [
+      service.run({ prompt: 'Wait A.' }, caller(first.signal)),
+      service.run({ prompt: 'Wait B.' }, caller(first.signal)),
+      service.run({ prompt: 'Wait C.' }, caller(second.signal)),
+    ].map((run) =>
+      run.then(
+        () => 'completed',
+        (error: { code?: string }) => error.code,
+      ),
+    )
+    await started
+    // One listener per caller signal, however many children run under it.
+    expect(getEventListeners(first.signal, 'abort')).toHaveLength(1)
+    expect(getEventListeners(second.signal, 'abort')).toHaveLength(1)
+    first.abort()
+    expect(await Promise.all(settled.slice(0, 2))).toEqual(['ABORTED', 'ABORTED'])
+    expect(children.filter((event) => event.type === 'end')).toHaveLength(2)
+    expect(getEventListeners(first.signal, 'abort')).toHaveLength(0)
+    expect(getEventListeners(second.signal, 'abort'), "the other caller's child still runs").toHaveLength(1)
+    second.abort()
+    expect(await settled[2]).toBe('ABORTED')
+    expect(getEventListeners(second.signal, 'abort')).toHaveLength(0)
+    // Sequential runs under one long-lived signal: each completes, and nothing stays on it between them.
+    const host = new AbortController()
+    for (const text of ['one', 'two']) {
+      expect((await service.run({ prompt: 'Quick.' }, caller(host.signal))).text).toBe(text)
+      expect(getEventListeners(host.signal, 'abort')).toHaveLength(0)
+    }
+  })
+
+  it('many children waiting under one caller raise no listener-leak warning', async () => {
+    const count = 12
+    const { ctx, children } = await setup(
+      { turns: [], routes: { 'Wait.': Array.from({ length: count }, () => ({ text: 'done', delayMs: 150 })) } },
+      { maxConcurrent: count },
+    )
+    const warnings: Error[] = []
+    const onWarning = (warning: Error) => void warnings.push(warning)
+    process.on('warning', onWarning)
+    try {
+      const caller = { callId: 'call', tool: 'test', signal: new AbortController().signal }
+      const results = await Promise.all(Array.from({ length: count }, () => ctx.get('subagents')!.run({ prompt: 'Wait.' }, caller)))
+      expect(results.map((result) => result.text)).toEqual(Array.from({ length: count }, () => 'done'))
+      await new Promise((resolve) => setImmediate(resolve))
+    } finally {
+      process.off('warning', onWarning)
+    }
+    expect(children.filter((event) => event.type === 'end')).toHaveLength(count)
+    expect(warnings.map((warning) => warning.message)).toEqual([])
+  })
+
   it('unloading the plugin removes its tools and guard and cancels running children', async () => {
     const { parent, ctx, children, fiber } = await setup({
       turns: [{ toolCalls: [{ name: 'subagent', arguments: { prompt: 'Forever.' } }] }, { text: 'after' }],
       routes: { 'Forever.': [{ text: 'never', delayMs: 60_000 }] },
     })
     const service = ctx.get('subagents')!
-    const run = parent.run('go')
+    const host = new AbortController()
+    const run = parent.run('go', { signal: host.signal })
     await new Promise<void>((resolve) => ctx.on('agent/child', (event) => event.type === 'start' && resolve()))
     await fiber.dispose()
     await run
+    expect(getEventListeners(host.signal, 'abort'), "nothing of the plugin stays on the parent's signal").toHaveLength(0)
     expect(children.map((event) => [event.type, event.stopReason])).toEqual([
       ['start', undefined],
       ['end', 'aborted'],
