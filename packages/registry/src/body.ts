@@ -1,3 +1,4 @@
+import { EventEmitter, getMaxListeners, setMaxListeners } from 'node:events'
 import { ToolAbortedError, ToolTimeoutError, failure, type ToolDefinition, type ToolExecutionResult } from '@cordage/core'
 import { NEVER, deferredOf, type Call } from './call.js'
 import { normalize } from './normalize.js'
@@ -49,7 +50,7 @@ export async function runBody(definition: ToolDefinition, call: Call, graceMs: n
     }, timeoutMs)
     if (callerSignal) {
       const forward = () => controller.abort(callerSignal.reason)
-      callerSignal.addEventListener('abort', forward, { once: true })
+      listen(callerSignal, forward)
       unlink = () => callerSignal.removeEventListener('abort', forward)
     }
   }
@@ -62,7 +63,7 @@ export async function runBody(definition: ToolDefinition, call: Call, graceMs: n
       graceTimer = setTimeout(() => resolve('abandoned'), graceMs)
     }
     if (signal.aborted) onAbort()
-    else signal.addEventListener('abort', onAbort, { once: true })
+    else listen(signal, onAbort)
   })
   signal.removeEventListener('abort', onAbort!)
   clearTimeout(timer)
@@ -76,6 +77,23 @@ export async function runBody(definition: ToolDefinition, call: Call, graceMs: n
   if (timedOut) return failure(new ToolTimeoutError(timeoutMs!), undefined, deferredOf(call))
   if (!outcome.ok) return failure(cancelledOr(outcome.error, callerSignal), undefined, deferredOf(call))
   return normalize(definition, exec, outcome.value, deferredOf(call))
+}
+
+// Signals whose listener-leak warning threshold this registry lifted (see `listen`).
+const lifted = new WeakSet<AbortSignal>()
+
+/**
+ * Adds a once-listener for the call in flight. Each call under a signal holds one until it settles, so
+ * a turn of 11 parallel calls under one run's signal is not a leak; Node would still print "possible
+ * EventTarget memory leak" at the 11th. The threshold of a signal is lifted the first time the registry
+ * listens to it, unless its owner already set one above the default.
+ */
+function listen(signal: AbortSignal, listener: () => void): void {
+  if (!lifted.has(signal)) {
+    lifted.add(signal)
+    if (getMaxListeners(signal) === EventEmitter.defaultMaxListeners) setMaxListeners(0, signal)
+  }
+  signal.addEventListener('abort', listener, { once: true })
 }
 
 /** A body that stops because the caller cancelled was cancelled, not broken. */

@@ -1,3 +1,4 @@
+import { getEventListeners, getMaxListeners, setMaxListeners } from 'node:events'
 import { describe, expect, it } from 'vitest'
 import type { ToolExecutionResult } from '@cordage/core'
 import { createTestContext } from '@cordage/testing'
@@ -25,6 +26,31 @@ function cooperative(ms: number, onAbort?: () => void) {
 }
 
 describe('cancellation and timeouts', () => {
+  it('runs many calls in parallel under one signal without a listener-leak warning, and leaves no listener', async () => {
+    const ctx = await createTestContext()
+    ctx.tools.register(rawTool('slow', async () => (await sleep(30), { done: true })))
+    ctx.tools.register(rawTool('timed', async () => (await sleep(30), { done: true }), { timeoutMs: 5_000 }))
+    const warnings: string[] = []
+    const onWarning = (warning: Error) => void warnings.push(warning.message)
+    process.on('warning', onWarning)
+    const shared = new AbortController().signal
+    const owned = new AbortController().signal
+    setMaxListeners(50, owned)
+    try {
+      for (const signal of [shared, owned]) {
+        const calls = Array.from({ length: 24 }, (_, index) => ctx.tools.execute({ name: index % 2 ? 'slow' : 'timed', arguments: {}, signal }))
+        expect(getEventListeners(signal, 'abort').length).toBeGreaterThan(10)
+        for (const result of await Promise.all(calls)) expect(result.isError).toBe(false)
+        expect(getEventListeners(signal, 'abort')).toHaveLength(0)
+      }
+      await new Promise((resolve) => setImmediate(resolve))
+    } finally {
+      process.off('warning', onWarning)
+    }
+    expect(warnings).toEqual([])
+    expect(getMaxListeners(owned), "an owner's own threshold is kept").toBe(50)
+  })
+
   it('fails a pre-aborted call with ABORTED_BEFORE_DISPATCH without running the body', async () => {
     const ctx = await createTestContext()
     let ran = false
