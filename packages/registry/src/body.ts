@@ -3,6 +3,8 @@ import { ToolAbortedError, ToolTimeoutError, failure, type ToolDefinition, type 
 import { NEVER, deferredOf, type Call } from './call.js'
 import { normalize } from './normalize.js'
 
+const promiseThen = Promise.prototype.then
+
 type Settled = { ok: true; value: unknown } | { ok: false; error: unknown }
 
 /**
@@ -35,7 +37,17 @@ export async function runBody(definition: ToolDefinition, call: Call, graceMs: n
   }
   const signal = exec.signal
   if (signal === NEVER) {
-    // Nothing can abort this call: no timeout bookkeeping, no race.
+    // Nothing can abort this call: no timeout bookkeeping, no race. A native promise is awaited as it
+    // is (one tick, nothing allocated); any other thenable goes through its `then`, read above.
+    if (body instanceof Promise && then === promiseThen) {
+      let value: unknown
+      try {
+        value = await body
+      } catch (error) {
+        return failure(error, undefined, deferredOf(call))
+      }
+      return normalize(definition, exec, value, deferredOf(call))
+    }
     const outcome = await new Promise<Settled>(settle)
     return outcome.ok ? normalize(definition, exec, outcome.value, deferredOf(call)) : failure(outcome.error, undefined, deferredOf(call))
   }
