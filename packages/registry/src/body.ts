@@ -103,9 +103,18 @@ const lifted = new WeakSet<AbortSignal>()
 function listen(signal: AbortSignal, listener: () => void): void {
   if (!lifted.has(signal)) {
     lifted.add(signal)
-    if (getMaxListeners(signal) === EventEmitter.defaultMaxListeners) setMaxListeners(0, signal)
+    if (thresholdOf(signal) === EventEmitter.defaultMaxListeners) setMaxListeners(Infinity, signal)
   }
   signal.addEventListener('abort', listener, { once: true })
+}
+
+/** A signal's listener-leak threshold; Node 20's `getMaxListeners` throws for one set to 0 (no limit). */
+function thresholdOf(signal: AbortSignal): number {
+  try {
+    return getMaxListeners(signal)
+  } catch {
+    return 0
+  }
 }
 
 /** A body that stops because the caller cancelled was cancelled, not broken. */

@@ -36,8 +36,11 @@ describe('cancellation and timeouts', () => {
     const shared = new AbortController().signal
     const owned = new AbortController().signal
     setMaxListeners(50, owned)
+    // An owner's 0 means "no limit"; Node 20's getMaxListeners throws for it, which must not fail calls.
+    const unlimited = new AbortController().signal
+    setMaxListeners(0, unlimited)
     try {
-      for (const signal of [shared, owned]) {
+      for (const signal of [shared, owned, unlimited]) {
         const calls = Array.from({ length: 24 }, (_, index) => ctx.tools.execute({ name: index % 2 ? 'slow' : 'timed', arguments: {}, signal }))
         expect(getEventListeners(signal, 'abort').length).toBeGreaterThan(10)
         for (const result of await Promise.all(calls)) expect(result.isError).toBe(false)

@@ -69,7 +69,7 @@ class ChildSignals {
       const controller = new AbortController()
       // Shared by every child of the caller, each adding listeners while it waits (its model stream,
       // its tool calls): no "possible leak" warning at 11, their number is the fan-out's.
-      setMaxListeners(0, controller.signal)
+      setMaxListeners(Infinity, controller.signal)
       child = { controller, users: 0, forward: () => controller.abort(caller.reason) }
       this.byCaller.set(caller, child)
     }
