@@ -48,8 +48,7 @@ export async function runBody(definition: ToolDefinition, call: Call, graceMs: n
       }
       return normalize(definition, exec, value, deferredOf(call))
     }
-    const outcome = await new Promise<Settled>(settle)
-    return outcome.ok ? normalize(definition, exec, outcome.value, deferredOf(call)) : failure(outcome.error, undefined, deferredOf(call))
+    return finish(definition, call, await new Promise<Settled>(settle))
   }
   const timeoutMs = definition.timeoutMs
   let timedOut = false
@@ -87,8 +86,13 @@ export async function runBody(definition: ToolDefinition, call: Call, graceMs: n
     return failure(timedOut ? new ToolTimeoutError(timeoutMs!) : new ToolAbortedError(), undefined, deferredOf(call))
   }
   if (timedOut) return failure(new ToolTimeoutError(timeoutMs!), undefined, deferredOf(call))
-  if (!outcome.ok) return failure(cancelledOr(outcome.error, callerSignal), undefined, deferredOf(call))
-  return normalize(definition, exec, outcome.value, deferredOf(call))
+  return finish(definition, call, outcome)
+}
+
+/** The result of a settled body: its value normalised, or its failure (a cancelled call's as `ABORTED`). */
+function finish(definition: ToolDefinition, call: Call, outcome: Settled): ToolExecutionResult {
+  if (!outcome.ok) return failure(cancelledOr(outcome.error, call.callerSignal), undefined, deferredOf(call))
+  return normalize(definition, call.exec, outcome.value, deferredOf(call))
 }
 
 // Signals whose listener-leak warning threshold this registry lifted (see `listen`).
@@ -98,7 +102,7 @@ const lifted = new WeakSet<AbortSignal>()
  * Adds a once-listener for the call in flight. Each call under a signal holds one until it settles, so
  * a turn of 11 parallel calls under one run's signal is not a leak; Node would still print "possible
  * EventTarget memory leak" at the 11th. The threshold of a signal is lifted the first time the registry
- * listens to it, unless its owner already set one above the default.
+ * listens to it, unless its owner set one of its own.
  */
 function listen(signal: AbortSignal, listener: () => void): void {
   if (!lifted.has(signal)) {

@@ -104,6 +104,12 @@ describe('cordis seam assumptions', () => {
     expect(ctx.get('probe')).toBeUndefined()
     expect(serviceOf(ctx, 'probe'), 'assumption: a disposed provider is absent (its fiber is no longer active)').toBeUndefined()
     expect(serviceOf(isolated, 'probe')).toBeUndefined()
+    // A provider loaded again is the one resolved: nothing of the first is cached.
+    await ctx.plugin(Probe)
+    const reloaded = unproxied(ctx.get('probe')!)
+    expect(reloaded).not.toBe(raw)
+    expect(serviceOf(ctx, 'probe')).toBe(reloaded)
+    expect(serviceOf(scoped!, 'probe')).toBe(reloaded)
   })
 
   it('the registry installs its accessor while loaded and removes it when unloaded', async () => {

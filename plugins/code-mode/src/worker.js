@@ -67,10 +67,8 @@ function createSandbox() {
   runtime.setMemoryLimit(limits.memoryBytes)
   runtime.setMaxStackSize(limits.stackBytes)
   const context = runtime.newContext()
-  /** @type {QuickJSHandle[]} */
-  const none = []
   // Its lane is opened below, once the prelude's helpers exist.
-  const sandbox = /** @type {Sandbox} */ ({ runtime, context, owned: [...none], helpers: none })
+  const sandbox = /** @type {Sandbox} */ ({ runtime, context, owned: /** @type {QuickJSHandle[]} */ ([]), helpers: /** @type {QuickJSHandle[]} */ ([]) })
   runtime.setInterruptHandler(() => {
     const run = sandbox.run
     if (!run || run.failure) return run !== undefined

@@ -260,6 +260,11 @@ describe('lifetime', () => {
       expect((await service.run({ prompt: 'Quick.' }, caller(host.signal))).text).toBe(text)
       expect(getEventListeners(host.signal, 'abort')).toHaveLength(0)
     }
+    // Aborted between runs, while its cached child signal listened to nothing: the next run still stops.
+    host.abort()
+    const before = children.length
+    await expect(service.run({ prompt: 'Quick.' }, caller(host.signal))).rejects.toMatchObject({ code: 'ABORTED' })
+    expect(children.length, 'no child started').toBe(before)
   })
 
   it('many children waiting under one caller raise no listener-leak warning', async () => {
