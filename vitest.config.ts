@@ -1,16 +1,56 @@
-import { defineConfig } from 'vitest/config'
+import { execFileSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { fileURLToPath } from 'node:url'
+import { defineConfig, type Plugin } from 'vitest/config'
 import projects from './vitest.workspace.js'
 
 // Workspace packages resolve to their TypeScript sources in tests (the `cordage-source` export condition),
-// so `pnpm test` never runs stale `dist/` output.
-const conditions = ['cordage-source', 'import', 'module', 'node', 'default']
+// so `pnpm test` never runs stale `dist/` output; benchmarks resolve them to their builds (below).
+const conditions = ['import', 'module', 'node', 'default']
 
-export default defineConfig({
-  resolve: { conditions },
-  ssr: { resolve: { conditions, externalConditions: ['cordage-source'] } },
-  test: {
-    projects,
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
-  },
+/** A module of a workspace package, built: `<package>/dist/<path>.js`. */
+const BUILT = /\/(?:packages|plugins)\/[^/]+\/dist\//
+
+/**
+ * Benchmarks measure the packages as users run them: workspace packages resolve to their builds, and a
+ * source module imported by a relative path (`<package>/src/<path>.ts`) is replaced by its build
+ * (`<package>/dist/<path>.js`); Node loads the builds itself. Through vitest's module runner, every call
+ * across modules reads a getter of the importing module's namespace; a path crossing more modules than
+ * its baseline paid for that in its ratio. The config builds the workspace first (`tsc -b`, a no-op
+ * when nothing changed), so a benchmark never runs a stale build.
+ */
+function builtPackages(): Plugin {
+  return {
+    name: 'cordage:bench-built-packages',
+    enforce: 'pre',
+    async resolveId(source, importer, options) {
+      const resolved = await this.resolve(source, importer, { ...options, skipSelf: true })
+      const match = resolved && /^(.*\/(?:packages|plugins)\/[^/]+)\/src\/(.*)\.ts$/.exec(resolved.id)
+      if (!match) return null
+      const built = `${match[1]}/dist/${match[2]}.js`
+      if (!existsSync(built)) throw new Error(`${resolved!.id} has no build at ${built}: is it outside tsconfig.build.json?`)
+      return built
+    },
+  }
+}
+
+export default defineConfig(({ mode }) => {
+  const benchmark = mode === 'benchmark'
+  if (benchmark) {
+    const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc')
+    execFileSync(process.execPath, [tsc, '-b', 'tsconfig.build.json'], { cwd: fileURLToPath(new URL('.', import.meta.url)), stdio: 'inherit' })
+  }
+  return {
+    resolve: { conditions: benchmark ? conditions : ['cordage-source', ...conditions] },
+    // Vitest passes these on to Node (`--conditions`) for the modules Node loads itself.
+    ssr: { resolve: { conditions: benchmark ? conditions : ['cordage-source', ...conditions], externalConditions: benchmark ? [] : ['cordage-source'] } },
+    plugins: benchmark ? [builtPackages()] : [],
+    test: {
+      projects,
+      testTimeout: 30_000,
+      hookTimeout: 30_000,
+      ...(benchmark && { server: { deps: { external: [BUILT] } } }),
+    },
+  }
 })

@@ -1,19 +1,26 @@
-import { EventEmitter, getMaxListeners, setMaxListeners } from 'node:events'
 import { ToolAbortedError, ToolTimeoutError, failure, type ToolDefinition, type ToolExecutionResult } from '@cordage/core'
+import type { AbortWait, AbortWatch } from './abort-watch.js'
 import { NEVER, deferredOf, type Call } from './call.js'
 import { normalize } from './normalize.js'
 
 const promiseThen = Promise.prototype.then
 
-type Settled = { ok: true; value: unknown } | { ok: false; error: unknown }
+/** What bodies run under: the grace period, where warnings go, and the registry's abort listeners. */
+export interface BodyHost {
+  readonly graceMs: number
+  readonly warn: (message: string) => void
+  /** Shared per signal: a call in flight adds a callback, not a listener of its own. */
+  readonly aborts: AbortWatch
+}
 
 /**
  * Runs the body under the timeout and cancellation rules, then normalises its value. Once the body's
  * signal aborts, it gets `graceMs` to settle before its result is abandoned (`warn` says so). A body
- * that returns a value (not a thenable) or throws is done at once: nothing is left to race.
+ * that returns a value (not a thenable) or throws is done at once: nothing is left to race, and the
+ * result is returned as it is, not in a promise.
  */
-export async function runBody(definition: ToolDefinition, call: Call, graceMs: number, warn: (message: string) => void): Promise<ToolExecutionResult> {
-  const { exec, controller, callerSignal } = call
+export function runBody(definition: ToolDefinition, call: Call, host: BodyHost): ToolExecutionResult | Promise<ToolExecutionResult> {
+  const { exec, callerSignal } = call
   let body: unknown
   let then: unknown
   try {
@@ -24,101 +31,76 @@ export async function runBody(definition: ToolDefinition, call: Call, graceMs: n
     return failure(cancelledOr(error, callerSignal), undefined, deferredOf(call))
   }
   if (typeof then !== 'function') return normalize(definition, exec, body, deferredOf(call))
-  const settle = (resolve: (settled: Settled) => void) => {
+  // Nothing can abort a call under NEVER: no timeout bookkeeping, no race. A native promise is followed
+  // as `await` would (one tick); any other thenable goes through its `then`, read above.
+  if (exec.signal === NEVER && body instanceof Promise && then === promiseThen) {
+    return promiseThen.call(
+      body,
+      (value: unknown) => normalize(definition, exec, value, deferredOf(call)),
+      (error: unknown) => failure(error, undefined, deferredOf(call)),
+    ) as Promise<ToolExecutionResult>
+  }
+  return race(definition, call, host, body, then as Then)
+}
+
+type Then = (this: unknown, onValue: (value: unknown) => void, onError: (error: unknown) => void) => unknown
+
+const VALUE = 0
+const ERROR = 1
+const ABANDONED = 2
+
+/** Waits for a thenable body to settle, for at most `graceMs` once its signal aborts. */
+function race(definition: ToolDefinition, call: Call, host: BodyHost, body: unknown, then: Then): Promise<ToolExecutionResult> {
+  const { exec, controller, callerSignal } = call
+  const timeoutMs = definition.timeoutMs
+  return new Promise((resolve) => {
+    let done = false
+    let timedOut = false
+    let timer: NodeJS.Timeout | undefined
+    let graceTimer: NodeJS.Timeout | undefined
+    let forward: AbortWait | undefined
+    const end = (kind: typeof VALUE | typeof ERROR | typeof ABANDONED, payload?: unknown) => {
+      if (done) return
+      done = true
+      wait?.cancel()
+      forward?.cancel()
+      clearTimeout(timer)
+      clearTimeout(graceTimer)
+      if (kind === ABANDONED) {
+        const reason = timedOut ? `timed out after ${timeoutMs} ms` : 'was cancelled'
+        host.warn(
+          `tool "${definition.name}" (${exec.callId}) ${reason} and did not settle within ${host.graceMs} ms of its abort signal; its result is abandoned`,
+        )
+        resolve(failure(timedOut ? new ToolTimeoutError(timeoutMs!) : new ToolAbortedError(), undefined, deferredOf(call)))
+      } else if (timedOut) resolve(failure(new ToolTimeoutError(timeoutMs!), undefined, deferredOf(call)))
+      else if (kind === ERROR) resolve(failure(cancelledOr(payload, callerSignal), undefined, deferredOf(call)))
+      else resolve(normalize(definition, exec, payload, deferredOf(call)))
+    }
+    if (controller) {
+      timer = setTimeout(() => {
+        timedOut = true
+        controller.abort(new ToolTimeoutError(timeoutMs!))
+      }, timeoutMs)
+      if (callerSignal) forward = host.aborts.add(callerSignal, () => controller.abort(callerSignal.reason))
+    }
+    // Once the body's signal aborts, wait at most the grace period for it to settle. Registered before
+    // `then` is called, which may settle at once.
+    const wait =
+      exec.signal === NEVER
+        ? undefined
+        : host.aborts.add(exec.signal, () => {
+            graceTimer ??= setTimeout(() => end(ABANDONED), host.graceMs)
+          })
     try {
       then.call(
         body,
-        (value: unknown) => resolve({ ok: true, value }),
-        (error: unknown) => resolve({ ok: false, error }),
+        (value) => end(VALUE, value),
+        (error) => end(ERROR, error),
       )
     } catch (error) {
-      resolve({ ok: false, error })
+      end(ERROR, error)
     }
-  }
-  const signal = exec.signal
-  if (signal === NEVER) {
-    // Nothing can abort this call: no timeout bookkeeping, no race. A native promise is awaited as it
-    // is (one tick, nothing allocated); any other thenable goes through its `then`, read above.
-    if (body instanceof Promise && then === promiseThen) {
-      let value: unknown
-      try {
-        value = await body
-      } catch (error) {
-        return failure(error, undefined, deferredOf(call))
-      }
-      return normalize(definition, exec, value, deferredOf(call))
-    }
-    return finish(definition, call, await new Promise<Settled>(settle))
-  }
-  const timeoutMs = definition.timeoutMs
-  let timedOut = false
-  let timer: NodeJS.Timeout | undefined
-  let unlink: (() => void) | undefined
-  if (controller) {
-    timer = setTimeout(() => {
-      timedOut = true
-      controller.abort(new ToolTimeoutError(timeoutMs!))
-    }, timeoutMs)
-    if (callerSignal) {
-      const forward = () => controller.abort(callerSignal.reason)
-      listen(callerSignal, forward)
-      unlink = () => callerSignal.removeEventListener('abort', forward)
-    }
-  }
-  // Once the body's signal aborts, wait at most the grace period for it to settle.
-  let graceTimer: NodeJS.Timeout | undefined
-  let onAbort: (() => void) | undefined
-  const outcome = await new Promise<Settled | 'abandoned'>((resolve) => {
-    settle(resolve)
-    onAbort = () => {
-      graceTimer = setTimeout(() => resolve('abandoned'), graceMs)
-    }
-    if (signal.aborted) onAbort()
-    else listen(signal, onAbort)
   })
-  signal.removeEventListener('abort', onAbort!)
-  clearTimeout(timer)
-  clearTimeout(graceTimer)
-  unlink?.()
-  if (outcome === 'abandoned') {
-    const reason = timedOut ? `timed out after ${timeoutMs} ms` : 'was cancelled'
-    warn(`tool "${definition.name}" (${exec.callId}) ${reason} and did not settle within ${graceMs} ms of its abort signal; its result is abandoned`)
-    return failure(timedOut ? new ToolTimeoutError(timeoutMs!) : new ToolAbortedError(), undefined, deferredOf(call))
-  }
-  if (timedOut) return failure(new ToolTimeoutError(timeoutMs!), undefined, deferredOf(call))
-  return finish(definition, call, outcome)
-}
-
-/** The result of a settled body: its value normalised, or its failure (a cancelled call's as `ABORTED`). */
-function finish(definition: ToolDefinition, call: Call, outcome: Settled): ToolExecutionResult {
-  if (!outcome.ok) return failure(cancelledOr(outcome.error, call.callerSignal), undefined, deferredOf(call))
-  return normalize(definition, call.exec, outcome.value, deferredOf(call))
-}
-
-// Signals whose listener-leak warning threshold this registry lifted (see `listen`).
-const lifted = new WeakSet<AbortSignal>()
-
-/**
- * Adds a once-listener for the call in flight. Each call under a signal holds one until it settles, so
- * a turn of 11 parallel calls under one run's signal is not a leak; Node would still print "possible
- * EventTarget memory leak" at the 11th. The threshold of a signal is lifted the first time the registry
- * listens to it, unless its owner set one of its own.
- */
-function listen(signal: AbortSignal, listener: () => void): void {
-  if (!lifted.has(signal)) {
-    lifted.add(signal)
-    if (thresholdOf(signal) === EventEmitter.defaultMaxListeners) setMaxListeners(Infinity, signal)
-  }
-  signal.addEventListener('abort', listener, { once: true })
-}
-
-/** A signal's listener-leak threshold; Node 20's `getMaxListeners` throws for one set to 0 (no limit). */
-function thresholdOf(signal: AbortSignal): number {
-  try {
-    return getMaxListeners(signal)
-  } catch {
-    return 0
-  }
 }
 
 /** A body that stops because the caller cancelled was cancelled, not broken. */

@@ -14,7 +14,8 @@ import {
   type ToolExecutionResult,
 } from '@cordage/core'
 import { approvalDenial, checkArguments, guardDenial, preFailure, readPreDecision } from './admission.js'
-import { runBody } from './body.js'
+import { AbortWatch } from './abort-watch.js'
+import { runBody, type BodyHost } from './body.js'
 import { nameOf, openCall, type Call, type Entry } from './call.js'
 import { fastServiceAccessor, hookTable, skipShadowContexts, unproxied, type HookTable } from './cordis-seam.js'
 import { checkDefinition } from './definition.js'
@@ -42,12 +43,17 @@ export class ToolRegistry extends Service {
   private readonly guards = new Set<ToolGuard>()
   private readonly hooks: HookTable
   private readonly config: ToolRegistry.Config
+  private readonly host: BodyHost
 
   constructor(ctx: Context, config: Partial<ToolRegistry.Config> = {}) {
     super(ctx, 'tools')
     skipShadowContexts(this)
     this.config = { timeoutGraceMs: config.timeoutGraceMs ?? 2000 }
     this.hooks = hookTable(ctx)
+    const aborts = new AbortWatch((error) => this.warn(`an abort callback failed: ${errorMessage(error)}`))
+    this.host = { graceMs: this.config.timeoutGraceMs, warn: this.warn, aborts }
+    // Unloading the registry takes its abort listeners off every signal they were on.
+    ctx.effect(() => () => aborts.close(), 'tools abort listeners')
     // Bound once so `const { execute } = ctx.tools` works and no Context property is read per call.
     this.execute = this.execute.bind(this)
     ctx.effect(() => fastServiceAccessor('tools', ['execute', 'get', 'list']), 'tools accessor')
@@ -127,7 +133,7 @@ export class ToolRegistry extends Service {
         } else {
           bodyRan = true
           const definition = entry!.definition
-          result = await (hooks['tools/execute']?.length ? this.wrapped(definition, call) : runBody(definition, call, this.config.timeoutGraceMs, this.warn))
+          result = await (hooks['tools/execute']?.length ? this.wrapped(definition, call) : runBody(definition, call, this.host))
           let accepted = true
           if (hooks['tools/post-execute']?.length) [result, accepted] = await this.post(definition, exec, result)
           if (accepted && exec.parent === undefined && !callerSignal?.aborted && hooks['tools/present']?.length) result = await this.present(exec, result)
@@ -137,7 +143,7 @@ export class ToolRegistry extends Service {
       if (!result.isError && callerSignal?.aborted) {
         result = failure(bodyRan ? new ToolAbortedError() : new ToolAbortedBeforeDispatchError(), undefined, result.additionalContexts)
       }
-      this.notifyAll('tools/result', [exec, result])
+      if (hooks['tools/result']?.length) this.notifyAll('tools/result', [exec, result])
       return result
     } catch (error) {
       this.warn(`a tool call failed inside the pipeline: ${errorMessage(error)}`)
@@ -185,7 +191,7 @@ export class ToolRegistry extends Service {
   private async wrapped(definition: ToolDefinition, call: Call): Promise<ToolExecutionResult> {
     // What this dispatch's body produced (a listener may call `next()` only once).
     let produced: ToolExecutionResult | undefined
-    const inner = async () => (produced = await runBody(definition, call, this.config.timeoutGraceMs, this.warn))
+    const inner = async () => (produced = await runBody(definition, call, this.host))
     let result: unknown
     try {
       result = await waterfall(this.hooks['tools/execute']!, call.exec, undefined, inner)

@@ -26,27 +26,3 @@ export class RequestSignal {
     for (const listener of listeners) listener()
   }
 }
-
-/** The calls in flight under each caller signal (the registry's shared one when the caller passed none). */
-const following = new WeakMap<AbortSignal, Set<RequestSignal>>()
-
-/**
- * The in-flight set of `signal`, which aborts them all when it aborts. One listener per signal for its
- * whole life (it goes with the signal) instead of an add/remove pair per call.
- */
-export function follow(signal: AbortSignal): Set<RequestSignal> {
-  let calls = following.get(signal)
-  if (!calls) {
-    const set = (calls = new Set())
-    following.set(signal, set)
-    signal.addEventListener(
-      'abort',
-      () => {
-        for (const call of set) call.abort(signal.reason)
-        set.clear()
-      },
-      { once: true },
-    )
-  }
-  return calls
-}

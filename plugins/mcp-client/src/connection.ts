@@ -10,9 +10,10 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js'
 import { ToolTimeoutError, type JsonValue } from '@cordage/core'
+import { AbortWatch } from '@cordage/registry'
 import type { McpClientConfig } from './config.js'
 import type { McpResult } from './content.js'
-import { follow, RequestSignal } from './cancel.js'
+import { RequestSignal } from './cancel.js'
 import { McpDisconnectedError, McpProtocolError, McpToolError, McpUnavailableError } from './errors.js'
 
 /** The logging surface the connection needs (a Cordis logger fits). */
@@ -44,6 +45,8 @@ export class McpConnection {
   private refreshing?: Promise<void>
   private stale = false
   private probing?: Client
+  /** Callers' signals this connection follows: one listener on each, taken off when it closes. */
+  private readonly callers = new AbortWatch()
 
   constructor(
     private readonly config: McpClientConfig,
@@ -138,10 +141,10 @@ export class McpConnection {
     if (this.state !== 'up' || !client) throw new McpUnavailableError(this.config.name, this.state)
     const generation = this.generation
     if (signal.aborted) throw signal.reason
-    // A per-call signal: the SDK never removes its abort listener, so a long-lived caller signal must not reach it.
+    // A per-call signal: the SDK never removes its abort listener, so a long-lived caller signal must not
+    // reach it. The caller's signal is followed through this connection's one listener on it.
     const cancel = new RequestSignal()
-    const calls = follow(signal)
-    calls.add(cancel)
+    const wait = this.callers.add(signal, () => cancel.abort(signal.reason))
     let result
     try {
       // `request`, not `callTool`: output validation is ours (supported subset, precise violations).
@@ -161,7 +164,7 @@ export class McpConnection {
       this.dropped(generation, messageOf(error))
       throw new McpUnavailableError(this.config.name, messageOf(error))
     } finally {
-      calls.delete(cancel)
+      wait.cancel()
     }
     if (result.isError) {
       // A leading "Error: " (how Cordage and many servers render failures) is not repeated in our own rendering.
@@ -182,6 +185,7 @@ export class McpConnection {
     this.state = 'closed'
     this.generation++
     clearTimeout(this.timer)
+    this.callers.close()
     const { client, transport } = this
     this.client = undefined
     this.transport = undefined

@@ -169,9 +169,12 @@ describe('mcp-client over stdio', () => {
   it('one caller signal cancels every call in flight under it, and its listener does not grow with calls', async () => {
     const { ctx, events } = await load()
     const controller = new AbortController()
+    await ctx.tools.execute({ name: 'mcp__fx__echo', arguments: { text: 'first' }, signal: controller.signal })
+    // The registry's and the connection's: each follows the signal with one listener for its whole life,
+    // so calls that come and go add none (a listener per call would leak on a long-lived signal).
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(2)
     for (let i = 0; i < 5; i++) await ctx.tools.execute({ name: 'mcp__fx__echo', arguments: { text: `${i}` }, signal: controller.signal })
-    // One listener follows the signal for its whole life; a listener per call would leak on a long-lived signal.
-    expect(getEventListeners(controller.signal, 'abort').length).toBeLessThanOrEqual(1)
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(2)
     const calls = [1, 2].map(() => ctx.tools.execute({ name: 'mcp__fx__slow', arguments: { ms: 10_000 }, signal: controller.signal }))
     await until(() => events().filter((line) => line.startsWith('call slow')).length === 2, 5_000, 'both calls to reach the server')
     controller.abort()
@@ -207,11 +210,15 @@ describe('mcp-client over stdio', () => {
     expect(ctx.tools.get('mcp__fx__echo')).toBeDefined()
   })
 
-  it('unloading closes the transport, kills the child process and unregisters every tool', async () => {
+  it('unloading closes the transport, kills the child process, unregisters every tool and leaves no listener on a caller', async () => {
     const { ctx, fiber } = await load()
     const [pid] = connectedPids(ctx)
     expect(alive(pid!)).toBe(true)
+    const caller = new AbortController()
+    await ctx.tools.execute({ name: 'mcp__fx__echo', arguments: { text: 'hi' }, signal: caller.signal })
+    expect(getEventListeners(caller.signal, 'abort'), "the registry's and the connection's").toHaveLength(2)
     await fiber.dispose()
+    expect(getEventListeners(caller.signal, 'abort'), "only the registry's stays, until the registry unloads").toHaveLength(1)
     expect(ctx.tools.list()).toEqual([])
     await until(() => !alive(pid!), 5_000, `pid ${pid} to exit`)
   })

@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events'
 import type { Context } from 'cordis'
-import { hookTable, serviceOf, unproxied, type HookTable, type ToolRegistry } from '@cordage/registry'
+import { AbortWatch, hookTable, type AbortWait, serviceOf, unproxied, type HookTable, type ToolRegistry } from '@cordage/registry'
 import { Agent, SessionLog, type AgentOptions, type AgentResult, type ModelService, type ToolView } from '@cordage/agent'
 import { ToolAbortedError, ToolArgsError, type JsonValue } from '@cordage/core'
 import type { ChildRunCaller, ChildRunOptions, ChildRunResult, SubagentService } from '@cordage/services'
@@ -45,23 +45,27 @@ const REMINDER = `You have not reported your result. Call the \`${STRUCTURED_OUT
 /** The signal children of one caller signal run under, while any of them runs. */
 interface ChildSignal {
   controller: AbortController
-  /** Children running under it; its listener on the caller's signal is there only while this is > 0. */
+  /** Children running under it; it waits on the caller's signal only while this is > 0. */
   users: number
   forward: () => void
+  wait: AbortWait | undefined
 }
 
 /**
  * Children's signals: one per caller signal, shared by the children running under it (every subagent
  * call of one parent run passes that run's signal), aborted when the caller's signal aborts or by
- * `abortAll` (plugin unload). Sharing matters for speed: creating an AbortSignal on Node 20 costs more
+ * `close` (plugin unload). Sharing matters for speed: creating an AbortSignal on Node 20 costs more
  * than the rest of a short child's bookkeeping, and each fresh one makes every later use of it slower.
- * A signal stays cached for its caller (weakly), but listens to the caller only while a child runs, so
- * nothing of this plugin stays on a caller's signal between runs or after unload.
+ * A signal stays cached for its caller (weakly) and waits on the caller only while a child runs. The
+ * waiting goes through one `AbortWatch`: at most one listener of this plugin on a caller's signal,
+ * whatever the fan-out and however many runs come and go, until that signal aborts or is collected,
+ * or the plugin unloads (`close`).
  */
 class ChildSignals {
   private readonly byCaller = new WeakMap<AbortSignal, ChildSignal>()
-  /** Signals with running children, which `abortAll` aborts. */
+  /** Signals with running children, which `close` aborts. */
   private readonly inUse = new Set<ChildSignal>()
+  private readonly callers = new AbortWatch()
 
   acquire(caller: AbortSignal): ChildSignal {
     let child = this.byCaller.get(caller)
@@ -70,24 +74,26 @@ class ChildSignals {
       // Shared by every child of the caller, each adding listeners while it waits (its model stream,
       // its tool calls): no "possible leak" warning at 11, their number is the fan-out's.
       setMaxListeners(Infinity, controller.signal)
-      child = { controller, users: 0, forward: () => controller.abort(caller.reason) }
+      child = { controller, users: 0, forward: () => controller.abort(caller.reason), wait: undefined }
       this.byCaller.set(caller, child)
     }
     if (child.users++ === 0) {
-      caller.addEventListener('abort', child.forward, { once: true })
+      child.wait = this.callers.add(caller, child.forward)
       this.inUse.add(child)
     }
     return child
   }
 
-  release(caller: AbortSignal, child: ChildSignal): void {
+  release(child: ChildSignal): void {
     if (--child.users > 0) return
-    caller.removeEventListener('abort', child.forward)
+    child.wait?.cancel()
     this.inUse.delete(child)
   }
 
-  abortAll(reason: unknown): void {
+  /** Aborts every running child's signal and takes this plugin's listeners off the callers' signals. */
+  close(reason: unknown): void {
     for (const child of this.inUse) child.controller.abort(reason)
+    this.callers.close()
   }
 }
 
@@ -135,7 +141,7 @@ export class ChildRuns implements SubagentService {
   /** Aborts every run and waits for them to settle (plugin unload). */
   async close(): Promise<void> {
     this.closed ??= new SubagentError('ABORTED', 'the subagent plugin was unloaded')
-    this.signals.abortAll(this.closed)
+    this.signals.close(this.closed)
     if (this.active) await (this.allSettled ??= new Promise<void>((resolve) => (this.drained = resolve)))
   }
 
@@ -230,7 +236,7 @@ export class ChildRuns implements SubagentService {
       this.records.delete(runId)
       this.adjust(parent, caller.agent, -1)
       if (session) await session.close({ reason: stopReason }).catch(() => {})
-      this.signals.release(caller.signal, childSignal)
+      this.signals.release(childSignal)
       try {
         if (this.watched()) {
           this.emit('agent/child', {

@@ -217,7 +217,7 @@ describe('lifetime', () => {
     for (const message of toolMessages(parent, 'subagent')) expect(message.isError).toBe(true)
   })
 
-  it("children share their caller's abort, not another caller's, and leave no listener on a caller's signal", async () => {
+  it("children share their caller's abort, not another caller's, with at most one listener on a caller's signal", async () => {
     const { ctx, children } = await setup({
       turns: [],
       routes: {
@@ -254,12 +254,16 @@ describe('lifetime', () => {
     second.abort()
     expect(await settled[2]).toBe('ABORTED')
     expect(getEventListeners(second.signal, 'abort')).toHaveLength(0)
-    // Sequential runs under one long-lived signal: each completes, and nothing stays on it between them.
+    // Sequential runs under one long-lived signal: each completes, and the one listener stays between
+    // them (runs that come and go add and remove none) until the signal aborts or the plugin unloads.
     const host = new AbortController()
+    const listeners = []
     for (const text of ['one', 'two']) {
       expect((await service.run({ prompt: 'Quick.' }, caller(host.signal))).text).toBe(text)
-      expect(getEventListeners(host.signal, 'abort')).toHaveLength(0)
+      listeners.push(...getEventListeners(host.signal, 'abort'))
     }
+    expect(listeners).toHaveLength(2)
+    expect(listeners[0]).toBe(listeners[1])
     // Aborted between runs, while its cached child signal listened to nothing: the next run still stops.
     host.abort()
     const before = children.length
@@ -291,16 +295,23 @@ describe('lifetime', () => {
   it('unloading the plugin removes its tools and guard and cancels running children', async () => {
     const { parent, ctx, children, fiber } = await setup({
       turns: [{ toolCalls: [{ name: 'subagent', arguments: { prompt: 'Forever.' } }] }, { text: 'after' }],
-      routes: { 'Forever.': [{ text: 'never', delayMs: 60_000 }] },
+      routes: { 'Forever.': [{ text: 'never', delayMs: 60_000 }], 'Quick.': [{ text: 'done' }] },
     })
     const service = ctx.get('subagents')!
+    const direct = new AbortController()
+    await service.run({ prompt: 'Quick.' }, { callId: 'direct', tool: 'test', signal: direct.signal })
+    expect(getEventListeners(direct.signal, 'abort'), "the plugin's one listener, kept between runs").toHaveLength(1)
     const host = new AbortController()
     const run = parent.run('go', { signal: host.signal })
     await new Promise<void>((resolve) => ctx.on('agent/child', (event) => event.type === 'start' && resolve()))
+    expect(getEventListeners(host.signal, 'abort'), "the registry's (for the subagent call) and the plugin's").toHaveLength(2)
     await fiber.dispose()
     await run
-    expect(getEventListeners(host.signal, 'abort'), "nothing of the plugin stays on the parent's signal").toHaveLength(0)
+    expect(getEventListeners(direct.signal, 'abort'), "nothing of the plugin stays on a caller's signal").toHaveLength(0)
+    expect(getEventListeners(host.signal, 'abort'), "only the registry's stays on the parent's signal, until the registry unloads").toHaveLength(1)
     expect(children.map((event) => [event.type, event.stopReason])).toEqual([
+      ['start', undefined],
+      ['end', 'completed'],
       ['start', undefined],
       ['end', 'aborted'],
     ])
