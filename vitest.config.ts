@@ -15,10 +15,10 @@ const BUILT = /\/(?:packages|plugins)\/[^/]+\/dist\//
 /**
  * Benchmarks measure the packages as users run them: workspace packages resolve to their builds, and a
  * source module imported by a relative path (`<package>/src/<path>.ts`) is replaced by its build
- * (`<package>/dist/<path>.js`); Node loads the builds itself. Through vitest's module runner, every call
- * across modules reads a getter of the importing module's namespace; a path crossing more modules than
- * its baseline paid for that in its ratio. The config builds the workspace first (`tsc -b`, a no-op
- * when nothing changed), so a benchmark never runs a stale build.
+ * (`<package>/dist/<path>.js`); Node loads the builds itself. (Through vitest's module runner every call
+ * across modules reads a getter of the importing module's namespace, which is not what users run.) The
+ * config builds the workspace first (`tsc -b`, a no-op when nothing changed), so a benchmark never runs
+ * a stale build. `vitest bench --mode sources` runs the sources instead, as tests do.
  */
 function builtPackages(): Plugin {
   return {

@@ -24,9 +24,8 @@ const child: ScriptStep = (request) =>
 // with that same signal, as a parent agent's tool call carries the parent run's signal: the ratio is
 // what the subagent layer adds (the registry's dispatch of the `subagent` call, limits, the run record
 // and guard, the child's signal, the result). Two reference rows, measured apart (a new AbortController
-// per run leaves garbage that Node 20 is slow to collect, which would land on whichever variant ran
-// next): a host that makes an AbortController per run, and the bare agent with no system prompt and no
-// signal.
+// per run leaves garbage that Node 20 is slow to collect, which must not land on the measured variants):
+// a host that makes an AbortController per run, and the bare agent with no system prompt and no signal.
 const SYSTEM = 'You are a subagent. Answer with a concise report.'
 const ROUNDS = 31
 const CALLS = 400
