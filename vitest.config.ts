@@ -41,16 +41,18 @@ export default defineConfig(({ mode }) => {
     const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc')
     execFileSync(process.execPath, [tsc, '-b', 'tsconfig.build.json'], { cwd: fileURLToPath(new URL('.', import.meta.url)), stdio: 'inherit' })
   }
+  const resolved = benchmark ? conditions : ['cordage-source', ...conditions]
   return {
-    resolve: { conditions: benchmark ? conditions : ['cordage-source', ...conditions] },
+    resolve: { conditions: resolved },
     // Vitest passes these on to Node (`--conditions`) for the modules Node loads itself.
-    ssr: { resolve: { conditions: benchmark ? conditions : ['cordage-source', ...conditions], externalConditions: benchmark ? [] : ['cordage-source'] } },
+    ssr: { resolve: { conditions: resolved, externalConditions: benchmark ? [] : ['cordage-source'] } },
     plugins: benchmark ? [builtPackages()] : [],
     test: {
       projects,
       testTimeout: 30_000,
       hookTimeout: 30_000,
-      ...(benchmark && { server: { deps: { external: [BUILT] } } }),
+      // One benchmark file at a time: two at once on a small machine measure each other.
+      ...(benchmark && { fileParallelism: false, server: { deps: { external: [BUILT] } } }),
     },
   }
 })
