@@ -11,17 +11,21 @@ interface Watched {
   readonly ref: WeakRef<AbortSignal>
 }
 
+/** One wait, appended to its signal's list; unlinked when cancelled or called. */
 class Waiter implements AbortWait {
   prev: Waiter | undefined
   next: Waiter | undefined
+  private list: Watched | undefined
+
   constructor(
     readonly callback: () => void,
-    private list: Watched | undefined,
+    list: Watched,
   ) {
-    this.prev = list!.tail
-    if (list!.tail) list!.tail.next = this
-    else list!.head = this
-    list!.tail = this
+    this.list = list
+    this.prev = list.tail
+    if (list.tail) list.tail.next = this
+    else list.head = this
+    list.tail = this
   }
 
   cancel(): void {
@@ -56,13 +60,13 @@ function reportUncaught(error: unknown): void {
  * its signal. An owner closes its watch when it unloads.
  */
 export class AbortWatch {
-  /** `report` gets what a callback throws (the others still run); by default it is thrown as Node throws a listener's error. */
-  constructor(private readonly report: (error: unknown) => void = reportUncaught) {}
-
   private readonly watched = new WeakMap<AbortSignal, Watched>()
   /** Signals this watch listens on, held weakly, so `close` can find them. */
   private readonly attached = new Set<WeakRef<AbortSignal>>()
   private readonly collected = new FinalizationRegistry<WeakRef<AbortSignal>>((ref) => this.attached.delete(ref))
+
+  /** `report` gets what a callback throws (the others still run); by default it is thrown as Node throws a listener's error. */
+  constructor(private readonly report: (error: unknown) => void = reportUncaught) {}
 
   /** Calls `callback` once when `signal` aborts (at once, synchronously, if it has), unless cancelled first. */
   add(signal: AbortSignal, callback: () => void): AbortWait {
@@ -93,7 +97,7 @@ export class AbortWatch {
     this.attached.clear()
   }
 
-  /** How many signals this watch listens on (one listener each). */
+  /** How many signals this watch listens on (one listener each). Reading it keeps them alive to the end of the current task. */
   get size(): number {
     let count = 0
     for (const ref of this.attached) if (ref.deref()) count++
