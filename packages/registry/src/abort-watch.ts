@@ -1,4 +1,4 @@
-/** A callback waiting on a signal; `cancel()` stops the wait (a no-op once it ran or its watch closed). */
+/** A callback waiting on a signal; `cancel()` stops the wait (a no-op once it ran). */
 export interface AbortWait {
   cancel(): void
 }
@@ -9,6 +9,8 @@ interface Watched {
   tail: Waiter | undefined
   readonly listener: () => void
   readonly ref: WeakRef<AbortSignal>
+  /** Set once the watch is closed: takes the listener off when the last wait ends. */
+  drop?: () => void
 }
 
 /** One wait, appended to its signal's list; unlinked when cancelled or called. */
@@ -36,6 +38,7 @@ class Waiter implements AbortWait {
     else list.head = this.next
     if (this.next) this.next.prev = this.prev
     else list.tail = this.prev
+    if (!list.head) list.drop?.()
   }
 }
 
@@ -56,14 +59,16 @@ function reportUncaught(error: unknown): void {
  * EventTarget memory leak".
  *
  * The listener stays on a signal until it aborts, until the signal is collected (the signal holds the
- * listener, not the other way round), or until `close()`, which takes every listener of this watch off
- * its signal. An owner closes its watch when it unloads.
+ * listener, not the other way round), or until the watch is closed and nothing waits on the signal. An
+ * owner closes its watch when it unloads: a wait still in flight then (a call that has not settled)
+ * keeps its callback, so an abort still reaches it, and its listener goes when the last wait ends.
  */
 export class AbortWatch {
   private readonly watched = new WeakMap<AbortSignal, Watched>()
   /** Signals this watch listens on, held weakly, so `close` can find them. */
   private readonly attached = new Set<WeakRef<AbortSignal>>()
   private readonly collected = new FinalizationRegistry<WeakRef<AbortSignal>>((ref) => this.attached.delete(ref))
+  private closed = false
 
   /** `report` gets what a callback throws (the others still run); by default it is thrown as Node throws a listener's error. */
   constructor(private readonly report: (error: unknown) => void = reportUncaught) {}
@@ -78,6 +83,7 @@ export class AbortWatch {
     if (!list) {
       const ref = new WeakRef(signal)
       const fresh: Watched = { head: undefined, tail: undefined, listener: () => this.fire(signal, fresh), ref }
+      if (this.closed) fresh.drop = () => this.forget(signal, fresh)
       list = fresh
       this.watched.set(signal, fresh)
       this.attached.add(ref)
@@ -87,14 +93,23 @@ export class AbortWatch {
     return new Waiter(callback, list)
   }
 
-  /** Takes every listener of this watch off its signal; callbacks still waiting are not called. */
+  /**
+   * Takes this watch's listeners off: at once from a signal nothing waits on, from the others when their
+   * last wait ends (callbacks still waiting are called if their signal aborts first). Waits added after
+   * it work the same way, so nothing of a closed watch outlasts the waits on it.
+   */
   close(): void {
+    this.closed = true
     for (const ref of this.attached) {
       const signal = ref.deref()
       const list = signal && this.watched.get(signal)
-      if (list) this.forget(signal, list)
+      if (!list) {
+        this.attached.delete(ref)
+        continue
+      }
+      if (list.head) list.drop = () => this.forget(signal, list)
+      else this.forget(signal, list)
     }
-    this.attached.clear()
   }
 
   /** How many signals this watch listens on (one listener each). Reading it keeps them alive to the end of the current task. */
@@ -106,6 +121,7 @@ export class AbortWatch {
 
   private fire(signal: AbortSignal, list: Watched): void {
     this.forget(signal, list)
+    list.drop = undefined
     // In order; a callback may cancel a later one. Each runs even if one before it throws.
     for (let waiter = list.head; waiter; waiter = list.head) {
       waiter.cancel()

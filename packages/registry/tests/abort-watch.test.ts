@@ -71,24 +71,29 @@ describe('AbortWatch', () => {
     expect(reported.map((error) => (error as Error).message)).toEqual(['boom'])
   })
 
-  it('close takes every listener off its signal; waiting callbacks are not called', () => {
+  it('close takes an idle listener off at once and a busy one when its last wait ends; an abort still reaches a wait in flight', () => {
     const watch = new AbortWatch()
-    const controllers = [new AbortController(), new AbortController()]
-    let called = 0
-    const waits = controllers.map((controller) => watch.add(controller.signal, () => called++))
+    const [idle, aborted, cancelled, later] = [new AbortController(), new AbortController(), new AbortController(), new AbortController()]
+    const calls: string[] = []
+    watch.add(idle.signal, () => calls.push('idle')).cancel()
+    watch.add(aborted.signal, () => calls.push('aborted'))
+    const pending = watch.add(cancelled.signal, () => calls.push('cancelled'))
     watch.close()
-    for (const controller of controllers) {
-      expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0)
-      controller.abort()
-    }
-    expect(called).toBe(0)
+    expect(getEventListeners(idle.signal, 'abort')).toHaveLength(0)
+    expect(getEventListeners(aborted.signal, 'abort')).toHaveLength(1)
+    expect(getEventListeners(cancelled.signal, 'abort')).toHaveLength(1)
+    aborted.abort()
+    pending.cancel()
+    expect(getEventListeners(aborted.signal, 'abort')).toHaveLength(0)
+    expect(getEventListeners(cancelled.signal, 'abort')).toHaveLength(0)
+    // A wait added after close holds its listener only while it waits.
+    const wait = watch.add(later.signal, () => calls.push('later'))
+    expect(getEventListeners(later.signal, 'abort')).toHaveLength(1)
+    wait.cancel()
+    expect(getEventListeners(later.signal, 'abort')).toHaveLength(0)
+    for (const controller of [idle, cancelled, later]) controller.abort()
+    expect(calls).toEqual(['aborted'])
     expect(watch.size).toBe(0)
-    for (const wait of waits) wait.cancel()
-    // Usable again after close, as a fresh watch.
-    const again = new AbortController()
-    watch.add(again.signal, () => called++)
-    again.abort()
-    expect(called).toBe(1)
   })
 
   it('holds the signals it watches weakly: a collected signal leaves nothing behind', async () => {

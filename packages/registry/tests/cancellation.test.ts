@@ -62,6 +62,24 @@ describe('cancellation and timeouts', () => {
     for (const signal of [shared, owned, unlimited]) expect(getEventListeners(signal, 'abort')).toHaveLength(0)
   })
 
+  it('still abandons a call in flight after the registry unloads, when its caller aborts, then leaves no listener', async () => {
+    const ctx = new Context()
+    const fiber = await ctx.plugin(ToolRegistry, { timeoutGraceMs: 50 })
+    ctx.tools.register(rawTool('deaf', () => new Promise(() => {})))
+    const idle = new AbortController()
+    const caller = new AbortController()
+    ctx.tools.register(rawTool('quick', async () => ({ done: true })))
+    await ctx.tools.execute({ name: 'quick', arguments: {}, signal: idle.signal })
+    const call = ctx.tools.execute({ name: 'deaf', arguments: {}, signal: caller.signal })
+    await sleep(5)
+    await fiber.dispose()
+    expect(getEventListeners(idle.signal, 'abort'), 'a signal nothing waits on loses its listener at unload').toHaveLength(0)
+    expect(getEventListeners(caller.signal, 'abort'), 'the call in flight still waits on its signal').toHaveLength(1)
+    caller.abort()
+    expect(code(await call)).toBe('ABORTED')
+    expect(getEventListeners(caller.signal, 'abort')).toHaveLength(0)
+  })
+
   it('stops every call in flight under a signal through its one listener', async () => {
     const ctx = await createTestContext({ registry: { timeoutGraceMs: 50 }, print: false })
     let stopped = 0

@@ -3,7 +3,7 @@ import type { Context } from 'cordis'
 import { AbortWatch, hookTable, type AbortWait, serviceOf, unproxied, type HookTable, type ToolRegistry } from '@cordage/registry'
 import { Agent, SessionLog, type AgentOptions, type AgentResult, type ModelService, type ToolView } from '@cordage/agent'
 import { ToolAbortedError, ToolArgsError, type JsonValue } from '@cordage/core'
-import type { ChildRunCaller, ChildRunOptions, ChildRunResult, SubagentService } from '@cordage/services'
+import type { ChildRunCaller, ChildRunEvent, ChildRunOptions, ChildRunResult, SubagentService } from '@cordage/services'
 import { SubagentError } from './errors.js'
 import { STRUCTURED_OUTPUT, prepareOutputSchema, structuredOutputSchema, type StructuredState } from './structured.js'
 
@@ -95,6 +95,11 @@ class ChildSignals {
     for (const child of this.inUse) child.controller.abort(reason)
     this.callers.close()
   }
+}
+
+/** What a child's `agent/child` events say of it. */
+function progress(type: ChildRunEvent['type'], runId: string, depth: number, options: ChildRunOptions, caller: ChildRunCaller): ChildRunEvent {
+  return { type, runId, tool: caller.tool, parentCallId: caller.callId, depth, label: options.label ?? labelOf(options.prompt) }
 }
 
 /** The first line of a prompt, shortened, for progress lines and job titles. */
@@ -201,15 +206,7 @@ export class ChildRuns implements SubagentService {
     const { signal } = childSignal.controller
     let stopReason = 'failed'
     try {
-      if (this.watched())
-        this.emit('agent/child', {
-          type: 'start',
-          runId,
-          tool: caller.tool,
-          parentCallId: caller.callId,
-          depth,
-          label: options.label ?? labelOf(options.prompt),
-        })
+      if (this.watched()) this.emit('agent/child', progress('start', runId, depth, options, caller))
       const view: ToolView = { allow: [...allowed] }
       if (structured) view.extra = [structuredOutputSchema(this.tools.get(STRUCTURED_OUTPUT), structured.schema)]
       const agentOptions: AgentOptions = {
@@ -239,17 +236,11 @@ export class ChildRuns implements SubagentService {
       this.signals.release(childSignal)
       try {
         if (this.watched()) {
-          this.emit('agent/child', {
-            type: 'end',
-            runId,
-            tool: caller.tool,
-            parentCallId: caller.callId,
-            depth,
-            label: options.label ?? labelOf(options.prompt),
-            stopReason,
-            isError: stopReason !== 'completed',
-            durationMs: Math.round(performance.now() - begun),
-          })
+          const end = progress('end', runId, depth, options, caller)
+          end.stopReason = stopReason
+          end.isError = stopReason !== 'completed'
+          end.durationMs = Math.round(performance.now() - begun)
+          this.emit('agent/child', end)
         }
       } finally {
         if (--this.active === 0) this.drained?.()
