@@ -7,7 +7,7 @@ declare module 'cordis' {
   }
 }
 
-export type { ToolCall, Message, Usage, ModelEvent, CompletionRequest, ModelService } from './model.js'
+export type { ModelTool, ToolCall, Message, Usage, ModelEvent, CompletionRequest, ModelService } from './model.js'
 export type { AgentEvent, AgentOptions, AgentResult, RunOptions, StopReason, ToolView } from './agent-types.js'
 export { Agent, formatContext } from './agent.js'
 export type {

@@ -4,6 +4,8 @@ import type { CodeRunner } from './code.js'
 import type { AgentNotice } from './notice.js'
 import type { SubagentService } from './subagents.js'
 import type { JobSnapshot, JobsService } from './jobs.js'
+import type { ModelService } from './model.js'
+import type { SpillService } from './spill.js'
 import type { InteractionService, PlanModeService } from './interaction.js'
 import type { SystemSection } from './system.js'
 import type { TodoList } from './todo.js'
@@ -17,6 +19,10 @@ declare module 'cordis' {
     codeMode: CodeRunner
     subagents: SubagentService
     web: WebService
+    /** The model the agent loop talks to (`@cordage/plugin-model-openai`, `@cordage/plugin-model-anthropic`, the scripted model). */
+    model: ModelService
+    /** Optional: where bounded output goes in full (`@cordage/plugin-spill`); read it with `ctx.get('spill')`. */
+    spill: SpillService
   }
 
   interface Events {
@@ -48,4 +54,6 @@ export type { JobsService, JobSnapshot, JobState, JobExit, JobStartOptions, JobH
 
 /** A Cordis context that has the `jobs` service (what `ctx.inject(['jobs'], (ctx) => …)` hands a callback). */
 export type JobsContext = Context & { jobs: JobsService }
+export type { ModelTool, ToolCall, Message, Usage, ModelEvent, CompletionRequest, ModelService } from './model.js'
+export type { SpillInput, SpillSaved, SpillService } from './spill.js'
 export type { WebService, WebSearchProvider, WebSearchHit } from './web.js'

@@ -1,5 +1,5 @@
 import { Context, Service } from 'cordis'
-import type { CompletionRequest, Message, ModelEvent, ModelService, Usage } from '@cordage/agent'
+import type { CompletionRequest, Message, ModelEvent, ModelService, Usage } from '@cordage/services'
 import { skipShadowContexts, type ToolSchema } from '@cordage/registry'
 
 /** A tool call in a script; `arguments` may be an object (serialised) or the exact JSON text to send. */

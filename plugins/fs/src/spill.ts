@@ -1,11 +1,7 @@
 import type { Context } from 'cordis'
 import { unproxied, type ToolRegistry } from '@cordage/registry'
 import type { JsonValue, ToolDefinition } from '@cordage/core'
-
-/** The part of the optional `spill` service the paged tools use. */
-export interface SpillService {
-  save(input: { toolName: string; callId: string; suggestedName: string; text: string }): Promise<{ path: string; bytes: number }>
-}
+import type { SpillService } from '@cordage/services'
 
 /** A tool whose list value is rendered one page at a time. */
 export interface PagedTool {
@@ -42,7 +38,7 @@ export function spillPages(ctx: Context, tools: PagedTool[]): void {
     const own = tool.definition.output.render(exec.arguments, value)
     const unchanged = content.length === 1 && own.length === 1 && content[0]!.type === 'text' && own[0]!.type === 'text' && content[0].text === own[0].text
     if (!unchanged) return content
-    const spill = ctx.get('spill') as SpillService | undefined
+    const spill: SpillService | undefined = ctx.get('spill')
     if (!spill) return content
     try {
       const saved = await spill.save({ toolName: exec.name, callId: exec.callId, suggestedName: tool.spillName, text: tool.fullText(value) })

@@ -1,4 +1,4 @@
-import type { ModelEvent, ToolCall, Usage } from '@cordage/agent'
+import type { ModelEvent, ToolCall, Usage } from '@cordage/services'
 import { ModelRequestError } from './errors.js'
 
 interface Slot {

@@ -1,4 +1,4 @@
-import type { CompletionRequest, ModelEvent, ModelService } from '@cordage/agent'
+import type { CompletionRequest, ModelEvent, ModelService } from '@cordage/services'
 import { ModelRequestError } from './errors.js'
 import { abortError, Exchange } from './exchange.js'
 import { HttpTransport } from './http.js'

@@ -1,4 +1,4 @@
-import type { ModelEvent } from '@cordage/agent'
+import type { ModelEvent } from '@cordage/services'
 import { ChunkAssembler, completionEvents } from './assemble.js'
 import { ModelRequestError } from './errors.js'
 import { httpError, networkError, readError } from './failures.js'

@@ -1,7 +1,7 @@
 import { Context, Service } from 'cordis'
 import { skipShadowContexts } from '@cordage/registry'
 import type Schema from 'schemastery'
-import type { CompletionRequest, ModelEvent, ModelService } from '@cordage/agent'
+import type { CompletionRequest, ModelEvent, ModelService } from '@cordage/services'
 import { strictConfig } from '@cordage/core'
 import { OpenAIClient } from './client.js'
 import { Config as ConfigSchema, resolveOptions, type Config as ModelOpenAIConfig } from './config.js'

@@ -1,5 +1,5 @@
 import type { ContentBlock } from '@cordage/core'
-import type { CompletionRequest, Message } from '@cordage/agent'
+import type { CompletionRequest, Message } from '@cordage/services'
 
 /** How image blocks in tool results reach the model: dropped with a note, or attached as a user message. */
 export type ImageMode = 'omit' | 'attach'

@@ -1,4 +1,4 @@
-import type { CompletionRequest, ModelEvent, ModelService } from '@cordage/agent'
+import type { CompletionRequest, ModelEvent, ModelService } from '@cordage/services'
 import { createTestContext, type TestContext } from '@cordage/testing'
 import { OpenAIModel } from '../src/index.js'
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import type { Message } from '@cordage/agent'
+import type { Message } from '@cordage/services'
 import { startFakeOpenAI, type FakeOpenAIServer } from '@cordage/testing'
 import { collect, loadModel, textOf, weatherTool } from './helpers.js'
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { Message } from '@cordage/agent'
+import type { Message } from '@cordage/services'
 import { toWireMessages } from '../src/wire.js'
 
 const png = { type: 'image' as const, data: 'iVBORw0KGgo=', mimeType: 'image/png' }

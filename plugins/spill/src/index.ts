@@ -5,16 +5,11 @@ import Schema from 'schemastery'
 import { strictConfig } from '@cordage/core'
 import { createBoundListener } from './bound.js'
 import { SpillConfigError } from './errors.js'
+import type { SpillService } from '@cordage/services'
 import { SpillStore, type SpillInput, type SpillSaved } from './store.js'
 
-declare module 'cordis' {
-  interface Context {
-    spill: Spill
-  }
-}
-
 /** The `spill` service: a private file store plus the generic bounding policy on `tools/present`. */
-export class Spill extends Service {
+export class Spill extends Service implements SpillService {
   static readonly inject = ['tools']
   static readonly Config: Schema<Partial<Spill.Config>, Spill.Config> = strictConfig(
     'spill',
@@ -89,5 +84,5 @@ export declare namespace Spill {
 }
 
 export default Spill
-export type { SpillInput, SpillSaved } from './store.js'
+export type { SpillInput, SpillSaved, SpillService } from '@cordage/services'
 export { SpillStoreError, SpillConfigError } from './errors.js'

@@ -2,22 +2,10 @@ import { randomBytes } from 'node:crypto'
 import { constants } from 'node:fs'
 import { chmod, lstat, mkdir, open, unlink, type FileHandle } from 'node:fs/promises'
 import { dirname, extname, join } from 'node:path'
+import type { SpillInput, SpillSaved } from '@cordage/services'
 import { SpillStoreError } from './errors.js'
 
-/** What a caller spills: the text plus the names used to build a readable file name. */
-export interface SpillInput {
-  toolName: string
-  callId: string
-  /** A hint such as `output` or `paths.txt`; sanitised, and `.txt` is added when it has no extension. */
-  suggestedName?: string
-  text: string
-}
-
-/** Where the text went: an absolute path and its UTF-8 size. */
-export interface SpillSaved {
-  path: string
-  bytes: number
-}
+export type { SpillInput, SpillSaved }
 
 // The text is encoded 256 Ki UTF-16 units (at most 768 KiB of UTF-8) at a time into one reused 4 MiB
 // buffer, written once it is nearly full: peak memory stays a few MB above the text, no fresh pages are
