@@ -4,7 +4,7 @@ import { join } from 'node:path'
 /** One vitest project per workspace package that has tests; vitest 4 reads this list through vitest.config.ts. */
 export const groups = ['packages', 'plugins', 'examples']
 
-export default groups.flatMap((group) =>
+const packageProjects = groups.flatMap((group) =>
   readdirSync(group, { withFileTypes: true })
     .filter((entry) => entry.isDirectory() && existsSync(join(group, entry.name, 'tests')))
     .map((entry) => ({
@@ -17,3 +17,10 @@ export default groups.flatMap((group) =>
       },
     })),
 )
+
+/** The repository's own scripts (lint checks) have tests too. */
+const scriptProjects = existsSync('scripts/tests')
+  ? [{ extends: true as const, test: { name: 'scripts', root: 'scripts', include: ['tests/**/*.test.ts'] } }]
+  : []
+
+export default [...packageProjects, ...scriptProjects]

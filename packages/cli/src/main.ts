@@ -44,8 +44,15 @@ function commandHelp(command: Command): string {
 }
 
 /** Runs the `cordage` command line; resolves to the exit code (0 ok, 1 failed work, 2 usage or config error). */
-export async function main(argv: string[], io: MainIo = {}, table: readonly Command[] = commands): Promise<number> {
+export async function main(input: string[], io: MainIo = {}, table: readonly Command[] = commands): Promise<number> {
   const output = io.output ?? new Output()
+  let argv: string[]
+  try {
+    argv = commonOptionsLast(input)
+  } catch (error) {
+    output.error(output.style('red', errorMessage(error)))
+    return EXIT.usage
+  }
   const [first] = argv
   if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
     ;(first === undefined ? output.error.bind(output) : output.line.bind(output))(generalHelp(table))
@@ -84,4 +91,28 @@ export async function main(argv: string[], io: MainIo = {}, table: readonly Comm
     output.error(output.style('red', `cordage ${command.name}: ${error instanceof Error && process.env.CORDAGE_DEBUG ? error.stack : errorMessage(error)}`))
     return EXIT.failed
   }
+}
+
+/**
+ * `cordage --cwd dir tools` reads as `cordage tools --cwd dir`: options every command takes may come before
+ * the command's name. They move after it, so the command's own parser sees them; anything else before the
+ * name is a usage error naming the option.
+ */
+function commonOptionsLast(argv: string[]): string[] {
+  const leading: string[] = []
+  let index = 0
+  while (index < argv.length && argv[index]!.startsWith('-') && !['--help', '-h', '--version', '-V'].includes(argv[index]!)) {
+    const [flag] = argv[index]!.split('=', 1)
+    const option = Object.entries(commonOptions).find(([key, option]) => flag === `--${key}` || ('short' in option && flag === `-${option.short}`))
+    if (!option)
+      throw new CliError(
+        `cordage: unknown option "${flag}" before the command; options before it: ${Object.keys(commonOptions)
+          .map((key) => `--${key}`)
+          .join(', ')}`,
+      )
+    const takesValue = option[1].type === 'string' && !argv[index]!.includes('=')
+    leading.push(...argv.slice(index, index + (takesValue ? 2 : 1)))
+    index += takesValue ? 2 : 1
+  }
+  return [...argv.slice(index), ...leading]
 }

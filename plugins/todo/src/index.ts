@@ -1,21 +1,29 @@
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
+import { strictConfig } from '@cordage/core'
 import type { ToolRegistry } from '@cordage/registry'
 import type { TodoCounts, TodoItem, TodoList } from '@cordage/services'
 import { todoWriteTool } from './todo-write.js'
 
+/** Plugin name. */
 export const name = 'todo'
+/** Registers its tool in the registry. */
 export const inject = ['tools']
 
+/** Plugin configuration (see the README's Config table). */
 export interface Config {
   allowParallelInProgress: boolean
   maxSessions: number
 }
 
-export const Config: Schema<Partial<Config>, Config> = Schema.object({
-  allowParallelInProgress: Schema.boolean().default(true).description('Allow several in_progress steps at once (false: at most one).'),
-  maxSessions: Schema.natural().min(1).default(1000).description('Sessions whose lists are kept; the least recently written is forgotten first.'),
-})
+/** The config schema, validated at load; unknown keys fail the load. */
+export const Config: Schema<Partial<Config>, Config> = strictConfig(
+  name,
+  Schema.object({
+    allowParallelInProgress: Schema.boolean().default(true).description('Allow several in_progress steps at once (false: at most one).'),
+    maxSessions: Schema.natural().min(1).default(1000).description('Sessions whose lists are kept; the least recently written is forgotten first.'),
+  }),
+)
 
 export { checklist, normalizeTodos } from './todo-write.js'
 export { InvalidTodosError } from './errors.js'
@@ -39,3 +47,6 @@ export function apply(ctx: Context, config: Config): void {
   const tools: ToolRegistry = ctx.tools
   tools.register(todoWriteTool(store, config.allowParallelInProgress))
 }
+
+/** The plugin as one object (the module itself is also a valid plugin). */
+export default { name, inject, Config, apply }

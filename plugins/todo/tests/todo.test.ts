@@ -26,6 +26,15 @@ async function setup(config: object = {}) {
 }
 
 describe('todo_write', () => {
+  it('refuses a config with a misspelled key at load, naming the plugin and the nearest key', async () => {
+    const ctx = await createTestContext({ print: false })
+    await expect(ctx.plugin(TodoPlugin, { maxSesions: 5 })).rejects.toMatchObject({
+      code: 'INVALID_CONFIG',
+      message: expect.stringMatching(/^todo: .*maxSesions.*maxSessions/),
+    })
+    expect(ctx.tools.get('todo_write')).toBeUndefined()
+  })
+
   it('returns the list with counts, rendered as a checklist', async () => {
     const { write } = await setup()
     const result = await write([a, b, { id: '3', content: '  c  ', status: 'completed' }])

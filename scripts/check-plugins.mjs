@@ -1,0 +1,156 @@
+// The house rules a lint can check: every plugin has the one plugin shape (CONTRIBUTING "The shape of a
+// plugin") and every dependency arrow points downward (ARCHITECTURE "Layers"). Run on the build
+// (`pnpm build` first): the shape is checked on the module Node loads, as `cordage.yml` loads it.
+// Usage: node scripts/check-plugins.mjs [root]   (root defaults to the working directory)
+import { existsSync, readFileSync, readdirSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+
+/** Exports a plugin's index may have at most: the shape's five plus a few public types' runtime values. */
+export const MAX_EXPORTS = 12
+/** Lines a plugin's `src/index.ts` may have (composition only). */
+export const MAX_INDEX_LINES = 120
+
+/**
+ * Which workspace packages each package may depend on at run time (dependencies and peers; tests may use
+ * anything). Rank order is the layering: a package names only packages listed for it.
+ */
+export const PACKAGE_LAYERS = {
+  '@cordage/core': [],
+  '@cordage/process': [],
+  '@cordage/registry': ['@cordage/core'],
+  '@cordage/services': ['@cordage/core'],
+  '@cordage/agent': ['@cordage/core', '@cordage/registry', '@cordage/services'],
+  '@cordage/testing': ['@cordage/core', '@cordage/registry', '@cordage/services', '@cordage/agent'],
+  'create-cordage-plugin': [],
+}
+/** What any plugin may depend on. */
+export const PLUGIN_BASE = ['@cordage/core', '@cordage/registry', '@cordage/services', '@cordage/process']
+/** Plugins that run agents, and so may depend on `@cordage/agent`. */
+export const RUNS_AGENTS = ['@cordage/plugin-subagent']
+/** The application: loads plugins by name, imported by nothing. */
+export const APPLICATION = '@cordage/cli'
+
+function readJson(path) {
+  return JSON.parse(readFileSync(path, 'utf8'))
+}
+
+function workspacePackages(root, group) {
+  const dir = join(root, group)
+  if (!existsSync(dir)) return []
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && existsSync(join(dir, entry.name, 'package.json')))
+    .map((entry) => ({ dir: join(dir, entry.name), group, manifest: readJson(join(dir, entry.name, 'package.json')) }))
+}
+
+function sourceImports(dir) {
+  const found = new Set()
+  const walk = (path) => {
+    if (!existsSync(path)) return
+    for (const entry of readdirSync(path, { withFileTypes: true })) {
+      const child = join(path, entry.name)
+      if (entry.isDirectory()) walk(child)
+      else if (/\.(tsx?|m?js)$/.test(entry.name) && !entry.name.endsWith('.d.ts')) {
+        const text = readFileSync(child, 'utf8')
+        for (const match of text.matchAll(/(?:from|import)\s*\(?\s*['"](@cordage\/[^'"/]+|create-cordage-plugin)/g)) found.add(match[1])
+      }
+    }
+  }
+  walk(join(dir, 'src'))
+  return found
+}
+
+/** Layering offences of one package: undeclared imports and arrows that do not point downward. */
+function checkLayers(pkg, offences) {
+  const { name, dependencies = {}, peerDependencies = {} } = pkg.manifest
+  const declared = Object.keys({ ...dependencies, ...peerDependencies }).filter((dep) => dep.startsWith('@cordage/'))
+  for (const imported of sourceImports(pkg.dir)) {
+    if (imported !== name && !declared.includes(imported)) offences.push(`${name}: src imports ${imported}, which package.json does not declare`)
+  }
+  if (name === APPLICATION || pkg.group === 'examples') return
+  const allowed = pkg.group === 'plugins' ? [...PLUGIN_BASE, ...(RUNS_AGENTS.includes(name) ? ['@cordage/agent'] : [])] : PACKAGE_LAYERS[name]
+  if (!allowed) {
+    offences.push(`${name}: a package with no place in the layering (add it to PACKAGE_LAYERS in scripts/check-plugins.mjs)`)
+    return
+  }
+  for (const dep of declared) {
+    if (allowed.includes(dep)) continue
+    const why = dep.startsWith('@cordage/plugin-')
+      ? 'no package or plugin depends on a plugin (share through @cordage/services)'
+      : dep === '@cordage/agent'
+        ? 'only plugins that run agents depend on @cordage/agent (the model seam types are in @cordage/services)'
+        : `it may depend on ${allowed.join(', ') || 'no workspace package'}`
+    offences.push(`${name}: depends on ${dep}, but ${why}`)
+  }
+}
+
+function isSchema(value) {
+  return typeof value === 'function' && typeof value.type === 'string' && typeof value.toJSON === 'function'
+}
+
+/** Shape offences of one plugin, checked on its built entry point. */
+async function checkShape(pkg, offences) {
+  const label = pkg.manifest.name
+  const index = join(pkg.dir, 'src', 'index.ts')
+  if (existsSync(index)) {
+    const lines = readFileSync(index, 'utf8').split('\n').length
+    if (lines > MAX_INDEX_LINES) offences.push(`${label}: src/index.ts has ${lines} lines (composition only, at most ${MAX_INDEX_LINES})`)
+  }
+  const entry = pkg.manifest.exports?.['.']?.default ?? pkg.manifest.main
+  const file = entry && join(pkg.dir, entry)
+  if (!file || !existsSync(file)) {
+    offences.push(`${label}: no built entry point (${entry ?? 'package.json names none'}); run \`pnpm build\` first`)
+    return
+  }
+  let mod
+  try {
+    mod = await import(pathToFileURL(resolve(file)).href)
+  } catch (error) {
+    offences.push(`${label}: its entry point fails to load: ${error?.message ?? error}`)
+    return
+  }
+  const named = Object.keys(mod).filter((key) => key !== 'default')
+  if (named.length > MAX_EXPORTS) offences.push(`${label}: exports ${named.length} names (at most ${MAX_EXPORTS}: the plugin shape and its public API)`)
+  if (typeof mod.name !== 'string' || !mod.name) offences.push(`${label}: exports no \`name\``)
+  if (!Array.isArray(mod.inject) && (typeof mod.inject !== 'object' || mod.inject === null))
+    offences.push(`${label}: exports no \`inject\` (an array or object, [] when it needs nothing)`)
+  if (!isSchema(mod.Config)) offences.push(`${label}: exports no schemastery \`Config\``)
+  else {
+    try {
+      mod.Config({ __unknownKey__: true })
+      offences.push(`${label}: Config accepts unknown keys (wrap it in strictConfig(name, …) from @cordage/core)`)
+    } catch (error) {
+      if (error?.code !== 'INVALID_CONFIG') offences.push(`${label}: Config rejects unknown keys without INVALID_CONFIG (use strictConfig)`)
+    }
+  }
+  const plugin = mod.default
+  if (plugin === undefined) offences.push(`${label}: has no default export (the plugin itself)`)
+  else if (typeof plugin === 'function') {
+    if (plugin.Config !== mod.Config) offences.push(`${label}: the default export's static Config is not the exported Config`)
+    if (plugin.inject !== mod.inject) offences.push(`${label}: the default export's static inject is not the exported inject`)
+  } else if (typeof plugin === 'object' && plugin !== null) {
+    if (typeof plugin.apply !== 'function') offences.push(`${label}: the default export has no apply`)
+    for (const key of ['name', 'inject', 'Config']) {
+      if (plugin[key] !== mod[key]) offences.push(`${label}: the default export's ${key} is not the exported ${key}`)
+    }
+  } else offences.push(`${label}: the default export is not a plugin`)
+}
+
+/** Every offence under `root`, in a stable order. */
+export async function checkHouse(root) {
+  const offences = []
+  const packages = [...workspacePackages(root, 'packages'), ...workspacePackages(root, 'plugins'), ...workspacePackages(root, 'examples')]
+  for (const pkg of packages) {
+    checkLayers(pkg, offences)
+    if (pkg.group === 'plugins') await checkShape(pkg, offences)
+  }
+  return offences
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const offences = await checkHouse(resolve(process.argv[2] ?? '.'))
+  if (offences.length) {
+    console.error(`plugin shape and layering (CONTRIBUTING "The shape of a plugin", ARCHITECTURE "Layers"):\n${offences.join('\n')}`)
+    process.exit(1)
+  }
+}
