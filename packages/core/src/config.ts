@@ -9,6 +9,19 @@ export interface ConfigIssue {
   message: string
 }
 
+/**
+ * What a user may write for a plugin whose resolved config is `C`: every key optional, nested plain
+ * objects too (the schema fills defaults); arrays and their items are taken whole. Plugins type their
+ * schema `Schema<ConfigInput<Config>, Config>`.
+ */
+export type ConfigInput<C> = C extends readonly unknown[]
+  ? C
+  : C extends (...args: never[]) => unknown
+    ? C
+    : C extends object
+      ? { [K in keyof C]?: ConfigInput<C[K]> }
+      : C
+
 /** A plugin's config is invalid (code `INVALID_CONFIG`); thrown at load, naming the plugin and every issue. */
 export class ConfigError extends CordageError {
   constructor(

@@ -21,7 +21,7 @@ export type {
   ReturnsOutput,
 } from './tool.js'
 export { defineTool, TOOL_NAME_PATTERN } from './tool.js'
-export type { ConfigIssue, KeyShape, StandardConfig } from './config.js'
+export type { ConfigInput, ConfigIssue, KeyShape, StandardConfig } from './config.js'
 export { ConfigError, strictConfig, unknownConfigKeys, formatPath } from './config.js'
 export type { Violation } from './errors.js'
 export {
