@@ -33,6 +33,12 @@ export declare namespace ToolRegistry {
 const accept = async (): Promise<PostDecision> => ({ kind: 'accept' })
 const allow = async (): Promise<PreDecision> => ({ kind: 'allow' })
 
+/** Cancellation replaces only a success (`ABORTED` if the body ran): denials and failures are more specific. */
+function cancelled(call: Call, result: ToolExecutionResult, bodyRan: boolean): ToolExecutionResult {
+  if (result.isError || !call.callerSignal?.aborted) return result
+  return failure(bodyRan ? new ToolAbortedError() : new ToolAbortedBeforeDispatchError(), undefined, result.additionalContexts)
+}
+
 /** The `tools` service: registration, listing and the execution pipeline (phases in the package README). */
 export class ToolRegistry extends Service {
   static readonly Config: Schema<Partial<ToolRegistry.Config>, ToolRegistry.Config> = Schema.object({
@@ -105,7 +111,11 @@ export class ToolRegistry extends Service {
     }, 'tools.guard()')
   }
 
-  /** Runs one call through the pipeline; never rejects: whatever goes wrong is a frozen failure result. */
+  /**
+   * Runs one call through the pipeline; never rejects: whatever goes wrong is a frozen failure result.
+   * The phases are the README's: input and arguments, admission, execution + policy + presentation,
+   * cancellation, observers. Phases with no listeners cost nothing (no await).
+   */
   async execute(input: ExecuteInput): Promise<ToolExecutionResult> {
     // One try around the whole call (no extra promise per call): hostile input or a broken listener
     // contract ends as a coded failure, never a rejection.
@@ -114,41 +124,54 @@ export class ToolRegistry extends Service {
       if (typeof input !== 'object' || input === null) input = { name: nameOf(input), arguments: undefined }
       const entry = typeof input.name === 'string' ? this.entries.get(input.name) : undefined
       const call = openCall(input, entry)
-      const { exec, callerSignal } = call
-      const hooks = this.hooks
+      let result = this.checkInput(call, entry)
       let bodyRan = false
-      let result: ToolExecutionResult
-      const refusal =
-        call.inputError ??
-        (!entry ? this.unknown(exec.name) : callerSignal?.aborted ? new ToolAbortedBeforeDispatchError() : checkArguments(entry, exec.arguments))
-      if (refusal) result = failure(refusal)
-      else {
-        // The fast path skips every async step that has nothing to do (guards are synchronous).
-        const denial = hooks['tools/pre-execute']?.length ? await this.admit(exec) : this.guards.size ? guardDenial(this.guards, exec) : undefined
-        if (denial) result = failure(denial)
-        else if (callerSignal?.aborted) result = failure(new ToolAbortedBeforeDispatchError())
-        else if (this.entries.get(exec.name) !== entry) {
-          // Its plugin unloaded while policy or approval was deciding: never run a body whose owner is gone.
-          result = failure(this.unknown(exec.name, 'was unregistered before the call could run'))
-        } else {
-          bodyRan = true
-          const definition = entry!.definition
-          result = await (hooks['tools/execute']?.length ? this.wrapped(definition, call) : runBody(definition, call, this.host))
-          let accepted = true
-          if (hooks['tools/post-execute']?.length) [result, accepted] = await this.post(definition, exec, result)
-          if (accepted && exec.parent === undefined && !callerSignal?.aborted && hooks['tools/present']?.length) result = await this.present(exec, result)
-        }
+      if (!result) {
+        const denial = this.hooks['tools/pre-execute']?.length
+          ? await this.admit(call.exec)
+          : this.guards.size
+            ? guardDenial(this.guards, call.exec)
+            : undefined
+        result = denial ? failure(denial) : this.checkStillRunnable(call, entry!)
       }
-      // Cancellation replaces only a success: denials and failures are more specific.
-      if (!result.isError && callerSignal?.aborted) {
-        result = failure(bodyRan ? new ToolAbortedError() : new ToolAbortedBeforeDispatchError(), undefined, result.additionalContexts)
+      if (!result) {
+        bodyRan = true
+        result = await this.run(entry!.definition, call)
       }
-      if (hooks['tools/result']?.length) this.notifyAll('tools/result', [exec, result])
+      result = cancelled(call, result, bodyRan)
+      if (this.hooks['tools/result']?.length) this.notifyAll('tools/result', [call.exec, result])
       return result
     } catch (error) {
       this.warn(`a tool call failed inside the pipeline: ${errorMessage(error)}`)
       return failure(CordageError.is(error) ? error : new CordageError('TOOL_FAILED', `the call failed inside the tool pipeline: ${errorMessage(error)}`))
     }
+  }
+
+  /** Input and arguments: a malformed input, an unknown tool, a pre-aborted caller or invalid arguments fail here. */
+  private checkInput(call: Call, entry: Entry | undefined): ToolExecutionResult | undefined {
+    const refusal =
+      call.inputError ??
+      (!entry ? this.unknown(call.exec.name) : call.callerSignal?.aborted ? new ToolAbortedBeforeDispatchError() : checkArguments(entry, call.exec.arguments))
+    return refusal ? failure(refusal) : undefined
+  }
+
+  /** After admission: the caller may have aborted, or the tool's plugin unloaded, while policy or approval decided. */
+  private checkStillRunnable(call: Call, entry: Entry): ToolExecutionResult | undefined {
+    if (call.callerSignal?.aborted) return failure(new ToolAbortedBeforeDispatchError())
+    // Never run a body whose owner is gone.
+    if (this.entries.get(call.exec.name) !== entry) return failure(this.unknown(call.exec.name, 'was unregistered before the call could run'))
+    return undefined
+  }
+
+  /** Execution (`tools/execute` around the body), policy (`tools/post-execute`), then presentation (`tools/present`). */
+  private async run(definition: ToolDefinition, call: Call): Promise<ToolExecutionResult> {
+    const hooks = this.hooks
+    const { exec } = call
+    let result = await (hooks['tools/execute']?.length ? this.wrapped(definition, call) : runBody(definition, call, this.host))
+    let accepted = true
+    if (hooks['tools/post-execute']?.length) [result, accepted] = await this.post(definition, exec, result)
+    if (accepted && exec.parent === undefined && !call.callerSignal?.aborted && hooks['tools/present']?.length) result = await this.present(exec, result)
+    return result
   }
 
   private unknown(name: string, reason?: string): UnknownToolError {
