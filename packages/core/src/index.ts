@@ -18,9 +18,10 @@ export type {
   ToolExecutionToken,
   ToolConcurrency,
   ToolPathArgument,
+  ToolAnnotations,
   ReturnsOutput,
 } from './tool.js'
-export { defineTool, TOOL_NAME_PATTERN } from './tool.js'
+export { defineTool, TOOL_NAME_PATTERN, TOOL_ANNOTATION_KEYS } from './tool.js'
 export type { ConfigInput, ConfigIssue, KeyShape, StandardConfig } from './config.js'
 export { ConfigError, strictConfig, unknownConfigKeys, formatPath } from './config.js'
 export type { Violation } from './errors.js'

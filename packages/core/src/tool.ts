@@ -50,6 +50,25 @@ export interface ToolPathArgument {
   default?: string
 }
 
+/**
+ * Hints about what a tool does, with MCP's names and meanings (MCP tool annotations). They describe the
+ * tool; they grant nothing (plan mode reads `readOnlyHint`; a bridged MCP tool carries its server's
+ * hints). All optional; the registry rejects other keys and non-boolean values.
+ */
+export interface ToolAnnotations {
+  /** The tool changes nothing in its environment. */
+  readOnlyHint?: boolean
+  /** When it does change things, it may destroy or overwrite (meaningful only when not read-only). */
+  destructiveHint?: boolean
+  /** Calling it again with the same arguments has no further effect. */
+  idempotentHint?: boolean
+  /** It reaches an open world (the web, other systems) rather than a closed domain. */
+  openWorldHint?: boolean
+}
+
+/** The keys `ToolAnnotations` may hold, each a boolean. */
+export const TOOL_ANNOTATION_KEYS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const
+
 /** A registered tool: raw JSON Schemas, a body returning one JSON value, and its output declaration. */
 export interface ToolDefinition<Args = any, Value = any> {
   /** `^[a-zA-Z0-9_-]{1,64}$` (provider function-name rules). */
@@ -63,6 +82,8 @@ export interface ToolDefinition<Args = any, Value = any> {
   concurrency?: ToolConcurrency
   /** The arguments that are filesystem paths, for path-aware policy (relative paths resolve against the workspace root). */
   paths?: readonly ToolPathArgument[]
+  /** What the tool does, as MCP-style hints (`readOnlyHint`, …); listed by `ctx.tools.list()`. */
+  annotations?: ToolAnnotations
   /**
    * Registered and callable through the whole pipeline, but left out of `list()`: a runtime tool offered
    * only to particular agents through their tool view (a child run's `structured_output`).
@@ -84,6 +105,7 @@ export interface ToolSpec<P extends ValueSchemaSpec, O extends ValueSchemaSpec> 
   timeoutMs?: number
   concurrency?: ToolConcurrency
   paths?: readonly ToolPathArgument[]
+  annotations?: ToolAnnotations
   hidden?: boolean
 }
 
@@ -185,6 +207,7 @@ export function defineTool(input: ToolSpec<ValueSchemaSpec, ValueSchemaSpec> | I
   if (spec.timeoutMs !== undefined) definition.timeoutMs = spec.timeoutMs
   if (spec.concurrency !== undefined) definition.concurrency = spec.concurrency
   if (spec.paths !== undefined) definition.paths = spec.paths
+  if (spec.annotations !== undefined) definition.annotations = spec.annotations
   if (spec.hidden !== undefined) definition.hidden = spec.hidden
   return definition
 }

@@ -65,6 +65,19 @@ describe('defineTool', () => {
     expect(await count.execute({}, exec)).toEqual([1, 2, 3])
   })
 
+  it('carries declared annotations onto the definition, and none when none are declared', () => {
+    const look = defineTool({
+      name: 'look',
+      description: 'Looks.',
+      parameters: Schema.object({}),
+      output: { schema: Schema.const(null), render: () => [] },
+      annotations: { readOnlyHint: true, idempotentHint: true },
+      execute: () => null,
+    })
+    expect(look.annotations).toEqual({ readOnlyHint: true, idempotentHint: true })
+    expect('annotations' in greet).toBe(false)
+  })
+
   it('requires an object parameters schema', () => {
     expect(() =>
       defineTool({

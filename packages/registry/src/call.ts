@@ -5,6 +5,7 @@ import {
   type CordageError,
   type HookContext,
   type JsonValue,
+  type ToolAnnotations,
   type ToolDefinition,
   type ToolRunContext,
   type Validator,
@@ -16,6 +17,8 @@ import type { ExecuteInput } from './types.js'
 export interface Entry {
   definition: ToolDefinition
   validateArgs: Validator
+  /** A frozen copy of the definition's annotations, as checked at registration (what `list()` shows). */
+  annotations?: Readonly<ToolAnnotations>
 }
 
 /** One call's state, shared by every phase of the pipeline. */

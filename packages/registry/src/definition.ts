@@ -1,4 +1,4 @@
-import { TOOL_NAME_PATTERN, ToolDefinitionError, checkSupportedSchema, formatViolations, type ToolDefinition } from '@cordage/core'
+import { TOOL_ANNOTATION_KEYS, TOOL_NAME_PATTERN, ToolDefinitionError, checkSupportedSchema, formatViolations, type ToolDefinition } from '@cordage/core'
 
 /** Throws `ToolDefinitionError` (nothing registered) when `definition` breaks a registration rule. */
 export function checkDefinition(definition: ToolDefinition): void {
@@ -33,5 +33,23 @@ export function checkDefinition(definition: ToolDefinition): void {
   }
   if (concurrency !== undefined && concurrency !== 'parallel' && concurrency !== 'exclusive' && typeof concurrency !== 'function') {
     throw new ToolDefinitionError(`${label}: concurrency must be 'parallel', 'exclusive' or a function`)
+  }
+  checkAnnotations(label, definition.annotations)
+}
+
+const ANNOTATION_KEYS: readonly string[] = TOOL_ANNOTATION_KEYS
+
+/** `annotations` is absent or a plain object of known boolean hints: a typo (`readonlyHint`) must not pass as "no hint". */
+function checkAnnotations(label: string, annotations: unknown): void {
+  if (annotations === undefined) return
+  if (typeof annotations !== 'object' || annotations === null || Array.isArray(annotations)) {
+    throw new ToolDefinitionError(`${label}: annotations must be an object of boolean hints (${ANNOTATION_KEYS.join(', ')})`)
+  }
+  for (const key of Reflect.ownKeys(annotations)) {
+    if (typeof key !== 'string' || !ANNOTATION_KEYS.includes(key)) {
+      throw new ToolDefinitionError(`${label}: annotations: unknown key ${String(key)} (valid keys: ${ANNOTATION_KEYS.join(', ')})`)
+    }
+    const value = Object.getOwnPropertyDescriptor(annotations, key)?.value
+    if (typeof value !== 'boolean') throw new ToolDefinitionError(`${label}: annotations.${key} must be a boolean, got ${typeof value}`)
   }
 }

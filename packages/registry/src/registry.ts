@@ -73,6 +73,7 @@ export class ToolRegistry extends Service {
     // Compile now so a schema ajv rejects fails registration, not the first call.
     compileValidator(definition.output.schema)
     const entry: Entry = { definition, validateArgs: compileValidator(definition.parameters) }
+    if (definition.annotations) entry.annotations = Object.freeze({ ...definition.annotations })
     const registry = unproxied(this)
     return this.ctx.effect(
       () => {
@@ -98,7 +99,11 @@ export class ToolRegistry extends Service {
   list(): ToolSchema[] {
     return [...unproxied(this).entries.values()]
       .filter(({ definition: d }) => !d.hidden)
-      .map(({ definition: d }) => ({ name: d.name, description: d.description, parameters: d.parameters, outputSchema: d.output.schema }))
+      .map(({ definition: d, annotations }) => {
+        const schema: ToolSchema = { name: d.name, description: d.description, parameters: d.parameters, outputSchema: d.output.schema }
+        if (annotations) schema.annotations = annotations
+        return schema
+      })
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   }
 

@@ -1,4 +1,14 @@
-import type { ContentBlock, HookContext, JsonSchemaNode, JsonValue, ToolDefinition, ToolExec, ToolExecutionResult, ToolExecutionToken } from '@cordage/core'
+import type {
+  ContentBlock,
+  HookContext,
+  JsonSchemaNode,
+  JsonValue,
+  ToolAnnotations,
+  ToolDefinition,
+  ToolExec,
+  ToolExecutionResult,
+  ToolExecutionToken,
+} from '@cordage/core'
 
 /** What `ctx.tools.list()` describes for each tool (sorted by name). */
 export interface ToolSchema {
@@ -6,6 +16,8 @@ export interface ToolSchema {
   description: string
   parameters: JsonSchemaNode
   outputSchema: JsonSchemaNode
+  /** The tool's hints (`readOnlyHint`, …), frozen, when it declares any. */
+  annotations?: Readonly<ToolAnnotations>
 }
 
 /** The input of `ctx.tools.execute`. */

@@ -26,6 +26,20 @@ describe('ctx.tools.register', () => {
     expect(ctx.tools.get('echo')).toBe(echo)
   })
 
+  it('lists annotations as a frozen copy checked at registration, and nothing for tools without them', async () => {
+    const ctx = await createTestContext()
+    const annotations = { readOnlyHint: true, openWorldHint: false }
+    ctx.tools.register({ ...rawTool('look', () => 1), annotations })
+    ctx.tools.register(echo)
+    const [listedEcho, look] = ctx.tools.list()
+    expect(look!.annotations).toEqual({ readOnlyHint: true, openWorldHint: false })
+    expect(Object.isFrozen(look!.annotations)).toBe(true)
+    expect('annotations' in listedEcho!).toBe(false)
+    // A consumer of list() cannot change what others read, nor can the owner's later edits of its object.
+    annotations.readOnlyHint = false
+    expect(ctx.tools.list()[1]!.annotations).toEqual({ readOnlyHint: true, openWorldHint: false })
+  })
+
   it('leaves hidden tools out of list() but still runs them through the pipeline', async () => {
     const ctx = await createTestContext()
     ctx.tools.register({ ...rawTool('secret_step', () => 7), hidden: true })
@@ -53,6 +67,25 @@ describe('ctx.tools.register', () => {
     ['a non-object parameters root', { ...rawTool('x', () => 1), parameters: { type: 'string' } }, /parameters must be an object schema/],
     ['a zero timeout', rawTool('x', () => 1, { timeoutMs: 0 }), /timeoutMs must be a positive number/],
     ['a missing body', { ...rawTool('x', () => 1), execute: undefined }, /execute must be a function/],
+    ['annotations that are not an object', { ...rawTool('x', () => 1), annotations: 'read-only' }, /annotations must be an object of boolean hints/],
+    [
+      'a misspelt annotation',
+      { ...rawTool('x', () => 1), annotations: { readonlyHint: true } },
+      /annotations: unknown key readonlyHint \(valid keys: readOnlyHint, /,
+    ],
+    ['a non-boolean annotation', { ...rawTool('x', () => 1), annotations: { readOnlyHint: 'yes' } }, /annotations.readOnlyHint must be a boolean, got string/],
+    [
+      'an annotation behind a getter',
+      {
+        ...rawTool('x', () => 1),
+        annotations: {
+          get readOnlyHint() {
+            return true
+          },
+        },
+      },
+      /annotations.readOnlyHint must be a boolean/,
+    ],
   ])('rejects %s', async (_label, definition, message) => {
     const error = await registrationError(definition)
     expect(error.message).toMatch(message)

@@ -78,6 +78,8 @@ export function askTool(ctx: Context): ToolDefinition {
       schema: Output,
       render: (_args, value) => [{ type: 'text', text: JSON.stringify(value) }],
     },
+    // Asking changes nothing, so plan mode (and anything else reading the hints) lets it run.
+    annotations: { readOnlyHint: true },
     execute: async (args, exec) => {
       const questions = args.questions as Question[]
       checkQuestions(questions)

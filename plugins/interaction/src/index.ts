@@ -1,5 +1,6 @@
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
+import { strictConfig } from '@cordage/core'
 import { unproxied, type ToolRegistry } from '@cordage/registry'
 import type { SystemSection } from '@cordage/services'
 import { askTool } from './ask.js'
@@ -12,14 +13,23 @@ export const inject = ['tools']
 export interface Config {
   planMode: boolean
   writeTools: string[]
+  readOnlyTools: string[]
 }
 
-export const Config: Schema<Partial<Config>, Config> = Schema.object({
-  planMode: Schema.boolean().default(false).description("Start in plan mode (the CLI's --plan sets it too)."),
-  writeTools: Schema.array(Schema.string().pattern(/^[a-zA-Z0-9_*-]+$/))
-    .default(['bash', 'terminal_*', 'cordis_mount'])
-    .description('Tools plan mode always denies (`*` matches any characters), besides tools that declare a write path argument.'),
-})
+const ToolGlob = Schema.string().pattern(/^[a-zA-Z0-9_*-]+$/)
+
+export const Config: Schema<Partial<Config>, Config> = strictConfig(
+  name,
+  Schema.object({
+    planMode: Schema.boolean().default(false).description("Start in plan mode (the CLI's --plan sets it too)."),
+    writeTools: Schema.array(ToolGlob)
+      .default(['bash', 'terminal_*', 'cordis_mount'])
+      .description('Tools plan mode always denies (`*` matches any characters), besides tools that declare a write path argument.'),
+    readOnlyTools: Schema.array(ToolGlob)
+      .default([])
+      .description('Tools plan mode lets run although their annotations do not say readOnlyHint: true (e.g. a bridged MCP tool you know only reads).'),
+  }),
+)
 
 export { matchAnswers } from './ask.js'
 export { PlanMode, PLAN_MODE_TEXT, writesBecause } from './plan-mode.js'
@@ -37,7 +47,7 @@ export function apply(ctx: Context, config: Config): void {
   const tools: ToolRegistry = ctx.tools
   // The registry itself for per-call lookups: each method read through the service proxy costs microseconds.
   const registry = unproxied(tools)
-  const planMode = new PlanMode(ctx, registry, config.writeTools.map(globToRegExp))
+  const planMode = new PlanMode(ctx, registry, config.writeTools.map(globToRegExp), config.readOnlyTools.map(globToRegExp))
   ctx.provide('planMode', planMode)
   tools.register(askTool(ctx))
   tools.register(exitPlanTool(ctx, planMode))

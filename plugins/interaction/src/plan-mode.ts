@@ -13,10 +13,18 @@ export function globToRegExp(glob: string): RegExp {
   )
 }
 
-/** Why a tool counts as writing, or undefined when plan mode lets it run. */
-export function writesBecause(tools: ToolRegistry, name: string, listed: readonly RegExp[]): string | undefined {
+/**
+ * Why a tool counts as writing, or undefined when plan mode lets it run. In order: a name in `listed`
+ * (config `writeTools`) writes; a declared `write` path writes; a name in `readOnly` (config
+ * `readOnlyTools`) is read-only; annotations with `readOnlyHint: false` write (a bridged MCP tool
+ * carries MCP's default `false` unless its server says `true`); a tool that declares neither is read-only.
+ */
+export function writesBecause(tools: ToolRegistry, name: string, listed: readonly RegExp[], readOnly: readonly RegExp[] = []): string | undefined {
   if (listed.some((pattern) => pattern.test(name))) return 'can change files or run commands'
-  if (tools.get(name)?.paths?.some((path) => path.access === 'write')) return 'writes files'
+  const definition = tools.get(name)
+  if (definition?.paths?.some((path) => path.access === 'write')) return 'writes files'
+  if (readOnly.some((pattern) => pattern.test(name))) return undefined
+  if (definition?.annotations?.readOnlyHint === false) return 'may change things (it is not annotated readOnlyHint: true)'
   return undefined
 }
 
@@ -26,7 +34,7 @@ export const PLAN_MODE_TEXT =
 
 /**
  * Plan mode: while active, an outermost `tools/pre-execute` listener denies every tool that writes
- * (a declared `write` path argument, or a name in the configured list) before any policy or approval
+ * (see `writesBecause`) before any policy or approval
  * prompt sees it. The listener exists only while plan mode is active, so normal dispatch pays nothing.
  */
 export class PlanMode implements PlanModeService {
@@ -36,6 +44,7 @@ export class PlanMode implements PlanModeService {
     private readonly ctx: Context,
     private readonly tools: ToolRegistry,
     private readonly listed: readonly RegExp[],
+    private readonly readOnly: readonly RegExp[] = [],
   ) {}
 
   get active(): boolean {
@@ -56,7 +65,7 @@ export class PlanMode implements PlanModeService {
   }
 
   private decide(exec: ToolExec, next: () => Promise<PreDecision>): PreDecision | Promise<PreDecision> {
-    const why = writesBecause(this.tools, exec.name, this.listed)
+    const why = writesBecause(this.tools, exec.name, this.listed, this.readOnly)
     if (why === undefined) return next()
     return {
       kind: 'deny',

@@ -1,4 +1,13 @@
-import { ToolArgsError, compileValidator, formatViolations, type JsonValue, type ToolDefinition, type ToolPathArgument } from '@cordage/core'
+import {
+  TOOL_ANNOTATION_KEYS,
+  ToolArgsError,
+  compileValidator,
+  formatViolations,
+  type JsonValue,
+  type ToolAnnotations,
+  type ToolDefinition,
+  type ToolPathArgument,
+} from '@cordage/core'
 import type { Tool } from '@modelcontextprotocol/sdk/types.js'
 import { renderMcpResult, type McpResult, type ModelSees } from './content.js'
 import { bridgeSchemas } from './schema.js'
@@ -52,9 +61,28 @@ export function bridgeTool(name: string, tool: Tool, options: BridgeOptions): Br
       if (violations.length) throw new ToolArgsError(`invalid arguments for ${name}:\n${formatViolations(violations)}`, [...violations])
       return call(tool.name, args, exec.signal)
     },
+    annotations: bridgedAnnotations(tool.annotations),
     // Read-only tools may run alongside others; anything else keeps the registry's exclusive default.
     concurrency: tool.annotations?.readOnlyHint === true ? 'parallel' : 'exclusive',
   }
   if (options.paths?.length) definition.paths = options.paths
   return { definition, warnings }
+}
+
+/** What MCP says a tool without a hint is: it may write, destroy, repeat effects and reach the open world. */
+const MCP_DEFAULT_HINTS: Required<ToolAnnotations> = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true }
+
+/**
+ * The server's hints over MCP's defaults, so a tool the server does not annotate reads as what MCP says it
+ * is (not read-only) rather than as a tool that declared nothing. A hint that is not a boolean keeps the
+ * default: a malformed annotation from a server never makes a tool look safer, nor fails its registration.
+ */
+export function bridgedAnnotations(annotations: unknown): ToolAnnotations {
+  const hints: ToolAnnotations = { ...MCP_DEFAULT_HINTS }
+  if (typeof annotations !== 'object' || annotations === null) return hints
+  for (const key of TOOL_ANNOTATION_KEYS) {
+    const value = (annotations as Record<string, unknown>)[key]
+    if (typeof value === 'boolean') hints[key] = value
+  }
+  return hints
 }

@@ -63,6 +63,14 @@ describe('mcp-client over stdio', () => {
     expect(ctx.tools.get('mcp__fx__fail')!.output.schema.required).toEqual(['content'])
   })
 
+  it("carries the server's tool annotations over MCP's defaults, so an unannotated tool is not read-only", async () => {
+    const { ctx } = await load()
+    const listed = new Map(ctx.tools.list().map((tool) => [tool.name, tool.annotations]))
+    expect(listed.get('mcp__fx__echo')).toEqual({ readOnlyHint: true, destructiveHint: true, idempotentHint: true, openWorldHint: true })
+    expect(listed.get('mcp__fx__fail')).toEqual({ readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true })
+    expect(ctx.tools.get('mcp__fx__fail')!.concurrency).toBe('exclusive')
+  })
+
   it('enforces a supported outputSchema on structuredContent', async () => {
     const { ctx } = await load()
     const valid = await ctx.tools.execute({ name: 'mcp__fx__weather', arguments: { city: 'Oslo' } })
