@@ -15,7 +15,7 @@ export function catalogDescription(description: string, max: number): string {
 export function catalogText(skills: Iterable<SkillEntry>, maxDescription: number): string | undefined {
   const lines: string[] = []
   for (const skill of skills) {
-    if (skill.modelInvocable) lines.push(`- \`${skill.name}\`: ${escapeXml(catalogDescription(skill.description, maxDescription))}`)
+    if (skill.modelInvocable && skill.size === undefined) lines.push(`- \`${skill.name}\`: ${escapeXml(catalogDescription(skill.description, maxDescription))}`)
   }
   if (!lines.length) return undefined
   return [

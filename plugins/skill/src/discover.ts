@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { isAbsolute, join, resolve } from 'node:path'
 import { parse } from 'yaml'
+import { insideRoots, readSkillFile, SkillFileError } from './skill-file.js'
 
 /** A skill found on disk: its front matter and where it lives (the body is read when it is loaded). */
 export interface SkillEntry {
@@ -9,10 +10,12 @@ export interface SkillEntry {
   description: string
   allowedTools: string[]
   modelInvocable: boolean
-  /** The skill's folder (its resources resolve against it). */
+  /** The skill's folder, its real path (its resources resolve against it). */
   dir: string
-  /** The `SKILL.md` file. */
+  /** The `SKILL.md` file (its real path). */
   file: string
+  /** Set when the file is over `maxSkillBytes`: it is not listed, and loading it fails naming the limit. */
+  size?: number
 }
 
 /** A skill file that could not be used, and why. */
@@ -58,13 +61,36 @@ function entryOf(meta: Record<string, unknown>, dir: string, file: string): Skil
   return { name, description: description.trim(), allowedTools, modelInvocable: meta['disable-model-invocation'] !== true, dir, file }
 }
 
+/** What a scan needs: the size limit, and a callback told of each path before it is read (for invalidation). */
+export interface ScanOptions {
+  maxSkillBytes: number
+  observe?: (path: string) => void
+}
+
+/** How much of an oversized SKILL.md is read to find its name (the front matter must lie within it). */
+export const HEAD_BYTES = 64 * 1024
+
 /**
  * Scans the roots in rank order: each `<root>/<folder>/SKILL.md` is one skill; the first root that has
- * a name wins. Missing roots are skipped; unusable files are reported as problems, never thrown.
+ * a name wins. Missing roots are skipped; unusable files are reported as problems, never thrown. A
+ * folder or SKILL.md whose real path lies outside every root is refused, and only the front matter of
+ * a file over `maxSkillBytes` is read (its entry is kept, marked `size`, so a call can name the limit).
  */
-export function discoverSkills(roots: readonly string[]): { skills: Map<string, SkillEntry>; problems: SkillProblem[] } {
+export function discoverSkills(
+  roots: readonly string[],
+  options: ScanOptions,
+): { skills: Map<string, SkillEntry>; problems: SkillProblem[]; realRoots: string[] } {
   const skills = new Map<string, SkillEntry>()
   const problems: SkillProblem[] = []
+  const observe = options.observe ?? (() => {})
+  const realRoots = roots.flatMap((root) => {
+    observe(root)
+    try {
+      return [realpathSync(root)]
+    } catch {
+      return []
+    }
+  })
   for (const root of roots) {
     let folders: string[]
     try {
@@ -73,22 +99,35 @@ export function discoverSkills(roots: readonly string[]): { skills: Map<string, 
       continue
     }
     for (const folder of folders) {
-      const dir = join(root, folder)
-      const file = join(dir, 'SKILL.md')
-      let text: string
+      const link = join(root, folder)
+      observe(link)
+      let dir: string
       try {
+        dir = realpathSync(link)
         if (!statSync(dir).isDirectory()) continue
-        text = readFileSync(file, 'utf8')
       } catch {
         continue
       }
+      const file = join(dir, 'SKILL.md')
+      if (!insideRoots(dir, realRoots)) {
+        problems.push({ file: join(link, 'SKILL.md'), message: `the folder resolves to ${dir}, outside the skill roots (${realRoots.join(', ')})` })
+        continue
+      }
+      observe(file)
       try {
+        const { text, size } = readSkillFile(file, realRoots, HEAD_BYTES, false)
         const entry = entryOf(parseSkillFile(text).meta, dir, file)
+        if (size > options.maxSkillBytes) {
+          entry.size = size
+          problems.push({ file, message: `${size} bytes, over the limit of ${options.maxSkillBytes} bytes (maxSkillBytes); it is not listed` })
+        }
         if (!skills.has(entry.name)) skills.set(entry.name, entry)
       } catch (error) {
+        // A folder without a SKILL.md is not a skill; anything else about the file is worth a warning.
+        if (error instanceof SkillFileError && error.problem === 'unreadable' && !existsSync(file)) continue
         problems.push({ file, message: (error as Error).message })
       }
     }
   }
-  return { skills, problems }
+  return { skills, problems, realRoots }
 }

@@ -1,9 +1,10 @@
-import { readFileSync } from 'node:fs'
 import Schema from 'schemastery'
 import { defineTool, type ToolDefinition } from '@cordage/core'
 import { escapeXml } from './catalog.js'
-import { parseSkillFile, SKILL_NAME, type SkillEntry } from './discover.js'
-import { SkillNotInvocableError, UnknownSkillError } from './errors.js'
+import type { SkillCatalog } from './cache.js'
+import { parseSkillFile, SKILL_NAME } from './discover.js'
+import { SkillNotInvocableError, SkillTooLargeError, SkillUnreadableError, UnknownSkillError } from './errors.js'
+import { readSkillFile, SkillFileError } from './skill-file.js'
 
 const Parameters = Schema.object({
   name: Schema.string().pattern(SKILL_NAME).required().description('The exact skill name from the catalog, e.g. "deploy-app".'),
@@ -19,8 +20,8 @@ const Output = Schema.object({
   content: Schema.string().required().description('The instructions: SKILL.md without its front matter.'),
 })
 
-/** `skill`: loads a skill's instructions, read fresh from disk on every call. */
-export function skillTool(lookup: () => Map<string, SkillEntry>): ToolDefinition {
+/** `skill`: loads a skill's instructions, read fresh (bounded, inside the roots) on every call. */
+export function skillTool(catalog: SkillCatalog, maxSkillBytes: number): ToolDefinition {
   return defineTool({
     name: 'skill',
     description:
@@ -37,17 +38,33 @@ export function skillTool(lookup: () => Map<string, SkillEntry>): ToolDefinition
       },
     },
     concurrency: 'parallel',
+    annotations: { readOnlyHint: true },
     execute: (args) => {
-      const skills = lookup()
+      const skills = catalog.current()
       const skill = skills.get(args.name)
       if (!skill)
         throw new UnknownSkillError(
           args.name,
-          [...skills.values()].filter((entry) => entry.modelInvocable).map((entry) => entry.name),
+          [...skills.values()].filter((entry) => entry.modelInvocable && entry.size === undefined).map((entry) => entry.name),
         )
       if (!skill.modelInvocable) throw new SkillNotInvocableError(args.name)
+      if (skill.size !== undefined) throw new SkillTooLargeError(args.name, skill.size, maxSkillBytes)
       // Read again: an edited body is used at once, without a new catalog.
-      const { body } = parseSkillFile(readFileSync(skill.file, 'utf8'))
+      let text: string
+      try {
+        text = readSkillFile(skill.file, catalog.realRoots, maxSkillBytes, true).text
+      } catch (error) {
+        if (!(error instanceof SkillFileError)) throw error
+        if (error.problem === 'too-large') throw new SkillTooLargeError(args.name, error.size!, maxSkillBytes)
+        const outside = error.problem === 'outside-roots'
+        throw new SkillUnreadableError(args.name, outside ? 'now resolves outside the skill roots' : error.message, outside)
+      }
+      let body: string
+      try {
+        body = parseSkillFile(text).body
+      } catch (error) {
+        throw new SkillUnreadableError(args.name, `no longer parses: ${(error as Error).message}`, false)
+      }
       return { name: skill.name, provider: 'filesystem', resourceBase: { kind: 'directory' as const, path: skill.dir }, content: body.trim() }
     },
   })
