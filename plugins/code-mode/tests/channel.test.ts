@@ -26,7 +26,9 @@ describe('the spin handshake', () => {
     const received: number[] = []
     let viaMailbox = 0
     // Windows of 1–11 µs against answers of 0–12 µs: many spins end just as the worker hands its reply over.
-    const spinners = [1, 3, 5, 7, 9, 11].map((micros) => new Spinner(micros))
+    // A window of 0 (never spins) and one of 100 ms (outlasts any answer) take each path for certain, so
+    // both are exercised however busy the machine is.
+    const spinners = [1, 3, 5, 7, 9, 11, 0, 100_000].map((micros) => new Spinner(micros))
     for (let seq = 0; seq < count; seq++) {
       Atomics.add(control, DOORBELL, 1)
       Atomics.notify(control, DOORBELL)
@@ -95,29 +97,33 @@ describe('spinning changes nothing a program sees', () => {
 
   it('keeps the event loop turning while a program keeps the host spinning', async () => {
     // Thousands of quick steps, each answered within the spin window, so the host hands replies straight
-    // back: timers and direct calls must still be served promptly throughout the run.
-    const { ctx, run } = await setup([echo], { spinMicros: 1000 })
-    let lag = 0
-    let last = performance.now()
-    const ticker = setInterval(() => {
-      const now = performance.now()
-      lag = Math.max(lag, now - last - 5)
-      last = now
-    }, 5)
-    const direct: number[] = []
-    const probe = setInterval(() => {
-      const started = performance.now()
-      void ctx.tools.execute({ name: 'echo', arguments: { text: 'ping' } }).then(() => direct.push(performance.now() - started))
-    }, 20)
+    // back: timers and direct calls must still be served between the program's steps, not only after it.
+    // Asserted by where in the run they were served (a host that never yields serves them at step 0 or
+    // at the end); how long they waited is a figure for the benchmark, not a bound for a busy machine.
+    let steps = 0
+    const step = defineTool({
+      name: 'step',
+      description: 'Counts a program step.',
+      parameters: Schema.object({}),
+      output: { schema: Schema.object({ step: Schema.natural().required() }), render: (_a, v) => [{ type: 'text', text: String(v.step) }] },
+      execute: () => ({ step: ++steps }),
+      concurrency: 'parallel',
+    })
+    const { ctx, run } = await setup([echo, step], { spinMicros: 1000 })
+    const STEPS = 3000
+    const ticksAt = new Set<number>()
+    const ticker = setInterval(() => ticksAt.add(steps), 5)
+    const servedAt: number[] = []
+    const probe = setInterval(() => void ctx.tools.execute({ name: 'echo', arguments: { text: 'ping' } }).then(() => servedAt.push(steps)), 20)
     const result = valueOf(
-      await run('let n = 0; for (let i = 0; i < 3000; i++) { for (let j = 0; j < 200; j++) n += j & 1; await tools.echo({ text: "x" }) } return n'),
+      await run(`let n = 0; for (let i = 0; i < ${STEPS}; i++) { for (let j = 0; j < 200; j++) n += j & 1; await tools.step({}) } return n`),
     )
     clearInterval(ticker)
     clearInterval(probe)
-    expect(result.result).toBe(3000 * 100)
-    expect(direct.length).toBeGreaterThan(3)
-    expect(Math.max(...direct)).toBeLessThan(100)
-    expect(lag).toBeLessThan(100)
+    expect(result.result).toBe(STEPS * 100)
+    const midRun = (at: number) => at > 0 && at < STEPS
+    expect([...ticksAt].filter(midRun).length).toBeGreaterThanOrEqual(5)
+    expect(servedAt.filter(midRun).length).toBeGreaterThanOrEqual(3)
   })
 
   it('lets a worker spin four times as long as the host, at most 1 ms, and never when spinning is off', () => {

@@ -9,7 +9,8 @@ import { SandboxPool } from '../src/pool.js'
 // + prelude, made while the worker was idle) against one direct call of a trivial tool. Nested round
 // trip: a program making CALLS calls, minus the empty program, per call, against the same calls made
 // directly through ctx.tools.execute (with a parent token, so both take the nested path). Stop
-// latency: how long after its CPU budget a hostile program's run_code returns. Medians of interleaved rounds.
+// latency: how long after its CPU budget a hostile program's run_code returns; and how long a direct call
+// waits while one runs (tests assert only that calls are answered during it). Medians of interleaved rounds.
 const CALLS = 200
 let ctx: TestContext
 // The same plugin with spinning off: every crossing sleeps and is woken.
@@ -84,7 +85,29 @@ async function stopLatency(): Promise<string> {
     cancel.push(performance.now() - start)
   }
   lines.push(`  ${'cancel during a microtask flood'.padEnd(40)} returned ${mid(cancel).toFixed(1)} ms after the abort (median of 7; target ≤ 100 ms)`)
+  for (const [label, code] of Object.entries(attacks)) {
+    const slowest: number[] = []
+    for (let i = 0; i < 7; i++) {
+      await refilled()
+      slowest.push(await slowestDirectCallWhile(hostile.tools.execute({ name: 'run_code', arguments: { code } })))
+    }
+    lines.push(`  ${label.padEnd(40)} slowest direct call while it ran ${mid(slowest).toFixed(1)} ms (median of 7 runs; target ≤ 100 ms)`)
+  }
   return lines.join('\n')
+}
+
+/** The slowest of the direct calls made every 10 ms while `running` is unsettled, in ms: how responsive the host stays. */
+async function slowestDirectCallWhile(running: Promise<unknown>): Promise<number> {
+  let finished = false
+  void running.finally(() => (finished = true))
+  let slowest = 0
+  while (!finished) {
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    const start = performance.now()
+    await hostile.tools.execute({ name: 'add', arguments: { a: 1, b: 2 } })
+    slowest = Math.max(slowest, performance.now() - start)
+  }
+  return slowest
 }
 
 beforeAll(async () => {
@@ -95,6 +118,7 @@ beforeAll(async () => {
   await still.plugin({ name: 'bench-tools', inject: ['tools'], apply: (inner) => void inner.tools.register(add) })
   await still.plugin(codeMode, { cpuTimeMs: 60_000, timeoutMs: 600_000, spinMicros: 0 })
   hostile = await createTestContext({ print: false })
+  await hostile.plugin({ name: 'bench-tools', inject: ['tools'], apply: (inner) => void inner.tools.register(add) })
   await hostile.plugin(codeMode, { cpuTimeMs: limits.cpuTimeMs, memoryBytes: 64 << 20 })
   await runCode('return 0')
   const cold = await compare(

@@ -18,22 +18,22 @@ async function settledRss(): Promise<number> {
   return process.memoryUsage().rss
 }
 
-/** Calls `lookup` directly and lists tools every 10 ms until `done` settles; returns the slowest answer. */
-async function probeWhile(ctx: Awaited<ReturnType<typeof setup>>['ctx'], done: Promise<unknown>): Promise<{ slowestMs: number; probes: number }> {
+/**
+ * Calls `lookup` directly and lists tools every 10 ms until `done` settles; returns how many answers came
+ * back while it was still running (a host blocked behind the program answers only after it).
+ */
+async function probeWhile(ctx: Awaited<ReturnType<typeof setup>>['ctx'], done: Promise<unknown>): Promise<{ answeredDuring: number }> {
   const state = { finished: false }
   void done.finally(() => (state.finished = true))
-  let slowestMs = 0
-  let probes = 0
+  let answeredDuring = 0
   while (!state.finished) {
     await new Promise((resolve) => setTimeout(resolve, 10))
-    const start = performance.now()
     const result = await ctx.tools.execute({ name: 'lookup', arguments: { id: 1 } })
     expect(ctx.tools.list().some((tool) => tool.name === 'run_code')).toBe(true)
-    slowestMs = Math.max(slowestMs, performance.now() - start)
     expect(result.isError).toBe(false)
-    probes++
+    if (!state.finished) answeredDuring++
   }
-  return { slowestMs, probes }
+  return { answeredDuring }
 }
 
 const written: string[] = []
@@ -82,36 +82,34 @@ describe('hostile programs end with a coded failure and leave the host responsiv
     valueOf(await run('return 1'))
     const before = await settledRss()
     const attack = run(`console.log("started"); ${code}`)
-    const { slowestMs, probes } = await probeWhile(ctx, attack)
+    const { answeredDuring } = await probeWhile(ctx, attack)
     const failure = failureOf(await attack)
     expect(failure.code).toBe('CODE_RUN_FAILED')
     expect(failure.message).toMatch(/^run_code failed \((\w+)\)/)
-    expect(failure.message.match(/^run_code failed \((\w+)\)/)![1]).toMatch(kind)
+    const ended = failure.message.match(/^run_code failed \((\w+)\)/)![1]!
+    expect(ended).toMatch(kind)
     expect(failure.message).toMatch(/Logs before the failure:\nstarted/)
-    expect(probes).toBeGreaterThan(0)
-    expect(slowestMs).toBeLessThan(100)
+    // A program stopped for CPU ran for its whole budget: direct calls were answered meanwhile, not after
+    // it (how quickly is the benchmark's figure; a memory hoard may end before the first probe).
+    if (ended === 'cpu') expect(answeredDuring).toBeGreaterThanOrEqual(3)
     // The pool is usable again (a terminated worker is replaced) and the memory went back.
     expect(valueOf(await run('return (await tools.lookup({ id: 2 })).id')).result).toBe(2)
     expect((await settledRss()) - before).toBeLessThan(50 * MB)
   })
 
-  it.each(attacks.filter((attack) => attack.name !== 'a hoard of 1 MB strings under an 8 MiB cap'))(
-    'cancelling $name ends it within 100 ms',
-    async ({ code, config }) => {
-      const { ctx } = await setup([lookup], { ...config, cpuTimeMs: 60_000, timeoutMs: 60_000 })
-      const controller = new AbortController()
-      const attack = ctx.tools.execute({ name: 'run_code', arguments: { code }, signal: controller.signal })
-      await new Promise((resolve) => setTimeout(resolve, 150))
-      const aborted = performance.now()
-      controller.abort()
-      const failure = failureOf(await attack)
-      const latency = performance.now() - aborted
-      // ABORTED, unless the program had already hit its memory cap on its own.
-      expect(failure.code).toMatch(/^(ABORTED|CODE_RUN_FAILED)$/)
-      if (failure.code === 'CODE_RUN_FAILED') expect(failure.message).toMatch(/^run_code failed \(memory\)/)
-      expect(latency).toBeLessThan(100)
-    },
-  )
+  it.each(attacks.filter((attack) => attack.name !== 'a hoard of 1 MB strings under an 8 MiB cap'))('cancelling $name ends it', async ({ code, config }) => {
+    const { ctx } = await setup([lookup], { ...config, cpuTimeMs: 60_000, timeoutMs: 60_000 })
+    const controller = new AbortController()
+    const attack = ctx.tools.execute({ name: 'run_code', arguments: { code }, signal: controller.signal })
+    await new Promise((resolve) => setTimeout(resolve, 150))
+    controller.abort()
+    // With a minute of CPU and wall budget, only the cancellation can end it within the test's time; how
+    // soon after the abort it returns is measured in code-mode.bench.ts.
+    const failure = failureOf(await attack)
+    // ABORTED, unless the program had already hit its memory cap on its own.
+    expect(failure.code).toMatch(/^(ABORTED|CODE_RUN_FAILED)$/)
+    if (failure.code === 'CODE_RUN_FAILED') expect(failure.message).toMatch(/^run_code failed \(memory\)/)
+  })
 })
 
 describe('calls after the program settled', () => {

@@ -9,14 +9,12 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
 })
 
-// Over loopback HTTP + SSE a quiet tools/list already takes 10–170 ms on this loaded machine, so the
-// bound here only separates "answered" from "blocked behind the program" (the report saw 25 s); the
-// 100 ms bounds are asserted without a transport in isolation.test.ts.
-const TRANSPORT_BOUND_MS = 1000
+// Answered while the program still runs, not how fast: over loopback HTTP + SSE a quiet tools/list takes
+// 10–170 ms on a loaded machine. The program has a minute of CPU, so only the cancel can end it in time.
 const FLOOD = 'for (let i=0;i<10000;i++) (function loop(){ Promise.resolve().then(loop) })(); await new Promise(()=>{})'
 
 describe('a hostile program behind `mcp serve`', () => {
-  it('leaves tools/list answering promptly, and the client cancel ends the run', async () => {
+  it('leaves tools/list answering while it runs, and the client cancel ends the run', async () => {
     const { ctx } = await setup([lookup], { cpuTimeMs: 60_000, timeoutMs: 60_000 })
     const fiber = await ctx.plugin(McpServer, { transport: 'http' })
     cleanups.push(() => fiber.dispose())
@@ -33,17 +31,16 @@ describe('a hostile program behind `mcp serve`', () => {
     )
     const flood = client.callTool({ name: 'run_code', arguments: { code: FLOOD } }, undefined, { signal: controller.signal, timeout: 60_000 })
     flood.catch(() => {})
+    let running = true
+    void runEnded.then(() => (running = false))
     await new Promise((resolve) => setTimeout(resolve, 200))
     for (let i = 0; i < 3; i++) {
-      const start = performance.now()
       const { tools } = await client.listTools()
       expect(tools.map((tool) => tool.name)).toContain('run_code')
-      expect(performance.now() - start).toBeLessThan(TRANSPORT_BOUND_MS)
+      expect(running).toBe(true)
     }
-    const cancelled = performance.now()
     controller.abort()
     await expect(flood).rejects.toThrow()
     expect((await runEnded).code).toBe('ABORTED')
-    expect(performance.now() - cancelled).toBeLessThan(TRANSPORT_BOUND_MS)
   })
 })
