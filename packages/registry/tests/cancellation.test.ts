@@ -195,21 +195,21 @@ describe('cancellation and timeouts', () => {
         { timeoutMs: 30 },
       ),
     )
-    const started = Date.now()
     const result = await ctx.tools.execute({ name: 'slow', arguments: {} })
     expect(code(result)).toBe('TOOL_TIMEOUT')
     expect(result.isError && result.error.message).toBe('the tool did not finish within 30 ms')
+    // The body settled through its signal, not its own 5 s timer.
     expect(aborted).toBe(true)
-    expect(Date.now() - started).toBeLessThan(2_000)
   })
 
   it('gives up on a body that ignores its signal after the grace period, with a warning', async () => {
     const ctx = await createTestContext({ registry: { timeoutGraceMs: 50 }, print: false })
-    ctx.tools.register(rawTool('stubborn', () => sleep(3_000).then(() => 1), { timeoutMs: 20 }))
-    const started = Date.now()
+    let settled = false
+    ctx.tools.register(rawTool('stubborn', () => sleep(3_000).then(() => ((settled = true), 1)), { timeoutMs: 20 }))
     const result = await ctx.tools.execute({ name: 'stubborn', arguments: {} })
     expect(code(result)).toBe('TOOL_TIMEOUT')
-    expect(Date.now() - started).toBeLessThan(1_000)
+    // Answered while the body still ran: the registry did not wait for it.
+    expect(settled).toBe(false)
     expect(ctx.logs.some((log) => log.type === 'warn' && log.text.includes('did not settle within 50 ms'))).toBe(true)
   })
 
