@@ -1,8 +1,6 @@
-import { existsSync } from 'node:fs'
-import { join } from 'node:path'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { describe, expect, it } from 'vitest'
 import { cordage, echoPlugin, project } from './helpers.js'
+import { processesWith, sleepers } from './processes.js'
 
 describe.concurrent('cordage call', { timeout: 90_000 }, () => {
   const dir = project({ 'cordage.yml': 'plugins:\n  ./echo.mjs:\n    prefix: said\n', 'echo.mjs': echoPlugin })
@@ -55,12 +53,17 @@ describe.concurrent('cordage call', { timeout: 90_000 }, () => {
     expect(content.stdout).toMatch(/1.*first\n.*2.*second/s)
   })
 
-  it('unloads every plugin before exiting: a background job does not outlive the command', async () => {
+  it('unloads every plugin before exiting: a background job does not outlive the command', async ({ expect }) => {
     const plain = project()
-    const result = await cordage(['call', 'bash', '{"command":"sleep 2 && touch survived.txt","run_in_background":true}', '--json'], { cwd: plain })
-    expect(result.code).toBe(0)
-    expect(JSON.parse(result.stdout)).toMatchObject({ kind: 'background' })
-    await sleep(4000)
-    expect(existsSync(join(plain, 'survived.txt'))).toBe(false)
+    // The job's shell carries the marker in its command line from its start (and its sleep after it).
+    const { command, marker } = sleepers(1)
+    try {
+      const result = await cordage(['call', 'bash', JSON.stringify({ command, run_in_background: true }), '--json'], { cwd: plain })
+      expect(result.code).toBe(0)
+      expect(JSON.parse(result.stdout)).toMatchObject({ kind: 'background' })
+      await expect.poll(() => processesWith(marker), { timeout: 10_000 }).toEqual([])
+    } finally {
+      for (const pid of processesWith(marker)) process.kill(pid, 'SIGKILL')
+    }
   })
 })
