@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { testToolContract } from '@cordage/testing'
 import * as terminal from '../src/index.js'
-import { code, setup, tempDir, text, value } from './helpers.js'
+import { code, eventually, setup, tempDir, text, value } from './helpers.js'
 
 const contractRoot = tempDir()
 testToolContract(terminal, {
@@ -113,7 +113,7 @@ describe('a bash session', () => {
   it('tells the agent when a program ends outside a call', async () => {
     const { open, notices } = await setup()
     const { session } = await open({ command: 'sleep 0.3; echo done' })
-    await new Promise((resolve) => setTimeout(resolve, 1500))
+    expect(await eventually(() => notices.length > 0)).toBe(true)
     expect(notices).toEqual([
       {
         source: 'terminal',
