@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 import { defineConfig, type Plugin } from 'vitest/config'
@@ -51,6 +52,10 @@ export default defineConfig(({ mode }) => {
       projects,
       testTimeout: 30_000,
       hookTimeout: 30_000,
+      // Most test time is spent waiting on child processes, servers and timers rather than computing, so a
+      // small machine runs two files at a time (vitest's own default there is one, which left a 2-core
+      // machine half idle through the suite); larger machines keep the default of one fewer than the cores.
+      maxWorkers: Math.max(2, availableParallelism() - 1),
       // One benchmark file at a time: two at once on a small machine measure each other.
       ...(benchmark && { fileParallelism: false, server: { deps: { external: [BUILT] } } }),
     },
