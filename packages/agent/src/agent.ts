@@ -84,7 +84,9 @@ export class Agent {
     this.idle = new Promise((resolve) => (release = resolve))
     try {
       const observer: RunObserver = this.session ? codeDispatchObserver(this.session, (callId, owner) => owner === agent && this.inFlight.has(callId)) : {}
-      observer.onNotice = (notice) => notices.push(notice)
+      // A notice for particular agents (a job's end, for the agent that started it) skips the others.
+      const key = agent ?? null
+      observer.onNotice = (notice) => void ((notice.audience === undefined || notice.audience.includes(key)) && notices.push(notice))
       stopObserving = observe(this.ctx, observer, this.session !== undefined)
       if (this.messages.length === 0) {
         // Plugins add their sections (a skill catalog, plan-mode rules) once, when the conversation starts.

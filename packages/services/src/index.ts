@@ -1,4 +1,5 @@
 import type { Context } from 'cordis'
+import type { AgentRunEvent } from './agents.js'
 import type { ChildRunEvent } from './child.js'
 import type { CodeRunner } from './code.js'
 import type { AgentNotice } from './notice.js'
@@ -38,10 +39,14 @@ declare module 'cordis' {
     'plan/mode'(active: boolean): void
     /** Emit `(event)` when a child run starts or ends; observe-only (progress displays). */
     'agent/child'(event: ChildRunEvent): void
+    /** Emit `(event)` when an agent loop's run starts and when it ends (emitted only while someone listens); observe-only. */
+    'agent/run'(event: AgentRunEvent): void
   }
 }
 
 export type { AgentNotice } from './notice.js'
+export type { AgentLineage, AgentLineageSource, AgentRunEvent } from './agents.js'
+export { lineageOf, mayUse } from './agents.js'
 export type { Answer, InteractionService, PlanModeService, PlanReview, Question, QuestionOption } from './interaction.js'
 export type { SystemSection } from './system.js'
 export { composeSystem } from './system.js'

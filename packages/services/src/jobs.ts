@@ -42,6 +42,12 @@ export interface JobStartOptions {
    * Called at most once, by `job_kill`, `jobs.kill`, or unloading the owner or the jobs service.
    */
   kill?: (reason: string) => void | Promise<void>
+  /**
+   * The `exec.agent` of the tool call that started the job: the job belongs to that agent, and its
+   * `job_*` tools answer only that agent and its ancestors (`FOREIGN_JOB` for anyone else). Without it
+   * the job belongs to no agent: top-level agents share it, child runs cannot reach it.
+   */
+  agent?: string
 }
 
 /** The owner's side of a job: feed output, report the end. Calls after the job ended are ignored. */

@@ -1,4 +1,5 @@
-import type { JsonSchemaNode, JsonValue } from '@cordage/core'
+import type { JsonSchemaNode, JsonValue, ToolExecutionToken } from '@cordage/core'
+import type { AgentLineageSource } from './agents.js'
 
 /** Who asks for a child run: the calling tool's view of its call. */
 export interface ChildRunCaller {
@@ -10,6 +11,11 @@ export interface ChildRunCaller {
   tool: string
   /** Aborting it stops the child (its model stream and its tool calls). */
   signal: AbortSignal
+  /**
+   * The outermost tool call the request descends from (`exec.parent ?? exec.token` of the calling
+   * tool): a caller outside any agent run (an MCP client, a host) gets one run budget per such call.
+   */
+  root?: ToolExecutionToken
 }
 
 /** One child run. */
@@ -38,10 +44,11 @@ export interface ChildRunResult {
 
 /**
  * The `subagents` service (`ctx.subagents`): runs child agents on the same context, each with its own
- * session, a tool subset and the parent's policy, spill and hooks. `run` rejects with a `CordageError`
- * (`SUBAGENT_DEPTH`, `SUBAGENT_FANOUT`, `SUBAGENT_FAILED`, `STRUCTURED_OUTPUT_MISSING`, `INVALID_ARGS`,
- * `ABORTED`) when the child cannot start or does not finish.
+ * session, a tool subset and the parent's policy, spill and hooks, and knows their lineage (who started
+ * whom) while they run. `run` rejects with a `CordageError` (`SUBAGENT_DEPTH`, `SUBAGENT_FANOUT`,
+ * `RUN_BUDGET_EXCEEDED`, `SUBAGENT_FAILED`, `STRUCTURED_OUTPUT_MISSING`, `INVALID_ARGS`, `ABORTED`) when
+ * the child cannot start or does not finish.
  */
-export interface SubagentService {
+export interface SubagentService extends AgentLineageSource {
   run(options: ChildRunOptions, caller: ChildRunCaller): Promise<ChildRunResult>
 }

@@ -24,3 +24,13 @@ export class JobOffsetError extends CordageError {
     )
   }
 }
+
+/** The job was started by an agent the caller is not (nor an ancestor of): another agent's work. */
+export class ForeignJobError extends CordageError {
+  constructor(readonly jobId: string) {
+    super(
+      'FOREIGN_JOB',
+      `job "${jobId}" belongs to another agent; you can read and stop only the jobs you (or the subagents you started) started: see job_list`,
+    )
+  }
+}

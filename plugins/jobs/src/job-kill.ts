@@ -1,7 +1,7 @@
 import Schema from 'schemastery'
 import { defineTool, type ToolDefinition } from '@cordage/core'
 import { describeJob } from './describe.js'
-import type { JobTable } from './table.js'
+import type { CallerLineage, JobTable } from './table.js'
 import { JobSnapshotSchema } from '@cordage/services'
 
 const Parameters = Schema.object({
@@ -14,7 +14,7 @@ const Output = Schema.object({
 })
 
 /** `job_kill`: stops a running job (its whole process tree, for bash) and returns its final snapshot. */
-export function jobKillTool(table: JobTable): ToolDefinition {
+export function jobKillTool(table: JobTable, lineage: CallerLineage): ToolDefinition {
   return defineTool({
     name: 'job_kill',
     description: "Stop a running background job and everything it started. Returns the job's final state; its output stays readable with job_output.",
@@ -23,7 +23,8 @@ export function jobKillTool(table: JobTable): ToolDefinition {
       schema: Output,
       render: (_args, value) => [{ type: 'text', text: `${value.killed ? 'Killed' : 'Already finished, nothing to kill'}: ${describeJob(value.job)}` }],
     },
-    async execute(args) {
+    async execute(args, exec) {
+      table.checkAccess(args.job_id, lineage(exec.agent))
       const killed = await table.kill(args.job_id, 'killed by job_kill')
       return { killed, job: table.snapshot(args.job_id) }
     },

@@ -1,7 +1,7 @@
 import Schema from 'schemastery'
 import { defineTool, type ToolDefinition } from '@cordage/core'
 import { describeJob } from './describe.js'
-import type { JobTable } from './table.js'
+import type { CallerLineage, JobTable } from './table.js'
 import { JobSnapshotSchema } from '@cordage/services'
 
 const Parameters = Schema.object({
@@ -12,11 +12,12 @@ const Output = Schema.object({
   jobs: Schema.array(JobSnapshotSchema).required(),
 })
 
-/** `job_list`: public snapshots of the known jobs, oldest first. */
-export function jobListTool(table: JobTable): ToolDefinition {
+/** `job_list`: public snapshots of the jobs the calling agent may use, oldest first. */
+export function jobListTool(table: JobTable, lineage: CallerLineage): ToolDefinition {
   return defineTool({
     name: 'job_list',
-    description: 'List background jobs (running and recently finished) with their state, exit code and output size.',
+    description:
+      'List your background jobs (running and recently finished; those of subagents you started included) with their state, exit code and output size.',
     parameters: Parameters,
     output: {
       schema: Output,
@@ -26,6 +27,6 @@ export function jobListTool(table: JobTable): ToolDefinition {
       },
     },
     concurrency: 'parallel',
-    execute: (args) => ({ jobs: table.list().filter((job) => !args.state || job.state === args.state) }),
+    execute: (args, exec) => ({ jobs: table.visible(lineage(exec.agent)).filter((job) => !args.state || job.state === args.state) }),
   })
 }

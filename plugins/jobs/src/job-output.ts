@@ -1,7 +1,7 @@
 import Schema from 'schemastery'
 import { defineTool, type ToolDefinition } from '@cordage/core'
 import { describeJob } from './describe.js'
-import type { JobTable } from './table.js'
+import type { CallerLineage, JobTable } from './table.js'
 import { JobSnapshotSchema } from '@cordage/services'
 
 /** The largest `max_chars` a call may ask for (keeps one result well inside the content budget). */
@@ -24,7 +24,7 @@ const Output = Schema.object({
 })
 
 /** `job_output`: incremental, offset-addressed reads of a job's output, optionally waiting for more. */
-export function jobOutputTool(table: JobTable): ToolDefinition {
+export function jobOutputTool(table: JobTable, lineage: CallerLineage): ToolDefinition {
   return defineTool({
     name: 'job_output',
     description:
@@ -45,6 +45,7 @@ export function jobOutputTool(table: JobTable): ToolDefinition {
     },
     concurrency: 'parallel',
     async execute(args, exec) {
+      table.checkAccess(args.job_id, lineage(exec.agent))
       await table.wait(args.job_id, args.offset, args.wait_ms, exec.signal)
       const read = table.read(args.job_id, args.offset, args.max_chars)
       return { job: read.job, offset: read.offset, nextOffset: read.nextOffset, output: read.text, droppedChars: read.dropped, more: read.more }

@@ -5,9 +5,9 @@ import { strictConfig } from '@cordage/core'
 import { jobKillTool } from './job-kill.js'
 import { jobListTool } from './job-list.js'
 import { jobOutputTool } from './job-output.js'
-import type { JobHandle, JobRead, JobSnapshot, JobStartOptions, JobsService } from '@cordage/services'
+import { lineageOf, type AgentLineage, type JobHandle, type JobRead, type JobSnapshot, type JobStartOptions, type JobsService } from '@cordage/services'
 import { completionContext } from './describe.js'
-import { JobTable } from './table.js'
+import { JobTable, type CallerLineage } from './table.js'
 
 export declare namespace Jobs {
   /** Limits of the jobs service. */
@@ -37,28 +37,33 @@ export class Jobs extends Service implements JobsService {
   )
 
   private readonly table: JobTable
+  private readonly lineage: CallerLineage
 
   constructor(ctx: Context, config: Jobs.Config) {
     super(ctx, 'jobs')
     const logger = ctx.logger('jobs')
-    const completed = (job: JobSnapshot): void => {
+    const completed = (job: JobSnapshot, owner: AgentLineage | undefined): void => {
       ctx.emit('jobs/completed', job)
-      ctx.emit('agent/notice', completionContext(job))
+      // Only the agent that started the job and its ancestors hear of it: they are the ones who may read it.
+      ctx.emit('agent/notice', owner ? { ...completionContext(job), audience: owner } : completionContext(job))
     }
     this.table = new JobTable(config, completed, (message) => logger.warn(message))
     const table = this.table
+    // Who started whom is the subagents service's to say; without it every agent is top-level.
+    this.lineage = (agent) => lineageOf(ctx.get('subagents'), agent)
     ctx.effect(() => () => table.killAll('the jobs service was unloaded'), 'jobs: kill running jobs on unload')
     const tools: ToolRegistry = ctx.tools
-    for (const tool of [jobOutputTool(table), jobListTool(table), jobKillTool(table)]) tools.register(tool)
+    for (const tool of [jobOutputTool(table, this.lineage), jobListTool(table, this.lineage), jobKillTool(table, this.lineage)]) tools.register(tool)
   }
 
   /**
    * Starts a job owned by the calling plugin: unloading the caller kills it. The owner feeds output
-   * and reports the end through the returned handle.
+   * and reports the end through the returned handle. With `agent`, the job belongs to that agent.
    */
   start(options: JobStartOptions): JobHandle {
     const table = this.table
-    const handle = table.start(options)
+    // The lineage is taken now: the parent still sees the job after the child that started it ended.
+    const handle = table.start(options, options.agent === undefined ? undefined : this.lineage(options.agent))
     // The disposer returns the kill, so unloading the owner waits until the job has stopped.
     const release = this.ctx.effect(
       () => () =>

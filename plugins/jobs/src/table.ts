@@ -1,7 +1,7 @@
 import { TextDecoder } from 'node:util'
 import { OutputBuffer } from './buffer.js'
-import { JobOffsetError, UnknownJobError } from './errors.js'
-import type { JobExit, JobHandle, JobRead, JobSnapshot, JobStartOptions, JobState } from '@cordage/services'
+import { ForeignJobError, JobOffsetError, UnknownJobError } from './errors.js'
+import { mayUse, type AgentLineage, type JobExit, type JobHandle, type JobRead, type JobSnapshot, type JobStartOptions, type JobState } from '@cordage/services'
 
 /** Limits of a `JobTable`. */
 export interface JobTableOptions {
@@ -11,11 +11,16 @@ export interface JobTableOptions {
   killTimeoutMs: number
 }
 
-/** One read of a job's output: the span, where to continue, and the job's state at the time. */
+/** The lineage of the agent making a tool call (`exec.agent`), as the `subagents` service knows it. */
+export type CallerLineage = (agent: string | undefined) => AgentLineage
+
+/** A job as the table keeps it: public fields, bounded output, the owner's kill and the waiters. */
 interface JobRecord {
   id: string
   kind: string
   title: string
+  /** The lineage of the agent that started it; undefined when no agent did. */
+  owner: AgentLineage | undefined
   state: JobState
   exitCode: number | null
   signal: string | null
@@ -42,17 +47,19 @@ export class JobTable {
 
   constructor(
     readonly options: JobTableOptions,
-    private readonly completed: (job: JobSnapshot) => void,
+    private readonly completed: (job: JobSnapshot, owner: AgentLineage | undefined) => void,
     private readonly warn: (message: string) => void,
   ) {}
 
-  start(options: JobStartOptions): JobHandle {
+  /** Starts a job; `owner` is the lineage of the agent that started it (`options.agent`, resolved by the caller). */
+  start(options: JobStartOptions, owner?: AgentLineage): JobHandle {
     let onSettled!: () => void
     const settled = new Promise<void>((resolve) => (onSettled = resolve))
     const record: JobRecord = {
       id: `job_${++this.counter}`,
       kind: String(options.kind),
       title: String(options.title),
+      owner,
       state: 'running',
       exitCode: null,
       signal: null,
@@ -98,6 +105,25 @@ export class JobTable {
 
   list(): JobSnapshot[] {
     return [...this.jobs.values()].map(toSnapshot)
+  }
+
+  /** Snapshots of the jobs the agent `caller` may use (see `mayUse`), oldest first. */
+  visible(caller: AgentLineage): JobSnapshot[] {
+    return [...this.jobs.values()].filter((job) => mayUse(job.owner, caller)).map(toSnapshot)
+  }
+
+  /**
+   * Throws unless the agent `caller` may use job `id`: `UNKNOWN_JOB` (listing the caller's own jobs)
+   * when there is no such job, `FOREIGN_JOB` when it belongs to another agent.
+   */
+  checkAccess(id: string, caller: AgentLineage): void {
+    const record = this.jobs.get(id)
+    if (!record)
+      throw new UnknownJobError(
+        id,
+        this.visible(caller).map((job) => job.id),
+      )
+    if (!mayUse(record.owner, caller)) throw new ForeignJobError(id)
   }
 
   /**
@@ -193,7 +219,7 @@ export class JobTable {
     record.release = undefined
     void release?.()
     this.evict()
-    this.completed(toSnapshot(record))
+    this.completed(toSnapshot(record), record.owner)
   }
 
   private wake(record: JobRecord): void {

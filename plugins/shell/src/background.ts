@@ -10,6 +10,8 @@ export interface BackgroundOptions {
   env: Record<string, string>
   killGraceMs: number
   jobs: JobsService | undefined
+  /** The calling agent (`exec.agent`): the job belongs to it. */
+  agent?: string
 }
 
 /**
@@ -31,7 +33,7 @@ export async function startBackground(options: BackgroundOptions): Promise<{ kin
   }
   // Output events cannot fire before this synchronous assignment.
   try {
-    handle = jobs.start({ kind: 'bash', title: options.command, kill: async () => void (await command.stop()) })
+    handle = jobs.start({ kind: 'bash', title: options.command, agent: options.agent, kill: async () => void (await command.stop()) })
   } catch (error) {
     await command.stop()
     throw error

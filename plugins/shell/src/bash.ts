@@ -88,7 +88,7 @@ export function bashTool(options: BashToolOptions): ToolDefinition {
     async execute(args, exec) {
       const cwd = await resolveCwd(options.root, args.cwd)
       const common = { shell: options.shell, command: args.command, cwd, env: options.env(), killGraceMs: options.killGraceMs }
-      if (args.run_in_background) return startBackground({ ...common, jobs: options.jobs() })
+      if (args.run_in_background) return startBackground({ ...common, jobs: options.jobs(), agent: exec.agent })
       return runForeground({ ...common, timeoutMs: args.timeout_ms, maxOutputBytes: options.maxOutputBytes, signal: exec.signal, running: options.running })
     },
   })

@@ -1,7 +1,7 @@
 import { Context, Service } from 'cordis'
 import { skipShadowContexts } from '@cordage/registry'
 import Schema from 'schemastery'
-import type { ChildRunCaller, ChildRunOptions, ChildRunResult, JobsService, SubagentService } from '@cordage/services'
+import type { AgentLineage, ChildRunCaller, ChildRunOptions, ChildRunResult, JobsService, SubagentService } from '@cordage/services'
 import { strictConfig } from '@cordage/core'
 import { SubagentConfigError } from './errors.js'
 import { ChildRuns, type AgentProfile, type RunSettings } from './runs.js'
@@ -53,6 +53,8 @@ export class Subagents extends Service implements SubagentService {
    * table: callers hold the Context-bound proxy, through which every `this.<field>` read costs a trap.
    */
   readonly run: (options: ChildRunOptions, caller: ChildRunCaller) => Promise<ChildRunResult>
+  /** Who started `agent` (see `SubagentService`); an own function for the same reason as `run`. */
+  readonly lineage: (agent: string | undefined) => AgentLineage
 
   constructor(ctx: Context, config: Subagents.Config) {
     super(ctx, 'subagents')
@@ -65,6 +67,7 @@ export class Subagents extends Service implements SubagentService {
     }
     const runs = new ChildRuns(ctx, config)
     this.run = (options, caller) => runs.run(options, caller)
+    this.lineage = (agent) => runs.lineage(agent)
     ctx.effect(() => () => runs.close(), 'subagent runs')
     ctx.tools.guard((exec) => {
       const record = exec.agent === undefined ? undefined : runs.records.get(exec.agent)

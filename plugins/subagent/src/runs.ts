@@ -3,7 +3,7 @@ import type { Context } from 'cordis'
 import { AbortWatch, hookTable, type AbortWait, serviceOf, unproxied, type HookTable, type ToolRegistry } from '@cordage/registry'
 import { Agent, SessionLog, type AgentOptions, type AgentResult, type ModelService, type ToolView } from '@cordage/agent'
 import { ToolAbortedError, ToolArgsError, type JsonValue } from '@cordage/core'
-import type { ChildRunCaller, ChildRunEvent, ChildRunOptions, ChildRunResult, SubagentService } from '@cordage/services'
+import type { AgentLineage, ChildRunCaller, ChildRunEvent, ChildRunOptions, ChildRunResult, SubagentService } from '@cordage/services'
 import { SubagentError } from './errors.js'
 import { STRUCTURED_OUTPUT, prepareOutputSchema, structuredOutputSchema, type StructuredState } from './structured.js'
 
@@ -33,6 +33,8 @@ export interface RunSettings {
 export interface RunRecord {
   runId: string
   depth: number
+  /** `[runId, parent, …, root]`: who started this run, for ownership of what it starts (jobs). */
+  lineage: AgentLineage
   /** Tools the run may call, directly or from its programs (`structured_output` included when it has a schema). */
   allowed: ReadonlySet<string>
   /** Children of this run currently running (fan-out). */
@@ -143,6 +145,11 @@ export class ChildRuns implements SubagentService {
     this.tools = unproxied(service)
   }
 
+  /** The lineage of `agent`: its own and its ancestors' ids while it runs as a child, else `[agent ?? null]`. */
+  lineage(agent: string | undefined): AgentLineage {
+    return (agent === undefined ? undefined : this.records.get(agent)?.lineage) ?? [agent ?? null]
+  }
+
   /** Aborts every run and waits for them to settle (plugin unload). */
   async close(): Promise<void> {
     this.closed ??= new SubagentError('ABORTED', 'the subagent plugin was unloaded')
@@ -192,7 +199,7 @@ export class ChildRuns implements SubagentService {
       : undefined
     const runId = session?.id ?? `sub-${++this.sequence}`
     // Plain assignments rather than conditional spreads here and below: this runs once per child round trip.
-    const record: RunRecord = { runId, depth, allowed, active: 0 }
+    const record: RunRecord = { runId, depth, lineage: [runId, ...(parent ? parent.lineage : [caller.agent ?? null])], allowed, active: 0 }
     if (structured) {
       record.allowed = new Set([...allowed, STRUCTURED_OUTPUT])
       record.structured = structured

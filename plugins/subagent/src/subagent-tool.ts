@@ -71,7 +71,8 @@ export function subagentTool(runs: ChildRuns, profiles: Record<string, AgentProf
         throw new SubagentError('JOBS_UNAVAILABLE', 'background subagents need the jobs service: load @cordage/plugin-jobs, or call without background')
       const controller = new AbortController()
       let settled: Promise<void> = Promise.resolve()
-      const handle = service.start({ kind: 'subagent', title: labelOf(args.prompt), kill: () => (controller.abort(), settled) })
+      // The job belongs to the calling agent: its siblings and its own children cannot read or kill it.
+      const handle = service.start({ kind: 'subagent', title: labelOf(args.prompt), agent: exec.agent, kill: () => (controller.abort(), settled) })
       // A background child outlives this call: only its job's kill stops it.
       caller.signal = controller.signal
       settled = runs.run(options, caller).then(

@@ -80,7 +80,8 @@ describe('background subagents', () => {
       if (!pid) await new Promise((resolve) => setTimeout(resolve, 25))
     }
     expect(alive(pid)).toBe(true)
-    const killed = await ctx.tools.execute({ name: 'job_kill', arguments: { job_id: jobId } })
+    // The job belongs to the parent agent that started it.
+    const killed = await ctx.tools.execute({ name: 'job_kill', arguments: { job_id: jobId }, agent: parent.name })
     expect(killed, JSON.stringify(killed.content)).toMatchObject({ isError: false })
     expect(ctx.jobs.get(jobId)?.state).toBe('killed')
     expect(alive(pid)).toBe(false)
