@@ -82,7 +82,10 @@ export class Agent {
     this.running = true
     let release!: () => void
     this.idle = new Promise((resolve) => (release = resolve))
+    // Per-root-run limits (the subagent plugin's budget) follow runs by these; unheard, they cost nothing.
+    const announce = (hooks['agent/run']?.length ?? 0) > 0
     try {
+      if (announce) emit('agent/run', { type: 'start', agent })
       const observer: RunObserver = this.session ? codeDispatchObserver(this.session, (callId, owner) => owner === agent && this.inFlight.has(callId)) : {}
       // A notice for particular agents (a job's end, for the agent that started it) skips the others.
       const key = agent ?? null
@@ -132,6 +135,7 @@ export class Agent {
         this.session?.sync().catch((error: unknown) => this.ctx.logger('agent').warn(`session fsync failed: ${(error as Error)?.message ?? String(error)}`))
       }
     } finally {
+      if (announce) emit('agent/run', { type: 'end', agent })
       stopObserving?.()
       // A job that finished during the last turn is kept for the next request rather than lost.
       if (notices.length && !this.session?.closed) this.appendNotices(notices)

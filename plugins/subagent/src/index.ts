@@ -42,6 +42,12 @@ export class Subagents extends Service implements SubagentService {
       system: Schema.string().default(DEFAULT_SYSTEM).description('System prompt of children without a profile.'),
       tools: ToolSubset.description('Default tool subset of children: names, or "*" for everything their caller may use.'),
       agents: Schema.dict(Profile).default({}).description('Named agent profiles.'),
+      budget: Schema.object({
+        children: Schema.natural()
+          .min(1)
+          .default(100)
+          .description('Child runs one root run may start in total, across nested subagents, workflows and programs.'),
+      }).description('What one root run may spend across all its children.'),
       persist: Schema.boolean().default(true).description('Write a session file per child run.'),
       sessionDir: Schema.string().description('Sessions directory, relative to cwd (default .cordage/sessions).'),
       cwd: Schema.string().description('Working directory recorded in child sessions (default: process.cwd()).'),
@@ -69,6 +75,7 @@ export class Subagents extends Service implements SubagentService {
     this.run = (options, caller) => runs.run(options, caller)
     this.lineage = (agent) => runs.lineage(agent)
     ctx.effect(() => () => runs.close(), 'subagent runs')
+    ctx.on('agent/run', (event) => runs.budgets.observe(event))
     ctx.tools.guard((exec) => {
       const record = exec.agent === undefined ? undefined : runs.records.get(exec.agent)
       if (record && !record.allowed.has(exec.name)) return `tool "${exec.name}" is not available to subagent ${record.runId}`

@@ -4,6 +4,7 @@ import { AbortWatch, hookTable, type AbortWait, serviceOf, unproxied, type HookT
 import { Agent, SessionLog, type AgentOptions, type AgentResult, type ModelService, type ToolView } from '@cordage/agent'
 import { ToolAbortedError, ToolArgsError, type JsonValue } from '@cordage/core'
 import type { AgentLineage, ChildRunCaller, ChildRunEvent, ChildRunOptions, ChildRunResult, SubagentService } from '@cordage/services'
+import { RootBudgets, type RunBudget } from './budget.js'
 import { SubagentError } from './errors.js'
 import { STRUCTURED_OUTPUT, prepareOutputSchema, structuredOutputSchema, type StructuredState } from './structured.js'
 
@@ -24,6 +25,8 @@ export interface RunSettings {
   system: string
   tools: string[] | '*'
   agents: Record<string, AgentProfile>
+  /** Per root run, across nesting: how many child runs it may start in total. */
+  budget: { children: number }
   persist: boolean
   sessionDir?: string
   cwd?: string
@@ -39,6 +42,8 @@ export interface RunRecord {
   allowed: ReadonlySet<string>
   /** Children of this run currently running (fan-out). */
   active: number
+  /** Its root run's budget, which its own children draw on too. */
+  budget: RunBudget
   structured?: StructuredState
 }
 
@@ -128,6 +133,8 @@ export class ChildRuns implements SubagentService {
   private readonly signals = new ChildSignals()
   private closed: SubagentError | undefined
   private sequence = 0
+  /** Root runs' budgets; the plugin feeds it `agent/run` events. */
+  readonly budgets: RootBudgets
 
   // Context property reads cost microseconds each (cordis builds an Error per read for its inject
   // check), so the functions a run needs are read once here; each stays bound to the plugin's context.
@@ -141,6 +148,7 @@ export class ChildRuns implements SubagentService {
   ) {
     this.emit = ctx.emit
     this.hooks = hookTable(ctx)
+    this.budgets = new RootBudgets(settings.budget, (agent) => this.records.has(agent))
     const service = ctx.get('tools')!
     this.tools = unproxied(service)
   }
@@ -183,6 +191,9 @@ export class ChildRuns implements SubagentService {
     const model = serviceOf<ModelService>(this.ctx, 'model')
     if (!model) throw new SubagentError('NO_MODEL', 'a subagent needs the model service: load a model provider plugin')
     if (caller.signal.aborted) throw new ToolAbortedError('subagent run was cancelled before it started')
+    // Charged last among the checks, so a call refused for another reason costs the run nothing.
+    const budget = parent ? parent.budget : this.budgets.forTopLevel(caller)
+    budget.charge('children')
 
     const session = settings.persist
       ? SessionLog.create({
@@ -199,7 +210,7 @@ export class ChildRuns implements SubagentService {
       : undefined
     const runId = session?.id ?? `sub-${++this.sequence}`
     // Plain assignments rather than conditional spreads here and below: this runs once per child round trip.
-    const record: RunRecord = { runId, depth, lineage: [runId, ...(parent ? parent.lineage : [caller.agent ?? null])], allowed, active: 0 }
+    const record: RunRecord = { runId, depth, lineage: [runId, ...(parent ? parent.lineage : [caller.agent ?? null])], allowed, active: 0, budget }
     if (structured) {
       record.allowed = new Set([...allowed, STRUCTURED_OUTPUT])
       record.structured = structured

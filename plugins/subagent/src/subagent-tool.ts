@@ -63,7 +63,7 @@ export function subagentTool(runs: ChildRuns, profiles: Record<string, AgentProf
       if (args.agent !== undefined) options.agent = args.agent
       if (args.tools) options.tools = args.tools
       if (args.outputSchema) options.outputSchema = args.outputSchema as JsonSchemaNode
-      const caller: ChildRunCaller = { callId: exec.callId, tool: 'subagent', signal: exec.signal }
+      const caller: ChildRunCaller = { callId: exec.callId, tool: 'subagent', signal: exec.signal, root: exec.parent ?? exec.token }
       if (exec.agent !== undefined) caller.agent = exec.agent
       if (!args.background) return runs.run(options, caller, foreground)
       const service = jobs()

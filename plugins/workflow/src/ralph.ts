@@ -86,7 +86,13 @@ export function ralphTool(host: RalphHost): ToolDefinition {
       if (args.until !== undefined && !host.tools.get('bash'))
         throw new WorkflowError('WORKFLOW_UNAVAILABLE', "ralph's until check runs through the bash tool: load @cordage/plugin-shell")
       const runId = `ralph-${randomUUID().slice(0, 8)}`
-      const caller = { ...(exec.agent !== undefined && { agent: exec.agent }), callId: exec.callId, tool: 'ralph', signal: exec.signal }
+      const caller = {
+        ...(exec.agent !== undefined && { agent: exec.agent }),
+        callId: exec.callId,
+        tool: 'ralph',
+        signal: exec.signal,
+        root: exec.parent ?? exec.token,
+      }
       let report: RoundReport | undefined
       for (let round = 1; round <= args.maxRounds; round++) {
         let outcome

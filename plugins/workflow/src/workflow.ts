@@ -76,7 +76,13 @@ export function workflowTool(host: WorkflowHost): ToolDefinition {
         const options = childOptions(raw)
         if (started >= host.maxAgents) throw new WorkflowError('WORKFLOW_LIMIT', `this workflow already started ${host.maxAgents} agents (maxAgents)`)
         started++
-        const caller = { ...(exec.agent !== undefined && { agent: exec.agent }), callId: exec.callId, tool: 'workflow', signal }
+        const caller = {
+          ...(exec.agent !== undefined && { agent: exec.agent }),
+          callId: exec.callId,
+          tool: 'workflow',
+          signal,
+          root: exec.parent ?? exec.token,
+        }
         const result = await limiter.run(() => subagents.run(options, caller), signal)
         return result.value !== undefined ? result.value : result.text
       }

@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest'
+import { Agent } from '@cordage/agent'
+import { contentText, type ToolExecutionResult } from '@cordage/core'
+import { createTestContext, ScriptedModel, valueOf, type ScriptStep, type TestContext } from '@cordage/testing'
+import { Subagents } from '@cordage/plugin-subagent'
+import * as codeMode from '@cordage/plugin-code-mode'
+import type { ChildRunEvent } from '@cordage/services'
+import * as Workflow from '../src/index.js'
+
+/** Workflow on subagents with a run budget of `children`; counts child starts. */
+async function setup(children: number, script: { turns?: ScriptStep[]; routes: Record<string, ScriptStep[]> }) {
+  const ctx = await createTestContext()
+  await ctx.plugin(ScriptedModel, { turns: script.turns ?? [], routes: script.routes })
+  await ctx.plugin(Subagents, { persist: false, maxConcurrent: 16, budget: { children } })
+  await ctx.plugin(codeMode, {})
+  await ctx.plugin(Workflow, { maxConcurrentAgents: 16 })
+  const started: ChildRunEvent[] = []
+  ctx.on('agent/child', (event) => void (event.type === 'start' && started.push(event)))
+  return { ctx, started }
+}
+
+const answers = (count: number): ScriptStep[] => Array.from({ length: count }, () => ({ text: 'ok' }))
+const run = (ctx: TestContext, name: string, args: Record<string, unknown>): Promise<ToolExecutionResult> => ctx.tools.execute({ name, arguments: args })
+const settled = (count: number) =>
+  `const all = await Promise.allSettled(Array.from({ length: ${count} }, () => agents.run({ prompt: 'Leaf.' })));` +
+  `return { ok: all.filter((each) => each.status === 'fulfilled').length, refused: [...new Set(all.filter((each) => each.status === 'rejected').map((each) => each.reason.message.split(';')[0]))] }`
+
+describe('workflow under the run budget', () => {
+  it('a fan-out wider than the budget starts only what the budget allows; the rest fail with its reason', async () => {
+    const { ctx, started } = await setup(3, { routes: { 'Leaf.': answers(20) } })
+    const result = await run(ctx, 'workflow', { code: settled(10) })
+    expect(result).toMatchObject({ isError: false, value: { agentsStarted: 10, result: { ok: 3 } } })
+    expect((valueOf(result) as { result: { refused: string[] } }).result.refused).toEqual([
+      'this run has already started 3 subagent runs, its whole budget (budget.children 3 per run, counted across nested subagents, workflows and programs)',
+    ])
+    expect(started).toHaveLength(3)
+  })
+
+  it('workflows called from one program share that call’s budget', async () => {
+    const { ctx, started } = await setup(3, { routes: { 'Leaf.': answers(20) } })
+    const twice = `const first = await tools.workflow({ code: ${JSON.stringify(settled(2))} }); const second = await tools.workflow({ code: ${JSON.stringify(settled(2))} }); return [first.result.ok, second.result.ok]`
+    const result = await run(ctx, 'run_code', { code: twice })
+    expect(result).toMatchObject({ isError: false, value: { result: [2, 1] } })
+    expect(started).toHaveLength(3)
+  })
+
+  it("a workflow's agents and the agent's own subagents draw on one budget per root run", async () => {
+    const { ctx, started } = await setup(2, {
+      turns: [
+        { toolCalls: [{ name: 'workflow', arguments: { code: settled(2) } }] },
+        { toolCalls: [{ name: 'subagent', arguments: { prompt: 'Leaf.' } }] },
+        { text: 'done' },
+      ],
+      routes: { 'Leaf.': answers(20) },
+    })
+    const results: Array<[string, string | undefined]> = []
+    ctx.on('tools/result', (exec, result) => void (exec.agent === 'root' && results.push([exec.name, result.isError ? result.error.info?.code : undefined])))
+    await new Agent(ctx, { agent: 'root' }).run('go')
+    expect(results).toEqual([
+      ['workflow', undefined],
+      ['subagent', 'RUN_BUDGET_EXCEEDED'],
+    ])
+    expect(started).toHaveLength(2)
+  })
+
+  it('ralph stops at the budget, naming the round and the reason', async () => {
+    const report = { toolCalls: [{ name: 'structured_output', arguments: { status: 'continue', summary: 'more to do' } }] }
+    const { ctx, started } = await setup(2, { routes: { 'Loop.': Array.from({ length: 10 }, () => report) } })
+    const result = await run(ctx, 'ralph', { prompt: 'Loop.', maxRounds: 5 })
+    expect(result).toMatchObject({ isError: true, error: { info: { code: 'RALPH_ROUND_FAILED' } } })
+    expect(contentText(result.content)).toMatch(/^Error: ralph round 3 failed: this run has already started 2 subagent runs/)
+    expect(started).toHaveLength(2)
+  })
+})
