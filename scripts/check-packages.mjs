@@ -1,0 +1,50 @@
+// Every package that publishes carries what npm and its users need: where it came from, which Node
+// it runs on, what it ships, where its entry and types are, and peer ranges a host can satisfy.
+// Private packages (the examples that only run here) are skipped.
+import { existsSync, readFileSync, readdirSync } from 'node:fs'
+import { join } from 'node:path'
+
+const root = JSON.parse(readFileSync('package.json', 'utf8'))
+const offences = []
+
+function check(dir) {
+  const file = join(dir, 'package.json')
+  if (!existsSync(file)) return
+  const pkg = JSON.parse(readFileSync(file, 'utf8'))
+  if (pkg.private) return
+  const fail = (message) => offences.push(`${file}: ${message}`)
+  for (const key of ['name', 'version', 'description', 'license']) if (typeof pkg[key] !== 'string' || !pkg[key]) fail(`"${key}" is missing`)
+  if (pkg.type !== 'module') fail('"type" must be "module"')
+  const repository = pkg.repository ?? {}
+  if (repository.type !== 'git' || repository.url !== root.repository.url || repository.directory !== dir)
+    fail(`"repository" must be { "type": "git", "url": "${root.repository.url}", "directory": "${dir}" }`)
+  if (pkg.engines?.node !== root.engines.node) fail(`"engines.node" must be "${root.engines.node}", as the workspace's`)
+  if (!Array.isArray(pkg.files) || !pkg.files.includes('dist')) fail('"files" must list "dist" (and nothing that only builds here)')
+  const entry = pkg.exports?.['.']
+  if (!entry || typeof entry !== 'object') fail('"exports" must map "." to { types, default }')
+  else {
+    if (entry.types !== './dist/index.d.ts' || entry.default !== './dist/index.js') fail('"exports"["."] must give "types": "./dist/index.d.ts" and "default": "./dist/index.js"')
+    const keys = Object.keys(entry)
+    // Conditions are matched in order: "default" last, "types" before it.
+    if (keys.at(-1) !== 'default' || keys.indexOf('types') > keys.indexOf('default')) fail('"exports"["."] must list "types" before "default", and "default" last')
+  }
+  if (pkg.main !== './dist/index.js' || pkg.types !== './dist/index.d.ts') fail('"main" and "types" must be "./dist/index.js" and "./dist/index.d.ts" (for tools that do not read "exports")')
+  if (pkg.name.startsWith('@') && pkg.publishConfig?.access !== 'public') fail('a scoped package needs "publishConfig": { "access": "public" } (npm would publish it restricted)')
+  for (const [name, range] of Object.entries(pkg.peerDependencies ?? {})) {
+    // A peer is shared with the host: an exact version (or workspace:*, published as one) refuses every other release.
+    if (range === 'workspace:*' || /^\d+\.\d+\.\d+(-[\w.]+)?$/.test(range)) fail(`peer "${name}": "${range}" pins one version; give a range ("^…", or "workspace:^" for a workspace package)`)
+  }
+  for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies']) {
+    for (const [name, range] of Object.entries(pkg[field] ?? {})) {
+      if (/^(file|link|portal):/.test(range)) fail(`${field} "${name}": "${range}" does not install from a registry`)
+    }
+  }
+}
+
+for (const group of ['packages', 'plugins', 'examples']) {
+  for (const name of readdirSync(group)) check(`${group}/${name}`)
+}
+if (offences.length) {
+  console.error(`package.json metadata (CONTRIBUTING.md, "Publishing"):\n${offences.join('\n')}`)
+  process.exit(1)
+}
