@@ -1,7 +1,8 @@
 // Every package that publishes carries what npm and its users need: where it came from, which Node
 // it runs on, what it ships, where its entry and types are, and peer ranges a host can satisfy.
 // Private packages (the examples that only run here) are skipped.
-import { existsSync, readFileSync, readdirSync } from 'node:fs'
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs'
+import { isBuiltin } from 'node:module'
 import { join } from 'node:path'
 
 const root = JSON.parse(readFileSync('package.json', 'utf8'))
@@ -23,22 +24,52 @@ function check(dir) {
   const entry = pkg.exports?.['.']
   if (!entry || typeof entry !== 'object') fail('"exports" must map "." to { types, default }')
   else {
-    if (entry.types !== './dist/index.d.ts' || entry.default !== './dist/index.js') fail('"exports"["."] must give "types": "./dist/index.d.ts" and "default": "./dist/index.js"')
+    if (entry.types !== './dist/index.d.ts' || entry.default !== './dist/index.js')
+      fail('"exports"["."] must give "types": "./dist/index.d.ts" and "default": "./dist/index.js"')
     const keys = Object.keys(entry)
     // Conditions are matched in order: "default" last, "types" before it.
-    if (keys.at(-1) !== 'default' || keys.indexOf('types') > keys.indexOf('default')) fail('"exports"["."] must list "types" before "default", and "default" last')
+    if (keys.at(-1) !== 'default' || keys.indexOf('types') > keys.indexOf('default'))
+      fail('"exports"["."] must list "types" before "default", and "default" last')
   }
-  if (pkg.main !== './dist/index.js' || pkg.types !== './dist/index.d.ts') fail('"main" and "types" must be "./dist/index.js" and "./dist/index.d.ts" (for tools that do not read "exports")')
-  if (pkg.name.startsWith('@') && pkg.publishConfig?.access !== 'public') fail('a scoped package needs "publishConfig": { "access": "public" } (npm would publish it restricted)')
+  if (pkg.main !== './dist/index.js' || pkg.types !== './dist/index.d.ts')
+    fail('"main" and "types" must be "./dist/index.js" and "./dist/index.d.ts" (for tools that do not read "exports")')
+  if (pkg.name.startsWith('@') && pkg.publishConfig?.access !== 'public')
+    fail('a scoped package needs "publishConfig": { "access": "public" } (npm would publish it restricted)')
   for (const [name, range] of Object.entries(pkg.peerDependencies ?? {})) {
     // A peer is shared with the host: an exact version (or workspace:*, published as one) refuses every other release.
-    if (range === 'workspace:*' || /^\d+\.\d+\.\d+(-[\w.]+)?$/.test(range)) fail(`peer "${name}": "${range}" pins one version; give a range ("^…", or "workspace:^" for a workspace package)`)
+    if (range === 'workspace:*' || /^\d+\.\d+\.\d+(-[\w.]+)?$/.test(range))
+      fail(`peer "${name}": "${range}" pins one version; give a range ("^…", or "workspace:^" for a workspace package)`)
+  }
+  // What src/ imports by name must install with the package: a devDependency is absent for its users
+  // (a type-only import too: it stays in the published .d.ts).
+  const declared = new Set(['dependencies', 'peerDependencies', 'optionalDependencies'].flatMap((field) => Object.keys(pkg[field] ?? {})))
+  for (const [path, specifier] of importsUnder(join(dir, 'src'))) {
+    const name = specifier
+      .split('/')
+      .slice(0, specifier.startsWith('@') ? 2 : 1)
+      .join('/')
+    if (name !== pkg.name && !declared.has(name)) fail(`${path} imports "${specifier}", which is not in dependencies or peerDependencies`)
   }
   for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies']) {
     for (const [name, range] of Object.entries(pkg[field] ?? {})) {
       if (/^(file|link|portal):/.test(range)) fail(`${field} "${name}": "${range}" does not install from a registry`)
     }
   }
+}
+
+/** `[file, specifier]` for every import of a package (not a relative path or a Node builtin) in .ts files under `dir`. */
+function importsUnder(dir) {
+  if (!existsSync(dir)) return []
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name)
+    if (statSync(path).isDirectory()) return importsUnder(path)
+    if (!/\.ts$/.test(name)) return []
+    const text = readFileSync(path, 'utf8')
+    return [...text.matchAll(/^\s*(?:import|export)\s[^'";]*?\sfrom\s+['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm)]
+      .map((match) => match[1] ?? match[2])
+      .filter((specifier) => !specifier.startsWith('.') && !isBuiltin(specifier))
+      .map((specifier) => [path, specifier])
+  })
 }
 
 for (const group of ['packages', 'plugins', 'examples']) {

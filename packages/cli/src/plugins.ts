@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs'
+import { existsSync, statSync } from 'node:fs'
 import { createRequire, isBuiltin } from 'node:module'
 import { isAbsolute, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -6,6 +6,7 @@ import type { Context, Fiber, Plugin } from 'cordis'
 import type { PluginEntry } from './config.js'
 import { CordageError, isSchemastery, unknownConfigKeys, type ConfigIssue } from '@cordage/core'
 import { CliConfigError, CliError, errorMessage } from './errors.js'
+import { installedEntry, packageEntry } from './package-entry.js'
 
 /** A plugin entry whose module was imported and whose config passed the plugin's `Config`. */
 export interface ResolvedPlugin {
@@ -23,8 +24,12 @@ function candidates(spec: string): string[] {
   return [spec]
 }
 
-/** Resolves a spec to a module URL: relative paths from `baseDir`, names from `baseDir` then from this package. */
-function locate(spec: string, baseDir: string): { url?: string; tried: string[] } {
+/**
+ * Resolves a spec to a module URL: a path (a file, or a package directory through its package.json)
+ * from `baseDir`; a name from the `node_modules` folders at and above `baseDir`, then from this
+ * package's own. `NODE_PATH` is never consulted (see package-entry.ts).
+ */
+function locate(spec: string, baseDir: string): { url?: string; tried: string[]; problem?: string } {
   const tried: string[] = []
   const local = createRequire(join(baseDir, 'cordage.yml'))
   for (const name of candidates(spec)) {
@@ -32,6 +37,10 @@ function locate(spec: string, baseDir: string): { url?: string; tried: string[] 
       const path = resolve(baseDir, name)
       tried.push(path)
       if (!existsSync(path)) continue
+      if (existsSync(join(path, 'package.json')) && statSync(path).isDirectory()) {
+        const entry = packageEntry(path)
+        return entry.file ? { url: pathToFileURL(entry.file).href, tried } : { tried, problem: entry.problem }
+      }
       try {
         return { url: pathToFileURL(local.resolve(path)).href, tried }
       } catch {
@@ -41,12 +50,10 @@ function locate(spec: string, baseDir: string): { url?: string; tried: string[] 
     tried.push(name)
     // `fs` must never resolve to Node's own module.
     if (isBuiltin(name)) continue
+    const installed = installedEntry(name, baseDir)
+    if (installed) return installed.file ? { url: pathToFileURL(installed.file).href, tried } : { tried, problem: installed.problem }
     try {
-      return { url: pathToFileURL(local.resolve(name)).href, tried }
-    } catch {
-      // Not installed next to cordage.yml: fall back to the packages the command itself depends on.
-    }
-    try {
+      // Not installed next to cordage.yml: the packages the command itself depends on (ESM resolution, no NODE_PATH).
       return { url: import.meta.resolve(name), tried }
     } catch {
       continue
@@ -66,7 +73,8 @@ export function pluginOf(module: Record<string, any>): Plugin | undefined {
 
 /** Imports the module a spec names; undefined plugin when the module exports none (a placeholder package). */
 export async function importPlugin(spec: string, baseDir: string, where: string): Promise<Plugin | undefined> {
-  const { url, tried } = locate(spec, baseDir)
+  const { url, tried, problem } = locate(spec, baseDir)
+  if (problem) throw new CliConfigError(`${where}: plugin ${spec}: cannot load it: ${problem}`)
   if (!url)
     throw new CliConfigError(`${where}: cannot find plugin "${spec}"; tried ${tried.join(', ')} (from ${baseDir} and from the cordage command's own packages)`)
   let module: Record<string, any>
