@@ -63,7 +63,7 @@ function importsUnder(dir) {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name)
     if (statSync(path).isDirectory()) return importsUnder(path)
-    if (!/\.ts$/.test(name)) return []
+    if (!name.endsWith('.ts')) return []
     const text = readFileSync(path, 'utf8')
     return [...text.matchAll(/^\s*(?:import|export)\s[^'";]*?\sfrom\s+['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm)]
       .map((match) => match[1] ?? match[2])
