@@ -8,6 +8,8 @@ export type AgentEvent =
   | { type: 'turn/start'; turn: number }
   /** A streamed piece of the model's text. */
   | { type: 'text/delta'; delta: string }
+  /** A streamed piece of the model's reasoning (shown dimmed; stored with the turn, never a value). */
+  | { type: 'thinking/delta'; delta: string }
   /** The model's complete turn, as committed to the conversation. */
   | { type: 'assistant/message'; message: Extract<Message, { role: 'assistant' }>; finishReason: string; usage?: Usage }
   /** A tool call is dispatched (`arguments` is the model's raw JSON text). */
@@ -28,8 +30,10 @@ export interface AgentResult {
   stopReason: StopReason
   /** Model requests made by this run. */
   turns: number
-  /** Summed over this run's turns (zeros when the provider reports none). */
-  usage: Usage
+  /** Summed over this run's turns (zeros when the provider reports none); every field present. */
+  usage: Required<Usage>
+  /** US dollars at the model's price; undefined when a turn's price is unknown (never 0 for unknown). */
+  cost?: number
 }
 
 /** Options of an `Agent`; everything is optional. */

@@ -8,9 +8,10 @@ import { codeDispatchObserver } from './code-dispatch.js'
 import { NoModelError } from './errors.js'
 import { observe, type RunObserver } from './hub.js'
 import { messageOf, deriveMessages } from './messages.js'
-import type { Message, ModelService, ToolCall, Usage } from './model.js'
+import type { Message, ModelService, ToolCall } from './model.js'
 import { applyToolView } from './tool-view.js'
 import { streamTurn } from './turn.js'
+import { addUsage, costOf, emptyUsage } from './usage.js'
 import type { SessionEventBody, SessionEventMap, SessionEventType } from './session-types.js'
 
 // What a run needs of its context, read once per context: a property read through the context costs
@@ -77,8 +78,14 @@ export class Agent {
     let stopObserving: (() => void) | undefined
     let turns = 0
     let text = ''
-    const usage: Usage = { inputTokens: 0, outputTokens: 0 }
-    const finish = (stopReason: StopReason): AgentResult => ({ text, stopReason, turns, usage })
+    const usage = emptyUsage()
+    // Undefined as soon as one turn's price is unknown: a partial sum would understate the cost.
+    let cost: number | undefined = 0
+    const finish = (stopReason: StopReason): AgentResult => {
+      const result: AgentResult = { text, stopReason, turns, usage, ...(cost !== undefined && { cost }) }
+      if (this.session && !this.session.closed) this.session.append('run/end', { stopReason, turns, usage: { ...usage }, ...(cost !== undefined && { cost }) })
+      return result
+    }
     this.running = true
     let release!: () => void
     this.idle = new Promise((resolve) => (release = resolve))
@@ -106,20 +113,27 @@ export class Agent {
         turns++
         this.emit({ type: 'turn/start', turn: turns })
         const offered = applyToolView(tools.list(), this.options.tools)
-        const turn = await streamTurn(model, { messages: [...this.messages], tools: offered.schemas, signal }, turns, (delta) =>
-          this.emit({ type: 'text/delta', delta }),
+        const turn = await streamTurn(
+          model,
+          { messages: [...this.messages], tools: offered.schemas, signal },
+          turns,
+          (delta) => this.emit({ type: 'text/delta', delta }),
+          (delta) => this.emit({ type: 'thinking/delta', delta }),
         )
-        if (turn.usage) {
-          usage.inputTokens += turn.usage.inputTokens
-          usage.outputTokens += turn.usage.outputTokens
-        }
+        const turnCost = turn.usage ? costOf(turn.usage, model.info?.price) : undefined
+        if (turn.usage) addUsage(usage, turn.usage)
+        // A turn without usage or without a price makes the run's cost unknown.
+        cost = cost === undefined || turnCost === undefined ? undefined : cost + turnCost
         if (turn.aborted && !turn.text && !turn.calls.length) return finish('aborted')
         const data: SessionEventMap['assistant/message'] = {
           content: turn.text,
           ...(turn.calls.length && { toolCalls: turn.calls }),
+          ...(turn.thinking.length && { thinking: turn.thinking }),
+          model: model.id,
           finishReason: turn.finishReason,
         }
         if (turn.usage) data.usage = turn.usage
+        if (turnCost !== undefined) data.cost = turnCost
         const message = this.commit('assistant/message', data) as Extract<Message, { role: 'assistant' }>
         text = turn.text
         this.emit({ type: 'assistant/message', message, finishReason: turn.finishReason, ...(turn.usage && { usage: turn.usage }) })

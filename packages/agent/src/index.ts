@@ -7,7 +7,7 @@ declare module 'cordis' {
   }
 }
 
-export type { ModelTool, ToolCall, Message, Usage, ModelEvent, CompletionRequest, ModelService } from './model.js'
+export type { ModelTool, ToolCall, Message, ThinkingBlock, Usage, ModelEvent, CompletionRequest, ModelService, ModelInfo, ModelPrice } from './model.js'
 export type { AgentEvent, AgentOptions, AgentResult, RunOptions, StopReason, ToolView } from './agent-types.js'
 export { Agent, formatContext } from './agent.js'
 export type {
@@ -27,6 +27,7 @@ export type { LoadedSession } from './session-load.js'
 export { loadSession } from './session-load.js'
 export { childSessionFiles } from './session-tree.js'
 export { deriveMessages, messageOf } from './messages.js'
+export { addUsage, costOf, emptyUsage, formatCost, formatUsage, type UsageTotals } from './usage.js'
 export { SessionError, NoModelError, ModelError } from './errors.js'
 export type { CreateAgentOptions } from './service.js'
 export { AgentService } from './service.js'

@@ -12,8 +12,15 @@ export function messageOf(event: SessionEventBody): Message | undefined {
     case 'user/message':
       return { role: 'user', content: event.data.content }
     case 'assistant/message': {
-      const { content, toolCalls } = event.data
-      return toolCalls?.length ? { role: 'assistant', content, toolCalls } : { role: 'assistant', content }
+      const { content, toolCalls, thinking, model } = event.data
+      const message: Message = { role: 'assistant', content }
+      if (toolCalls?.length) message.toolCalls = toolCalls
+      // The producing model matters only to decide whether its thinking may be sent back.
+      if (thinking?.length) {
+        message.thinking = thinking
+        if (model !== undefined) message.model = model
+      }
+      return message
     }
     case 'tool/result': {
       const { callId, name, content, isError } = event.data

@@ -1,5 +1,5 @@
 import type { ContentBlock, JsonValue } from '@cordage/core'
-import type { ToolCall, Usage } from './model.js'
+import type { ThinkingBlock, ToolCall, Usage } from './model.js'
 
 /** The session file format version written in every header. */
 export const SESSION_VERSION = 1
@@ -53,10 +53,24 @@ export interface SessionEventMap {
   'system/message': { content: string }
   /** A user message; `source` is set when the agent injected it as context (hook or job notice). */
   'user/message': { content: string; source?: string }
-  /** A model turn: its text and the tool calls it proposed (arguments as the raw JSON text). */
-  'assistant/message': { content: string; toolCalls?: ToolCall[]; finishReason?: string; usage?: Usage }
+  /**
+   * A model turn: its text and the tool calls it proposed (arguments as the raw JSON text), the reasoning
+   * it showed (kept as content so it can be sent back), the model that produced it, its usage and cost
+   * (US dollars; absent when the price is unknown).
+   */
+  'assistant/message': {
+    content: string
+    toolCalls?: ToolCall[]
+    thinking?: ThinkingBlock[]
+    model?: string
+    finishReason?: string
+    usage?: Usage
+    cost?: number
+  }
   'tool/result': ToolResultRecord
   'tool/code-dispatch': CodeDispatchRecord
+  /** The end of one `Agent.run`: why it stopped, its model requests, and their usage and cost totals. */
+  'run/end': { stopReason: string; turns: number; usage: Usage; cost?: number }
   /** Written by `SessionLog.close`. */
   'session/end': { reason: string; message?: string }
 }

@@ -1,11 +1,13 @@
 import { CordageError } from '@cordage/core'
 import { ModelError } from './errors.js'
-import type { CompletionRequest, ModelService, ToolCall, Usage } from './model.js'
+import type { CompletionRequest, ModelService, ThinkingBlock, ToolCall, Usage } from './model.js'
 
 /** One streamed model turn, assembled. `aborted` is set when the signal cut the stream short. */
 export interface TurnOutcome {
   text: string
   calls: ToolCall[]
+  /** Reasoning blocks in the order the model produced them (empty when it sent none). */
+  thinking: ThinkingBlock[]
   finishReason: string
   usage?: Usage
   aborted: boolean
@@ -16,9 +18,16 @@ export interface TurnOutcome {
  * id is replaced with `call_<turn>_<index>`, so results can always be matched), and requires the closing
  * `done`. An abort ends the turn with what arrived; any other stream failure rejects.
  */
-export async function streamTurn(model: ModelService, request: CompletionRequest, turn: number, onDelta: (delta: string) => void): Promise<TurnOutcome> {
+export async function streamTurn(
+  model: ModelService,
+  request: CompletionRequest,
+  turn: number,
+  onDelta: (delta: string) => void,
+  onThinking?: (delta: string) => void,
+): Promise<TurnOutcome> {
   let text = ''
   const calls: ToolCall[] = []
+  const thinking: ThinkingBlock[] = []
   const ids = new Set<string>()
   let done: { finishReason: string; usage?: Usage } | undefined
   try {
@@ -29,6 +38,11 @@ export async function streamTurn(model: ModelService, request: CompletionRequest
         if (!event.delta) continue
         text += event.delta
         onDelta(event.delta)
+      } else if (event.type === 'thinking') {
+        if (event.delta) onThinking?.(event.delta)
+      } else if (event.type === 'thinking-block') {
+        const { text: reasoning, signature, redacted } = event.block
+        thinking.push({ text: String(reasoning ?? ''), ...(signature !== undefined && { signature }), ...(redacted !== undefined && { redacted }) })
       } else if (event.type === 'tool-call') {
         const { id, name, arguments: args } = event.call
         const callId = typeof id === 'string' && id && !ids.has(id) ? id : `call_${turn}_${calls.length}`
@@ -40,11 +54,11 @@ export async function streamTurn(model: ModelService, request: CompletionRequest
       }
     }
   } catch (error) {
-    if (request.signal?.aborted) return { text, calls, finishReason: 'aborted', aborted: true }
+    if (request.signal?.aborted) return { text, calls, thinking, finishReason: 'aborted', aborted: true }
     if (CordageError.is(error)) throw error
     throw new ModelError(`the model ${model.id} failed: ${(error as Error)?.message ?? String(error)}`, { cause: error })
   }
-  if (request.signal?.aborted) return { text, calls, finishReason: 'aborted', aborted: true, ...(done?.usage && { usage: done.usage }) }
+  if (request.signal?.aborted) return { text, calls, thinking, finishReason: 'aborted', aborted: true, ...(done?.usage && { usage: done.usage }) }
   if (!done) throw new ModelError(`the model ${model.id} ended its stream without a done event`)
-  return { text, calls, ...done, aborted: false }
+  return { text, calls, thinking, ...done, aborted: false }
 }

@@ -53,9 +53,10 @@ describe('session log', () => {
       'tool/result',
       'tool/result',
       'assistant/message',
+      'run/end',
       'session/end',
     ])
-    expect(events.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5, 6, 7])
+    expect(events.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8])
     expect(events[3].data).toEqual({
       callId: 'call_1_0',
       name: 'lookup',
@@ -70,7 +71,8 @@ describe('session log', () => {
         { id: 'call_1_1', name: 'lookup', arguments: '{"key":"beta"}' },
       ],
     })
-    expect(events[6].data).toEqual({ reason: 'completed' })
+    expect(events[6].data).toMatchObject({ stopReason: 'completed', turns: 2 })
+    expect(events[7].data).toEqual({ reason: 'completed' })
     expect(resolveSessionFile(session.id, { cwd })).toBe(session.file)
   })
 
@@ -163,9 +165,10 @@ describe('session log', () => {
       'tool/result',
       'tool/result',
       'assistant/message',
+      'run/end',
       'session/end',
     ])
-    expect(reloaded.events.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5, 6])
+    expect(reloaded.events.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5, 6, 7])
     expect(reloaded.events[3]).toMatchObject({ type: 'tool/result', data: { callId: 'call_1_1', error: { code: 'ABORTED_BEFORE_DISPATCH' } } })
     expect(JSON.stringify(deriveMessages(reloaded.events).slice(0, request.messages.length))).toBe(JSON.stringify(request.messages))
   })

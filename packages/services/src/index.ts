@@ -59,6 +59,8 @@ export type { JobsService, JobSnapshot, JobState, JobExit, JobStartOptions, JobH
 
 /** A Cordis context that has the `jobs` service (what `ctx.inject(['jobs'], (ctx) => …)` hands a callback). */
 export type JobsContext = Context & { jobs: JobsService }
-export type { ModelTool, ToolCall, Message, Usage, ModelEvent, CompletionRequest, ModelService } from './model.js'
+export type { ModelTool, ToolCall, Message, ThinkingBlock, Usage, ModelEvent, CompletionRequest, ModelService, ModelInfo, ModelPrice } from './model.js'
+export { ModelRequestError, type ModelRequestErrorCode } from './model-error.js'
+export { modelInfo, type KnownModel } from './model-info.js'
 export type { SpillInput, SpillSaved, SpillService } from './spill.js'
 export type { WebService, WebSearchProvider, WebSearchHit } from './web.js'

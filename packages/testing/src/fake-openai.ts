@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { pieces, sendJson, sleep, write } from './fake-http.js'
 
 /** A tool call the fake model makes; `arguments` may be raw JSON text or a value to serialise. */
 export interface FakeToolCall {
@@ -88,8 +89,6 @@ export interface FakeOpenAIServer {
   /** Stops the server and destroys open connections. */
   close(): Promise<void>
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 /**
  * Starts a real HTTP server on 127.0.0.1 (random port) speaking the Chat Completions wire format:
@@ -189,12 +188,6 @@ export async function startFakeOpenAI(turns: FakeTurn[] = [], options: FakeOpenA
   }
 }
 
-function sendJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(value)
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers })
-  res.end(text)
-}
-
 function sendError(res: ServerResponse, error: FakeHttpError): void {
   const headers: Record<string, string> = { ...error.headers }
   if (error.retryAfter !== undefined) headers['retry-after'] = String(error.retryAfter)
@@ -209,14 +202,6 @@ function sendError(res: ServerResponse, error: FakeHttpError): void {
           : 'invalid_request_error'
   const code = error.status === 401 ? 'invalid_api_key' : error.status === 429 ? 'rate_limit_exceeded' : null
   sendJson(res, error.status, { error: { message: error.message ?? `scripted HTTP ${error.status}`, type, param: null, code } }, headers)
-}
-
-/** Splits by code points, never inside a surrogate pair, as real servers do. */
-function pieces(text: string, size: number): string[] {
-  const points = Array.from(text)
-  const out: string[] = []
-  for (let i = 0; i < points.length; i += size) out.push(points.slice(i, i + size).join(''))
-  return out
 }
 
 function callsOf(reply: FakeReply) {
@@ -278,15 +263,6 @@ async function streamReply(res: ServerResponse, reply: FakeReply, model: string,
   }
   if (reply.delayMs) await sleep(reply.delayMs)
   res.end()
-}
-
-/** Writes and waits until the bytes are handed to the socket, so a later fault cannot overtake them. */
-async function write(res: ServerResponse, text: string, bytesPerWrite: number | undefined): Promise<void> {
-  const bytes = Buffer.from(text, 'utf8')
-  const size = bytesPerWrite || bytes.length
-  for (let offset = 0; offset < bytes.length; offset += size) {
-    await new Promise<void>((resolve) => res.write(bytes.subarray(offset, offset + size), () => resolve()))
-  }
 }
 
 async function replyJson(res: ServerResponse, reply: FakeReply, model: string, requestBytes: number): Promise<void> {

@@ -13,6 +13,15 @@ export {
   type FakeToolCall,
   type FakeTurn,
 } from './fake-openai.js'
+export {
+  startFakeAnthropic,
+  type FakeAnthropicHttpError,
+  type FakeAnthropicOptions,
+  type FakeAnthropicReply,
+  type FakeAnthropicRequest,
+  type FakeAnthropicServer,
+  type FakeAnthropicTurn,
+} from './fake-anthropic.js'
 export type { BenchVariant, CompareOptions, Comparison } from './bench.js'
 export { compare } from './bench.js'
 export type { RecordedRequest, ScriptStep, ScriptedCall, ScriptedModelConfig, ScriptedTurn } from './scripted-model.js'
