@@ -16,14 +16,14 @@ export interface Config {
   timeoutMs: number
   temperature?: number
   contextWindow?: number
-  price?: ModelPrice
+  price?: Partial<ModelPrice>
   headers: Record<string, string>
   extraBody: Record<string, unknown>
 }
 
 const Price = Schema.object({
-  input: Schema.number().min(0).required(),
-  output: Schema.number().min(0).required(),
+  input: Schema.number().min(0),
+  output: Schema.number().min(0),
   cacheRead: Schema.number().min(0),
   cacheWrite: Schema.number().min(0),
 })
@@ -82,6 +82,15 @@ export function resolveOptions(config: Config, env: Record<string, string | unde
       : authToken
         ? 'check the token in ANTHROPIC_AUTH_TOKEN'
         : 'set ANTHROPIC_API_KEY or config.apiKey'
-  const info = modelInfo(KNOWN_MODELS, config.model, { contextWindow: config.contextWindow, price: config.price })
+  const info = modelInfo(KNOWN_MODELS, config.model, { contextWindow: config.contextWindow, price: priceOf(config.price) })
   return { ...config, ...(apiKey && { apiKey }), ...(authToken && { authToken }), ...(baseURL && { baseURL }), info, keyHint }
+}
+
+/** A configured price, or undefined when none is set; one with only some fields is a config error. */
+function priceOf(price: Partial<ModelPrice> | undefined): ModelPrice | undefined {
+  if (!price || Object.values(price).every((value) => value === undefined)) return undefined
+  if (price.input === undefined || price.output === undefined) {
+    throw new CordageError('INVALID_CONFIG', 'model-anthropic: config.price needs both input and output (US dollars per million tokens)')
+  }
+  return price as ModelPrice
 }

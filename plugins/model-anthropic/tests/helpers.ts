@@ -1,0 +1,41 @@
+import type { ModelEvent, ModelService } from '@cordage/services'
+import { createTestContext, type TestContext } from '@cordage/testing'
+import type { ToolDefinition } from '@cordage/core'
+import { AnthropicModel } from '../src/index.js'
+
+/** Reads a stream to its end. */
+export async function collect(stream: AsyncIterable<ModelEvent>): Promise<ModelEvent[]> {
+  const events: ModelEvent[] = []
+  for await (const event of stream) events.push(event)
+  return events
+}
+
+/** The error a stream ends with. */
+export async function failure(stream: AsyncIterable<ModelEvent>): Promise<any> {
+  try {
+    await collect(stream)
+  } catch (error) {
+    return error
+  }
+  throw new Error('expected the stream to fail')
+}
+
+/** A context with the registry and the provider loaded against `baseURL`, without SDK retries. */
+export async function loadModel(baseURL: string, config: Partial<AnthropicModel.Config> = {}): Promise<{ ctx: TestContext; model: ModelService; dispose: () => Promise<void> }> {
+  const ctx = await createTestContext({ print: false })
+  const fiber = await ctx.plugin(AnthropicModel, { baseURL, apiKey: 'sk-ant-test', maxRetries: 0, ...config })
+  return { ctx, model: ctx.get('model')!, dispose: async () => void (await fiber.dispose()) }
+}
+
+/** A parallel tool that reports a word's length. */
+export const lengthTool: ToolDefinition<{ word: string }, { word: string; length: number }> = {
+  name: 'word_length',
+  description: 'Length of a word.',
+  parameters: { type: 'object', properties: { word: { type: 'string' } }, required: ['word'], additionalProperties: false },
+  output: {
+    schema: { type: 'object', properties: { word: { type: 'string' }, length: { type: 'number' } }, required: ['word', 'length'] },
+    render: (_args, value) => [{ type: 'text', text: `${value.word} has ${value.length} letters` }],
+  },
+  execute: ({ word }) => ({ word, length: word.length }),
+  concurrency: 'parallel',
+}
