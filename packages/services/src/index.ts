@@ -61,6 +61,6 @@ export type { JobsService, JobSnapshot, JobState, JobExit, JobStartOptions, JobH
 export type JobsContext = Context & { jobs: JobsService }
 export type { ModelTool, ToolCall, Message, ThinkingBlock, Usage, ModelEvent, CompletionRequest, ModelService, ModelInfo, ModelPrice } from './model.js'
 export { ModelRequestError, type ModelRequestErrorCode } from './model-error.js'
-export { modelInfo, type KnownModel } from './model-info.js'
+export { configuredPrice, modelInfo, type KnownModel } from './model-info.js'
 export type { SpillInput, SpillSaved, SpillService } from './spill.js'
 export type { WebService, WebSearchProvider, WebSearchHit } from './web.js'

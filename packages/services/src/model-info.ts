@@ -1,3 +1,4 @@
+import { CordageError } from '@cordage/core'
 import type { ModelInfo, ModelPrice } from './model.js'
 
 /** A provider's built-in knowledge of one model family: its window and prices (US dollars per million tokens). */
@@ -21,4 +22,16 @@ export function modelInfo(table: readonly KnownModel[], model: string, overrides
   const contextWindow = overrides.contextWindow ?? found?.contextWindow
   const price = overrides.price ?? found?.price
   return { model, ...(contextWindow !== undefined && { contextWindow }), ...(price && { price }) }
+}
+
+/**
+ * A provider's configured price: undefined when none of its fields is set; a price without both `input`
+ * and `output` throws `INVALID_CONFIG` naming the plugin.
+ */
+export function configuredPrice(plugin: string, price: Partial<ModelPrice> | undefined): ModelPrice | undefined {
+  if (!price || Object.values(price).every((value) => value === undefined)) return undefined
+  if (price.input === undefined || price.output === undefined) {
+    throw new CordageError('INVALID_CONFIG', `${plugin}: config.price needs both input and output (US dollars per million tokens)`)
+  }
+  return price as ModelPrice
 }

@@ -20,12 +20,14 @@ export interface FakeFault {
 
 /** A scripted successful completion, streamed or not depending on the request's `stream`. */
 export interface FakeReply {
+  /** DeepSeek thinking: streamed as `reasoning_content` deltas before the text (and in the JSON message). */
+  reasoning?: string
   text?: string
   toolCalls?: FakeToolCall[]
   /** Default `tool_calls` when there are tool calls, else `stop`. */
   finishReason?: string
-  /** Default: derived from the request and reply sizes. */
-  usage?: { prompt_tokens: number; completion_tokens: number }
+  /** Default: derived from the request and reply sizes, with cache hits from the prefix shared with earlier requests. */
+  usage?: { prompt_tokens: number; completion_tokens: number; [field: string]: unknown }
   /** Characters per text delta and per arguments fragment (default 4). */
   chunkSize?: number
   /** Pause before each chunk and before ending the response, in milliseconds (default 0). */
@@ -70,6 +72,12 @@ export interface FakeOpenAIOptions {
   model?: string
   /** Reuse the script cyclically instead of consuming it (benchmarks, long runs). */
   loop?: boolean
+  /**
+   * Behave like DeepSeek's thinking mode: reject a request whose assistant turns with tool calls lack
+   * `reasoning_content` (with DeepSeek's 400 message), and report usage as `prompt_cache_hit_tokens` /
+   * `prompt_cache_miss_tokens` instead of OpenAI's `prompt_tokens_details.cached_tokens`.
+   */
+  deepseek?: boolean
 }
 
 /** A running fake OpenAI-compatible server on 127.0.0.1. */
@@ -99,6 +107,7 @@ export interface FakeOpenAIServer {
 export async function startFakeOpenAI(turns: FakeTurn[] = [], options: FakeOpenAIOptions = {}): Promise<FakeOpenAIServer> {
   const script = [...turns]
   const requests: FakeOpenAIRequest[] = []
+  const cache = new PrefixCache()
   let served = 0
 
   const server = createServer(async (req, res) => {
@@ -136,7 +145,7 @@ export async function startFakeOpenAI(turns: FakeTurn[] = [], options: FakeOpenA
       return sendError(res, { status: 401, message: 'Incorrect API key provided.' })
     }
     if (body === undefined) return sendError(res, { status: 400, message: 'We could not parse the JSON body of your request.' })
-    const invalid = checkChatRequest(body)
+    const invalid = checkChatRequest(body) ?? (options.deepseek ? checkReasoningContent(body) : undefined)
     if (invalid) return sendError(res, { status: 400, message: invalid })
 
     const next = script.shift()
@@ -153,8 +162,9 @@ export async function startFakeOpenAI(turns: FakeTurn[] = [], options: FakeOpenA
     }
     if ('status' in turn) return sendError(res, turn)
     const model = options.model ?? String(body.model)
-    if (body.stream === true) await streamReply(res, turn, model, body, rawBody.length)
-    else await replyJson(res, turn, model, rawBody.length)
+    const usage = usageOf(turn, rawBody.length, cache.cached(body), options.deepseek ?? false)
+    if (body.stream === true) await streamReply(res, turn, model, body, usage)
+    else await replyJson(res, turn, model, usage)
   })
 
   let connections = 0
@@ -212,13 +222,43 @@ function callsOf(reply: FakeReply) {
   }))
 }
 
-function usageOf(reply: FakeReply, requestBytes: number) {
+/** The usage object of a reply: OpenAI's cache and reasoning details, or DeepSeek's hit/miss split. */
+function usageOf(reply: FakeReply, requestBytes: number, cachedTokens: number, deepseek: boolean): Record<string, unknown> {
   const produced = (reply.text ?? '').length + (reply.toolCalls ?? []).reduce((sum, call) => sum + JSON.stringify(call).length, 0)
-  const usage = reply.usage ?? { prompt_tokens: Math.ceil(requestBytes / 4), completion_tokens: Math.ceil(produced / 4) }
-  return { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens }
+  const reasoning = Math.ceil((reply.reasoning ?? '').length / 4)
+  if (reply.usage) return { ...reply.usage, total_tokens: reply.usage.prompt_tokens + reply.usage.completion_tokens }
+  const prompt = Math.ceil(requestBytes / 4)
+  const cached = Math.min(prompt, cachedTokens)
+  const completion = Math.ceil(produced / 4) + reasoning
+  const usage: Record<string, unknown> = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion }
+  if (deepseek) Object.assign(usage, { prompt_cache_hit_tokens: cached, prompt_cache_miss_tokens: prompt - cached })
+  else usage.prompt_tokens_details = { cached_tokens: cached }
+  usage.completion_tokens_details = { reasoning_tokens: reasoning }
+  return usage
 }
 
-async function streamReply(res: ServerResponse, reply: FakeReply, model: string, body: any, requestBytes: number): Promise<void> {
+/**
+ * Automatic prefix caching as OpenAI and DeepSeek do it: a request reuses the longest prefix (tools,
+ * then messages, in order) it shares with an earlier one, in tokens estimated as characters / 4.
+ */
+class PrefixCache {
+  private readonly seen: string[] = []
+
+  cached(body: any): number {
+    const text = JSON.stringify(body.tools ?? []) + (body.messages ?? []).map((message: unknown) => JSON.stringify(message)).join('')
+    let best = 0
+    for (const earlier of this.seen) {
+      const limit = Math.min(earlier.length, text.length)
+      let shared = 0
+      while (shared < limit && earlier.charCodeAt(shared) === text.charCodeAt(shared)) shared++
+      best = Math.max(best, shared)
+    }
+    this.seen.push(text)
+    return Math.floor(best / 4)
+  }
+}
+
+async function streamReply(res: ServerResponse, reply: FakeReply, model: string, body: any, usage: Record<string, unknown>): Promise<void> {
   const fault = reply.fault
   if (fault?.type === 'drop' && (fault.after ?? 0) === 0) return void res.socket?.destroy()
   const includeUsage = body.stream_options?.include_usage === true
@@ -236,6 +276,7 @@ async function streamReply(res: ServerResponse, reply: FakeReply, model: string,
     ...(includeUsage ? { usage: null } : {}),
   })
   const events: string[] = [JSON.stringify(chunk({ role: 'assistant', content: '', refusal: null }))]
+  for (const piece of pieces(reply.reasoning ?? '', size)) events.push(JSON.stringify(chunk({ content: null, reasoning_content: piece })))
   for (const piece of pieces(reply.text ?? '', size)) events.push(JSON.stringify(chunk({ content: piece })))
   calls.forEach((call, index) => {
     events.push(JSON.stringify(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] })))
@@ -244,7 +285,7 @@ async function streamReply(res: ServerResponse, reply: FakeReply, model: string,
   events.push(JSON.stringify(chunk({}, reply.finishReason ?? (calls.length ? 'tool_calls' : 'stop'))))
   if (includeUsage)
     events.push(
-      JSON.stringify({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_fake', choices: [], usage: usageOf(reply, requestBytes) }),
+      JSON.stringify({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_fake', choices: [], usage }),
     )
   events.push('[DONE]')
 
@@ -265,7 +306,7 @@ async function streamReply(res: ServerResponse, reply: FakeReply, model: string,
   res.end()
 }
 
-async function replyJson(res: ServerResponse, reply: FakeReply, model: string, requestBytes: number): Promise<void> {
+async function replyJson(res: ServerResponse, reply: FakeReply, model: string, usage: Record<string, unknown>): Promise<void> {
   const fault = reply.fault
   if (fault?.type === 'drop') return void res.socket?.destroy()
   if (fault?.type === 'stall') return
@@ -278,6 +319,7 @@ async function replyJson(res: ServerResponse, reply: FakeReply, model: string, r
   const message = {
     role: 'assistant',
     content: reply.text ?? (calls.length ? null : ''),
+    ...(reply.reasoning !== undefined && { reasoning_content: reply.reasoning }),
     refusal: null,
     ...(calls.length ? { tool_calls: calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })) } : {}),
   }
@@ -288,7 +330,7 @@ async function replyJson(res: ServerResponse, reply: FakeReply, model: string, r
     model,
     system_fingerprint: 'fp_fake',
     choices: [{ index: 0, message, logprobs: null, finish_reason: reply.finishReason ?? (calls.length ? 'tool_calls' : 'stop') }],
-    usage: usageOf(reply, requestBytes),
+    usage,
   })
 }
 
@@ -318,6 +360,16 @@ function checkChatRequest(body: any): string | undefined {
         return `messages[${index}].tool_calls entries must be { id, type: 'function', function: { name, arguments: string } }`
       }
       open.add(call.id)
+    }
+  }
+  return undefined
+}
+
+/** DeepSeek's thinking-mode rule: every assistant turn with tool calls carries its `reasoning_content` back. */
+function checkReasoningContent(body: any): string | undefined {
+  for (const message of body.messages) {
+    if (message.role === 'assistant' && message.tool_calls?.length && typeof message.reasoning_content !== 'string') {
+      return 'The `reasoning_content` in the thinking mode must be passed back to the API.'
     }
   }
   return undefined

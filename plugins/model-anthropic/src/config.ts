@@ -1,6 +1,6 @@
 import Schema from 'schemastery'
 import { CordageError } from '@cordage/core'
-import { modelInfo, type ModelInfo, type ModelPrice } from '@cordage/services'
+import { configuredPrice, modelInfo, type ModelInfo, type ModelPrice } from '@cordage/services'
 import { DEFAULT_MODEL, KNOWN_MODELS } from './models.js'
 
 /** The plugin's config (see the README's table). */
@@ -82,15 +82,7 @@ export function resolveOptions(config: Config, env: Record<string, string | unde
       : authToken
         ? 'check the token in ANTHROPIC_AUTH_TOKEN'
         : 'set ANTHROPIC_API_KEY or config.apiKey'
-  const info = modelInfo(KNOWN_MODELS, config.model, { contextWindow: config.contextWindow, price: priceOf(config.price) })
+  const info = modelInfo(KNOWN_MODELS, config.model, { contextWindow: config.contextWindow, price: configuredPrice('model-anthropic', config.price) })
   return { ...config, ...(apiKey && { apiKey }), ...(authToken && { authToken }), ...(baseURL && { baseURL }), info, keyHint }
 }
 
-/** A configured price, or undefined when none is set; one with only some fields is a config error. */
-function priceOf(price: Partial<ModelPrice> | undefined): ModelPrice | undefined {
-  if (!price || Object.values(price).every((value) => value === undefined)) return undefined
-  if (price.input === undefined || price.output === undefined) {
-    throw new CordageError('INVALID_CONFIG', 'model-anthropic: config.price needs both input and output (US dollars per million tokens)')
-  }
-  return price as ModelPrice
-}

@@ -7,9 +7,19 @@ interface Slot {
   arguments: string
 }
 
+/**
+ * Usage in the seam's terms: `prompt_tokens` includes cached input on this wire; cache hits are OpenAI's
+ * `prompt_tokens_details.cached_tokens` or DeepSeek's `prompt_cache_hit_tokens`; neither reports writes.
+ */
 function usageOf(raw: any): Usage | undefined {
   if (!raw || typeof raw !== 'object') return undefined
-  return { inputTokens: Number(raw.prompt_tokens) || 0, outputTokens: Number(raw.completion_tokens) || 0 }
+  return {
+    inputTokens: Number(raw.prompt_tokens) || 0,
+    outputTokens: Number(raw.completion_tokens) || 0,
+    cacheReadTokens: Number(raw.prompt_cache_hit_tokens ?? raw.prompt_tokens_details?.cached_tokens) || 0,
+    cacheWriteTokens: 0,
+    reasoningTokens: Number(raw.completion_tokens_details?.reasoning_tokens) || 0,
+  }
 }
 
 function argumentsText(value: unknown): string {
@@ -32,6 +42,18 @@ export class ChunkAssembler {
   private readonly byIndex = new Map<number, Slot>()
   finishReason: string | undefined
   usage: Usage | undefined
+  /** All `reasoning_content` so far (DeepSeek's thinking), and whether the server sent the field at all. */
+  reasoning = ''
+  private reasoned = false
+  /** Reasoning that arrived since the last `takeReasoning()`. */
+  private reasoningDelta = ''
+
+  /** The reasoning text pushed since the last call ('' when none). */
+  takeReasoning(): string {
+    const delta = this.reasoningDelta
+    this.reasoningDelta = ''
+    return delta
+  }
 
   /** Applies one parsed chunk; returns the text delta it carried ('' when none). */
   push(chunk: any): string {
@@ -44,6 +66,11 @@ export class ChunkAssembler {
     if (choice.finish_reason) this.finishReason = choice.finish_reason
     const delta = choice.delta
     if (!delta) return ''
+    if (typeof delta.reasoning_content === 'string') {
+      this.reasoned = true
+      this.reasoning += delta.reasoning_content
+      this.reasoningDelta += delta.reasoning_content
+    }
     if (Array.isArray(delta.tool_calls)) for (const part of delta.tool_calls) this.toolDelta(part)
     return typeof delta.content === 'string' ? delta.content : ''
   }
@@ -80,10 +107,11 @@ export class ChunkAssembler {
     })
   }
 
-  /** The closing events: each tool call, then `done`. */
+  /** The closing events: the reasoning as one block (when the server sent any), each tool call, then `done`. */
   finish(): ModelEvent[] {
     const calls = this.calls()
-    const events: ModelEvent[] = calls.map((call) => ({ type: 'tool-call', call }))
+    const events: ModelEvent[] = this.reasoned ? [{ type: 'thinking-block', block: { text: this.reasoning } }] : []
+    for (const call of calls) events.push({ type: 'tool-call', call })
     const finishReason = this.finishReason ?? (calls.length ? 'tool_calls' : 'stop')
     events.push(this.usage ? { type: 'done', finishReason, usage: this.usage } : { type: 'done', finishReason })
     return events
@@ -101,11 +129,16 @@ export function completionEvents(body: any): ModelEvent[] {
     choices: [
       {
         finish_reason: choice.finish_reason,
-        delta: { tool_calls: (choice.message.tool_calls ?? []).map((call: any, index: number) => ({ index, ...call })) },
+        delta: {
+          ...(typeof choice.message.reasoning_content === 'string' && { reasoning_content: choice.message.reasoning_content }),
+          tool_calls: (choice.message.tool_calls ?? []).map((call: any, index: number) => ({ index, ...call })),
+        },
       },
     ],
   })
   const text = typeof choice.message.content === 'string' ? choice.message.content : ''
-  const events: ModelEvent[] = text ? [{ type: 'text', delta: text }] : []
+  const reasoning = assembler.takeReasoning()
+  const events: ModelEvent[] = reasoning ? [{ type: 'thinking', delta: reasoning }] : []
+  if (text) events.push({ type: 'text', delta: text })
   return events.concat(assembler.finish())
 }

@@ -1,11 +1,11 @@
-import type { CompletionRequest, ModelEvent, ModelService } from '@cordage/services'
+import type { CompletionRequest, ModelEvent, ModelInfo, ModelService } from '@cordage/services'
 import { ModelRequestError } from './errors.js'
 import { abortError, Exchange } from './exchange.js'
 import { HttpTransport } from './http.js'
 import { toWireBody, type WireOptions } from './wire.js'
 
 /** Everything the client needs, resolved from config and environment. */
-export interface ClientOptions extends WireOptions {
+export interface ClientOptions extends Omit<WireOptions, 'id'> {
   baseURL: string
   apiKey?: string
   /** What to tell the user when the key is rejected or missing. */
@@ -15,6 +15,8 @@ export interface ClientOptions extends WireOptions {
   timeoutMs: number
   backoffMs: number
   maxRetryDelayMs: number
+  /** The model's window and price, as built in or configured. */
+  info: ModelInfo
 }
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
@@ -35,11 +37,13 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
 /** A Cordis-free Chat Completions client implementing the `model` seam (streaming, tool calls, retries). */
 export class OpenAIClient implements ModelService {
   readonly id: string
+  readonly info: ModelInfo
   private readonly transport: HttpTransport
   private readonly headers: Record<string, string>
 
   constructor(readonly options: ClientOptions) {
     this.id = `openai:${options.model}`
+    this.info = options.info
     this.transport = new HttpTransport(`${options.baseURL.replace(/\/+$/, '')}/chat/completions`)
     this.headers = {
       'content-type': 'application/json',
@@ -73,7 +77,7 @@ export class OpenAIClient implements ModelService {
     else outer?.addEventListener('abort', onAbort, { once: true })
     this.active.add(call)
     try {
-      const body = JSON.stringify(toWireBody(request, this.options))
+      const body = JSON.stringify(toWireBody(request, { ...this.options, id: this.id }))
       const { maxRetries, backoffMs, maxRetryDelayMs } = this.options
       for (let attempt = 1; ; attempt++) {
         let yielded = false

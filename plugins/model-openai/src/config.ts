@@ -1,12 +1,19 @@
 import Schema from 'schemastery'
 import { CordageError } from '@cordage/core'
+import { configuredPrice, modelInfo, type ModelPrice } from '@cordage/services'
 import type { ClientOptions } from './client.js'
+import { DEFAULT_DEEPSEEK_MODEL, DEFAULT_OPENAI_MODEL, KNOWN_MODELS } from './models.js'
 import type { WireOptions } from './wire.js'
 
 /** The plugin's config (see the README's table): the request options plus connection, retry and key settings. */
-export interface Config extends Omit<WireOptions, 'model' | 'extraBody'> {
+export interface Config extends Omit<WireOptions, 'model' | 'extraBody' | 'id' | 'reasoningContent' | 'deepseek'> {
   baseURL: string
   apiKey?: string
+  /** Send no key even when one is in the environment (a keyless server that must not receive it). */
+  noKey?: boolean
+  reasoningContent: 'auto' | 'always' | 'never'
+  contextWindow?: number
+  price?: Partial<ModelPrice>
   model?: string
   maxRetries: number
   timeoutMs: number
@@ -24,7 +31,15 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
   apiKey: Schema.string()
     .role('secret')
     .description('Bearer key; default env OPENAI_API_KEY (DEEPSEEK_API_KEY first for api.deepseek.com). None is sent when unset.'),
-  model: Schema.string().description('Model name; default gpt-4o-mini (deepseek-chat for api.deepseek.com).'),
+  noKey: Schema.boolean().description('Send no key even if OPENAI_API_KEY or DEEPSEEK_API_KEY is set (keyless local or LAN servers).'),
+  model: Schema.string().description('Model name; default gpt-4o-mini (deepseek-flash for api.deepseek.com).'),
+  reasoningContent: Schema.union(['auto', 'always', 'never'] as const)
+    .default('auto')
+    .description('Send reasoning_content back on assistant turns with tool calls: auto (for *.deepseek.com and models that returned it), always, never.'),
+  contextWindow: Schema.natural().min(1).description('Override the built-in context window (tokens).'),
+  price: Schema.object({ input: Schema.number().min(0), output: Schema.number().min(0), cacheRead: Schema.number().min(0), cacheWrite: Schema.number().min(0) }).description(
+    'Override the built-in price (US dollars per million tokens).',
+  ),
   maxRetries: Schema.natural().default(2).description('Extra attempts on 408/409/429/5xx, timeouts and network failures before any event was streamed.'),
   timeoutMs: Schema.natural().min(1).default(120_000).description('Longest wait for the response headers and for each next piece of the stream.'),
   backoffMs: Schema.natural().default(500).description('First retry delay; doubles per attempt (±25% jitter).'),
@@ -63,18 +78,24 @@ export function resolveOptions(config: Config, env: Record<string, string | unde
   }
   const deepseek = url.hostname === 'deepseek.com' || url.hostname.endsWith('.deepseek.com')
   const envName = deepseek ? 'DEEPSEEK_API_KEY' : 'OPENAI_API_KEY'
-  const apiKey = config.apiKey || env[envName] || (deepseek ? env.OPENAI_API_KEY : undefined) || undefined
+  const apiKey = config.noKey ? undefined : config.apiKey || env[envName] || (deepseek ? env.OPENAI_API_KEY : undefined) || undefined
   let keyHint = config.apiKey
     ? 'check config.apiKey'
     : apiKey
       ? `check the key in ${env[envName] ? envName : 'OPENAI_API_KEY'}`
       : `set config.apiKey or ${envName}`
   if (!apiKey && !deepseek && env.DEEPSEEK_API_KEY) keyHint += ' (DEEPSEEK_API_KEY is set: for DeepSeek use baseURL https://api.deepseek.com/v1)'
+  if (config.noKey) keyHint = 'the server wants a key: remove noKey and set config.apiKey or ' + envName
+  const model = config.model || (deepseek ? DEFAULT_DEEPSEEK_MODEL : DEFAULT_OPENAI_MODEL)
+  const { price: _price, contextWindow: _window, noKey: _noKey, ...rest } = config
   return {
-    ...config,
+    ...rest,
     baseURL: config.baseURL.replace(/\/+$/, ''),
     apiKey,
     keyHint,
-    model: config.model || (deepseek ? 'deepseek-chat' : 'gpt-4o-mini'),
+    model,
+    deepseek,
+    info: modelInfo(KNOWN_MODELS, model, { contextWindow: config.contextWindow, price: configuredPrice('model-openai', config.price) }),
   }
 }
+

@@ -200,7 +200,9 @@ export class Exchange {
     } catch (error) {
       failure = error
     }
-    const events: ModelEvent[] = text ? [{ type: 'text', delta: text }] : []
+    const reasoning = assembler.takeReasoning()
+    const events: ModelEvent[] = reasoning ? [{ type: 'thinking', delta: reasoning }] : []
+    if (text) events.push({ type: 'text', delta: text })
     if (closing) for (const event of closing) events.push(event)
     if (failure !== undefined) {
       // What arrived before the failure still reaches the caller, as it would event by event.

@@ -46,6 +46,9 @@ export async function httpError(response: HttpAnswer, options: { baseURL: string
   if (status === 401 || status === 403) {
     return new ModelRequestError('MODEL_AUTH', `${where}: ${message} — ${options.keyHint}`, { status })
   }
+  if ((status === 400 || status === 413) && /maximum context length|context_length_exceeded|context window|prompt is too long/i.test(message)) {
+    return new ModelRequestError('MODEL_CONTEXT_LENGTH', `${where}: ${message} — the conversation is larger than the model's window; compact it`, { status })
+  }
   if (status === 404) {
     return new ModelRequestError(
       'MODEL_HTTP',

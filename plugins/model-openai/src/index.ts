@@ -1,7 +1,7 @@
 import { Context, Service } from 'cordis'
 import { skipShadowContexts } from '@cordage/registry'
 import type Schema from 'schemastery'
-import type { CompletionRequest, ModelEvent, ModelService } from '@cordage/services'
+import type { CompletionRequest, ModelEvent, ModelInfo, ModelService } from '@cordage/services'
 import { strictConfig } from '@cordage/core'
 import { OpenAIClient } from './client.js'
 import { Config as ConfigSchema, resolveOptions, type Config as ModelOpenAIConfig } from './config.js'
@@ -18,6 +18,7 @@ export class OpenAIModel extends Service implements ModelService {
   static readonly Config: Schema<Partial<OpenAIModel.Config>, OpenAIModel.Config> = strictConfig(name, ConfigSchema)
 
   readonly id: string
+  readonly info: ModelInfo
   /** The underlying Cordis-free client (usable on its own, e.g. to record a cassette). */
   readonly client: OpenAIClient
 
@@ -27,6 +28,7 @@ export class OpenAIModel extends Service implements ModelService {
     skipShadowContexts(this)
     this.client = new OpenAIClient(resolveOptions(config, process.env))
     this.id = this.client.id
+    this.info = this.client.info
     this.stream = this.stream.bind(this)
     // Unloading stops requests in flight and closes their connections.
     ctx.effect(() => () => this.client.close(new Error('the model-openai plugin was unloaded')), 'model-openai requests')
@@ -40,6 +42,7 @@ export class OpenAIModel extends Service implements ModelService {
 
 export { OpenAIClient, type ClientOptions } from './client.js'
 export { resolveOptions } from './config.js'
+export { KNOWN_MODELS, DEFAULT_OPENAI_MODEL, DEFAULT_DEEPSEEK_MODEL } from './models.js'
 export { ModelRequestError, type ModelRequestErrorCode } from './errors.js'
 export type { ImageMode } from './wire.js'
 export default OpenAIModel

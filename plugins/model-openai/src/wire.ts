@@ -7,6 +7,12 @@ export type ImageMode = 'omit' | 'attach'
 /** The request options that are not messages or tools. */
 export interface WireOptions {
   model: string
+  /** The model service id: reasoning recorded by another model is not sent back. */
+  id: string
+  /** Whether `reasoning_content` goes back on assistant turns with tool calls (see `reasoningContentOf`). */
+  reasoningContent: 'auto' | 'always' | 'never'
+  /** The endpoint is DeepSeek's, whose thinking mode requires `reasoning_content` back. */
+  deepseek?: boolean
   stream: boolean
   includeUsage: boolean
   images: ImageMode
@@ -28,8 +34,31 @@ function blockText(block: ContentBlock): string {
   return `[${block.mimeType} image omitted: this model connection does not send images]`
 }
 
+type Assistant = Extract<Message, { role: 'assistant' }>
+
+type ReasoningOptions = Pick<WireOptions, 'id' | 'reasoningContent' | 'deepseek'>
+
+/** This model's own reasoning on a turn (unsigned blocks: signed ones are Anthropic's). */
+function ownReasoning(message: Assistant, id: string): string[] | undefined {
+  if (message.model !== id) return undefined
+  const blocks = (message.thinking ?? []).filter((block) => block.signature === undefined && block.redacted === undefined)
+  return blocks.length ? blocks.map((block) => block.text) : undefined
+}
+
+/**
+ * Whether assistant turns with tool calls carry `reasoning_content` back. DeepSeek's thinking mode rejects
+ * a request whose tool-call turns lack it ("" when there was none) and ignores it on turns without calls,
+ * where it is never sent. `auto`: for DeepSeek's endpoint, and for any conversation in which this model
+ * returned reasoning (a proxy or a self-hosted reasoning model).
+ */
+export function sendsReasoning(messages: readonly Message[], options: ReasoningOptions): boolean {
+  if (options.reasoningContent !== 'auto') return options.reasoningContent === 'always'
+  return !!options.deepseek || messages.some((message) => message.role === 'assistant' && ownReasoning(message, options.id) !== undefined)
+}
+
 /** Maps provider-neutral messages to Chat Completions messages. */
-export function toWireMessages(messages: readonly Message[], images: ImageMode): object[] {
+export function toWireMessages(messages: readonly Message[], images: ImageMode, reasoning?: ReasoningOptions): object[] {
+  const withReasoning = reasoning !== undefined && sendsReasoning(messages, reasoning)
   const out: object[] = []
   let pendingImages: WirePart[] = []
   const flushImages = () => {
@@ -43,17 +72,21 @@ export function toWireMessages(messages: readonly Message[], images: ImageMode):
       case 'user':
         out.push({ role: message.role, content: message.content })
         break
-      case 'assistant':
+      case 'assistant': {
+        // Reasoning another model produced is not this model's: it goes back as "".
+        const reasoningContent = withReasoning && message.toolCalls?.length ? (ownReasoning(message, reasoning!.id) ?? []).join('') : undefined
         out.push(
           message.toolCalls?.length
             ? {
                 role: 'assistant',
                 content: message.content || null,
+                ...(reasoningContent !== undefined && { reasoning_content: reasoningContent }),
                 tool_calls: message.toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })),
               }
             : { role: 'assistant', content: message.content },
         )
         break
+      }
       case 'tool': {
         const texts: string[] = []
         for (const block of message.content) {
@@ -77,7 +110,7 @@ export function toWireMessages(messages: readonly Message[], images: ImageMode):
 
 /** The JSON body of a Chat Completions request. */
 export function toWireBody(request: CompletionRequest, options: WireOptions): Record<string, unknown> {
-  const body: Record<string, unknown> = { ...options.extraBody, model: options.model, messages: toWireMessages(request.messages, options.images) }
+  const body: Record<string, unknown> = { ...options.extraBody, model: options.model, messages: toWireMessages(request.messages, options.images, options) }
   if (request.tools.length) {
     body.tools = request.tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } }))
     if (options.parallelToolCalls !== undefined) body.parallel_tool_calls = options.parallelToolCalls

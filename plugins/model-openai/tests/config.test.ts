@@ -15,12 +15,12 @@ describe('resolveOptions', () => {
       'gpt-4o-mini',
     ],
     [
-      'DEEPSEEK_API_KEY and deepseek-chat for api.deepseek.com',
+      'DEEPSEEK_API_KEY and deepseek-flash for api.deepseek.com',
       { baseURL: 'https://api.deepseek.com/v1' },
       { OPENAI_API_KEY: 'sk-env', DEEPSEEK_API_KEY: 'ds' },
       'ds',
       'check the key in DEEPSEEK_API_KEY',
-      'deepseek-chat',
+      'deepseek-flash',
     ],
     [
       'no key: none sent, the hint names the variable',

@@ -69,11 +69,11 @@ describe('model-openai failures', () => {
   })
 
   it('does not retry a 400 and passes the server message through', async () => {
-    server = await startFakeOpenAI([{ status: 400, message: "This model's maximum context length is 8192 tokens." }])
+    server = await startFakeOpenAI([{ status: 400, message: "Invalid value for 'temperature': must be at most 2." }])
     const { model, dispose } = await loadModel(server.baseURL)
     const error = await failure(model.stream(hi))
     expect(error.code).toBe('MODEL_HTTP')
-    expect(error.message).toContain('maximum context length is 8192 tokens')
+    expect(error.message).toContain("Invalid value for 'temperature'")
     expect(server.requests).toHaveLength(1)
     await dispose()
   })
@@ -251,5 +251,19 @@ describe('model-openai against servers that are not quite Chat Completions', () 
     await b.dispose()
     await finished.close()
     await cut.close()
+  })
+})
+
+describe('context length', () => {
+  it('maps a 400 about the maximum context length to MODEL_CONTEXT_LENGTH, not retried', async () => {
+    const server = await startFakeOpenAI([
+      { status: 400, message: "This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens." },
+    ])
+    const { model, dispose } = await loadModel(server.baseURL)
+    const error = await failure(model.stream({ messages: [{ role: 'user', content: 'x' }], tools: [] }))
+    expect(error.code).toBe('MODEL_CONTEXT_LENGTH')
+    expect(server.requests).toHaveLength(1)
+    await dispose()
+    await server.close()
   })
 })

@@ -41,7 +41,7 @@ describe('model-openai over real loopback HTTP', () => {
     expect(first.slice(-3)).toEqual([
       { type: 'tool-call', call: { id: 'call_a', name: 'get_weather', arguments: '{"city":"Paris"}' } },
       { type: 'tool-call', call: { id: 'call_b', name: 'get_weather', arguments: '{"city": "Zürich 🌧"}' } },
-      { type: 'done', finishReason: 'tool_calls', usage: { inputTokens: 42, outputTokens: 17 } },
+      { type: 'done', finishReason: 'tool_calls', usage: { inputTokens: 42, outputTokens: 17, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 } },
     ])
 
     const request = server.requests[0]!
@@ -66,7 +66,7 @@ describe('model-openai over real loopback HTTP', () => {
     )
     const second = await collect(model.stream({ messages, tools: [weatherTool] }))
     expect(textOf(second)).toBe('Paris is sunny; Zürich is wet. 🌦')
-    expect(second.at(-1)).toEqual({ type: 'done', finishReason: 'stop', usage: { inputTokens: 80, outputTokens: 9 } })
+    expect(second.at(-1)).toEqual({ type: 'done', finishReason: 'stop', usage: { inputTokens: 80, outputTokens: 9, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 } })
     expect(server.requests[1]!.body.messages.slice(2)).toEqual([
       {
         role: 'assistant',
@@ -102,7 +102,7 @@ describe('model-openai over real loopback HTTP', () => {
     expect(events).toEqual([
       { type: 'text', delta: 'plain' },
       { type: 'tool-call', call: { id: 'c1', name: 'get_weather', arguments: '{"city":"Oslo"}' } },
-      { type: 'done', finishReason: 'tool_calls', usage: { inputTokens: 3, outputTokens: 4 } },
+      { type: 'done', finishReason: 'tool_calls', usage: { inputTokens: 3, outputTokens: 4, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 } },
     ])
     expect(server.requests[0]!.body.stream).toBeUndefined()
     await dispose()
