@@ -28,7 +28,8 @@ export function costOf(usage: Usage, price: ModelPrice | undefined): number | un
   const read = usage.cacheReadTokens || 0
   const write = usage.cacheWriteTokens || 0
   const uncached = Math.max(0, (usage.inputTokens || 0) - read - write)
-  const dollars = uncached * price.input + read * (price.cacheRead ?? price.input) + write * (price.cacheWrite ?? price.input) + (usage.outputTokens || 0) * price.output
+  const dollars =
+    uncached * price.input + read * (price.cacheRead ?? price.input) + write * (price.cacheWrite ?? price.input) + (usage.outputTokens || 0) * price.output
   return dollars / 1_000_000
 }
 
@@ -38,10 +39,14 @@ export function formatCost(cost: number | undefined): string {
   return cost >= 1 ? `$${cost.toFixed(2)}` : cost >= 0.01 ? `$${cost.toFixed(3)}` : `$${cost.toFixed(4)}`
 }
 
+const number = (value: number) => value.toLocaleString('en-US')
+
 /** `1,234 in (900 cached, 300 written) · 56 out (20 reasoning)`: the parts that are not 0. */
 export function formatUsage(usage: Usage): string {
-  const number = (value: number) => value.toLocaleString('en-US')
-  const cache = [usage.cacheReadTokens ? `${number(usage.cacheReadTokens)} cached` : '', usage.cacheWriteTokens ? `${number(usage.cacheWriteTokens)} written` : '']
+  const cache = [
+    usage.cacheReadTokens ? `${number(usage.cacheReadTokens)} cached` : '',
+    usage.cacheWriteTokens ? `${number(usage.cacheWriteTokens)} written` : '',
+  ]
     .filter(Boolean)
     .join(', ')
   const reasoning = usage.reasoningTokens ? ` (${number(usage.reasoningTokens)} reasoning)` : ''

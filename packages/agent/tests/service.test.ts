@@ -53,7 +53,12 @@ describe('run progress and cancellation', () => {
       .get('agent')!
       .create({ onEvent: (event) => events.push(event) })
       .run('hi')
-    expect(result).toEqual({ text: 'Hello', stopReason: 'completed', turns: 1, usage: { inputTokens: 10, outputTokens: 2, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 } })
+    expect(result).toEqual({
+      text: 'Hello',
+      stopReason: 'completed',
+      turns: 1,
+      usage: { inputTokens: 10, outputTokens: 2, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 },
+    })
     expect(events.map((event) => event.type)).toEqual(['turn/start', 'text/delta', 'text/delta', 'assistant/message', 'turn/end'])
     expect(events.filter((event) => event.type === 'text/delta').map((event) => event.delta)).toEqual(['Hel', 'lo'])
   })

@@ -25,8 +25,10 @@ export const commonOptions = {
 
 /** Options of commands that talk to a model. */
 export const modelOptions = {
-  model: { type: 'string', short: 'm', description: 'model name (e.g. gpt-4o-mini, deepseek-chat)' },
-  'base-url': { type: 'string', description: 'OpenAI-compatible endpoint (default from env or cordage.yml)' },
+  model: { type: 'string', short: 'm', description: 'model name (e.g. gpt-4o-mini, deepseek-v4-pro, claude-sonnet-4-6)' },
+  provider: { type: 'string', description: 'openai (OpenAI-compatible: OpenAI, DeepSeek, Ollama, vLLM) or anthropic (default: from the keys set)' },
+  'base-url': { type: 'string', description: 'the provider endpoint (default from env or cordage.yml)' },
+  'no-key': { type: 'boolean', description: 'send no API key to --base-url (a keyless server on another host)' },
   cassette: { type: 'string', description: 'replay recorded model turns from this file (no network)' },
   record: { type: 'string', description: "record the real model's turns into this cassette file" },
   'max-turns': { type: 'string', description: 'stop after this many model turns' },

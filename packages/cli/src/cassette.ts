@@ -1,11 +1,13 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
-import type { CompletionRequest, ModelEvent, ModelService, ToolCall, Usage } from '@cordage/agent'
+import type { CompletionRequest, ModelEvent, ModelInfo, ModelService, ThinkingBlock, ToolCall, Usage } from '@cordage/agent'
 import type { Context } from 'cordis'
 import { CliError, errorMessage } from './errors.js'
 
 /** One recorded model turn: streamed text, then the tool calls the model proposed. */
 export interface CassetteTurn {
+  /** Reasoning blocks, replayed before the text (signatures kept, so a replay sends them back as recorded). */
+  thinking?: ThinkingBlock[]
   text?: string
   /** `arguments` is the raw JSON text the model produced (an object is accepted and stringified). */
   toolCalls?: Array<{ id?: string; name: string; arguments: string | Record<string, unknown> }>
@@ -90,6 +92,11 @@ export class CassetteModel implements ModelService {
     if (!turn) throw new CliError(`the cassette has no turn ${index + 1} (it holds ${this.cassette.turns.length}); record a longer one with --record`, 1)
     this.next++
     const chunkSize = Math.max(1, this.options.chunkSize ?? 24)
+    for (const block of turn.thinking ?? []) {
+      request.signal?.throwIfAborted()
+      if (block.text) yield { type: 'thinking', delta: block.text }
+      yield { type: 'thinking-block', block }
+    }
     const text = turn.text ?? ''
     for (let offset = 0; offset < text.length; offset += chunkSize) {
       request.signal?.throwIfAborted()
@@ -109,6 +116,7 @@ export class CassetteModel implements ModelService {
 /** Wraps a real `model` service and records each completed turn; `save()` writes the cassette. */
 export class RecordingModel implements ModelService {
   readonly id: string
+  readonly info: ModelInfo | undefined
   readonly turns: CassetteTurn[] = []
 
   constructor(
@@ -116,16 +124,20 @@ export class RecordingModel implements ModelService {
     readonly file: string,
   ) {
     this.id = inner.id
+    this.info = inner.info
   }
 
   async *stream(request: CompletionRequest): AsyncIterable<ModelEvent> {
     let text = ''
     const toolCalls: ToolCall[] = []
+    const thinking: ThinkingBlock[] = []
     for await (const event of this.inner.stream(request)) {
       if (event.type === 'text') text += event.delta
+      else if (event.type === 'thinking-block') thinking.push({ ...event.block })
       else if (event.type === 'tool-call') toolCalls.push({ ...event.call })
       else if (event.type === 'done') {
         this.turns.push({
+          ...(thinking.length && { thinking }),
           ...(text && { text }),
           ...(toolCalls.length && { toolCalls }),
           finishReason: event.finishReason,

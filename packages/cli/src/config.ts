@@ -16,8 +16,12 @@ export interface ModelSettings {
   model?: string
   /** OpenAI-compatible endpoint. */
   baseURL?: string
-  /** An API key; prefer the environment (OPENAI_API_KEY, DEEPSEEK_API_KEY). */
+  /** An API key; prefer the environment (OPENAI_API_KEY, DEEPSEEK_API_KEY, ANTHROPIC_API_KEY). */
   apiKey?: string
+  /** `openai` (OpenAI-compatible) or `anthropic`. */
+  provider?: string
+  /** Send no key to `baseURL` (a keyless server on another host). */
+  noKey?: boolean
   /** Replay this cassette file (relative to cordage.yml) instead of calling a provider. */
   cassette?: string
   /** Any further provider options, passed to the model plugin as they are. */
@@ -35,7 +39,8 @@ export interface CordageConfig {
   file?: string
   /** Directory that relative paths in the file are resolved against. */
   baseDir: string
-  plugins: PluginEntry[]
+  /** `undefined` when the file has no `plugins:` key: the default preset loads. */
+  plugins: PluginEntry[] | undefined
   model: ModelSettings
   agent: AgentSettings
 }
@@ -77,7 +82,8 @@ export function parseConfig(document: unknown, path: string): CordageConfig {
   if (unknown.length) throw new CliConfigError(unknown.map((issue) => `${where}: ${issue.path ? `${issue.path}: ` : ''}${issue.message}`).join('\n'))
   const model = document.model ?? {}
   if (!isRecord(model)) throw new CliConfigError(`${where}: model: expected a mapping (model, baseURL, cassette, …)`)
-  for (const key of ['model', 'baseURL', 'apiKey', 'cassette']) {
+  if (model.noKey !== undefined && typeof model.noKey !== 'boolean') throw new CliConfigError(`${where}: model: noKey: expected true or false`)
+  for (const key of ['model', 'baseURL', 'apiKey', 'cassette', 'provider']) {
     if (model[key] !== undefined && typeof model[key] !== 'string')
       throw new CliConfigError(`${where}: model: ${key}: expected string but got ${JSON.stringify(model[key])}`)
   }
@@ -92,8 +98,9 @@ export function parseConfig(document: unknown, path: string): CordageConfig {
 }
 
 /** `plugins:` is a map (name → config) or a list of names, one-key maps, or `{ name, config }`. */
-function parsePlugins(value: unknown, where: string): PluginEntry[] {
-  if (value === undefined || value === null) return []
+function parsePlugins(value: unknown, where: string): PluginEntry[] | undefined {
+  if (value === undefined) return undefined
+  if (value === null) return []
   if (isRecord(value)) return Object.entries(value).map(([spec, config]) => ({ spec, config: config ?? undefined }))
   if (!Array.isArray(value)) throw new CliConfigError(`${where}: plugins: expected a map or a list of plugin names`)
   return value.map((item, index) => {

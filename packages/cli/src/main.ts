@@ -40,7 +40,14 @@ function commandHelp(command: Command): string {
     '',
     'options:',
     ...describeOptions({ ...command.options, ...commonOptions }),
+    ...environmentHelp(command.environment),
   ].join('\n')
+}
+
+function environmentHelp(environment: Record<string, string> | undefined): string[] {
+  if (!environment) return []
+  const width = Math.max(...Object.keys(environment).map((name) => name.length))
+  return ['', 'environment:', ...Object.entries(environment).map(([name, meaning]) => `  ${name.padEnd(width)}  ${meaning}`)]
 }
 
 /** Runs the `cordage` command line; resolves to the exit code (0 ok, 1 failed work, 2 usage or config error). */

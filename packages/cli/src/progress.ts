@@ -1,4 +1,4 @@
-import type { AgentEvent, AgentResult } from '@cordage/agent'
+import { formatCost, formatUsage, type AgentEvent, type AgentResult } from '@cordage/agent'
 import { contentText } from '@cordage/core'
 import type { ChildRunEvent } from '@cordage/services'
 import { formatDuration, oneLine, type Output } from './output.js'
@@ -6,6 +6,8 @@ import { formatDuration, oneLine, type Output } from './output.js'
 /** Streams an agent run: text as it arrives and one line per tool call with its status and duration. */
 export class Progress {
   private atLineStart = true
+  /** Reasoning is being printed (dimmed): the answer that follows starts on its own line. */
+  private thinking = false
   /** A prompt is on screen: "still running" notices would draw into it. */
   private held = false
   private waiting: NodeJS.Timeout | undefined
@@ -27,7 +29,15 @@ export class Progress {
         this.waiting = setTimeout(() => this.print(this.output.style('dim', `  … waiting for the model (turn ${event.turn})`)), this.slowMs)
         this.waiting.unref()
         return
+      case 'thinking/delta':
+        if (!event.delta) return
+        this.thinking = true
+        this.output.write(this.output.style('dim', event.delta))
+        this.atLineStart = event.delta.endsWith('\n')
+        return
       case 'text/delta':
+        if (this.thinking) this.endLine()
+        this.thinking = false
         this.output.write(event.delta)
         if (event.delta) this.atLineStart = event.delta.endsWith('\n')
         return
@@ -55,6 +65,7 @@ export class Progress {
         this.print(this.output.style('dim', `  + context from ${event.source}`))
         return
       case 'turn/end':
+        this.thinking = false
         this.endLine()
         return
       default:
@@ -90,7 +101,8 @@ export class Progress {
       return
     }
     const mark = event.isError ? this.output.style('red', '✗') : this.output.style('green', '✓')
-    const duration = event.durationMs === undefined ? '' : ` (${formatDuration(event.durationMs)})`
+    const cost = event.usage ? ` · ${formatUsage(event.usage)} · ${formatCost(event.cost)}` : ''
+    const duration = event.durationMs === undefined ? (cost ? ` (${cost.slice(3)})` : '') : ` (${formatDuration(event.durationMs)}${cost})`
     this.print(`${indent}${this.output.style('dim', '└')} ${mark} ${event.tool} ${label} ${this.output.style('dim', `${event.stopReason ?? ''}${duration}`)}`)
   }
 
@@ -100,7 +112,8 @@ export class Progress {
     this.idle()
     if (this.json) return this.output.json({ type: 'result', ...result, ...(session && { session: session.id, sessionFile: session.file }) })
     this.endLine()
-    const tokens = result.usage.inputTokens || result.usage.outputTokens ? ` · ${result.usage.inputTokens} in / ${result.usage.outputTokens} out tokens` : ''
+    // Tokens and cost when the provider reported usage; an unknown price says so rather than $0.
+    const tokens = result.usage.inputTokens || result.usage.outputTokens ? ` · ${formatUsage(result.usage)} tokens · ${formatCost(result.cost)}` : ''
     const status = result.stopReason === 'completed' ? this.output.style('green', 'completed') : this.output.style('yellow', result.stopReason)
     this.output.error(
       this.output.style('dim', `${status} · ${result.turns} turn${result.turns === 1 ? '' : 's'}${tokens}${session ? ` · session ${session.id}` : ''}`),

@@ -1,3 +1,4 @@
+import { defaultPreset } from './preset.js'
 import { existsSync, readFileSync, watch, type FSWatcher } from 'node:fs'
 import { basename, dirname, resolve } from 'node:path'
 import { isDeepStrictEqual } from 'node:util'
@@ -41,7 +42,11 @@ export async function reloadConfig(runtime: Runtime, options: ReloadOptions): Pr
   const where = options.configFile ? path : 'cordage.yml'
   const config = readConfig(options.cwd, options.configFile)
   if (!config) throw new CliConfigError(`${where}: the file was removed`)
-  const next = keyed(await resolvePlugins(config.plugins, config.baseDir, where))
+  const next = keyed(
+    await resolvePlugins(config.plugins ?? [...defaultPreset], config.baseDir, config.plugins ? where : 'default preset', {
+      skipPlaceholders: !config.plugins,
+    }),
+  )
   const current = new Map(keyed(runtime.loaded).map(({ key, entry }) => [key, entry]))
   const keep = new Map<string, LoadedPlugin>()
   for (const { key, entry } of next) {

@@ -38,9 +38,11 @@ export interface Runtime {
 /** Reads cordage.yml (or the default preset), validates every plugin's config, then loads them in order. */
 export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const config: CordageConfig = readConfig(options.cwd, options.configFile) ?? { baseDir: options.cwd, plugins: [...defaultPreset], model: {}, agent: {} }
-  const where = config.file ? (config.file.endsWith('/cordage.yml') ? 'cordage.yml' : config.file) : 'default preset'
+  // A file without `plugins:` (only `model:`, say) still gets the default preset's tools.
+  const preset = !config.file || config.plugins === undefined
+  const where = preset ? 'default preset' : config.file!.endsWith('/cordage.yml') ? 'cordage.yml' : config.file!
   // Everything is imported and validated before the first plugin starts.
-  const resolved = await resolvePlugins(config.plugins, config.baseDir, where, { skipPlaceholders: !config.file })
+  const resolved = await resolvePlugins(config.plugins ?? [...defaultPreset], config.baseDir, where, { skipPlaceholders: preset })
   const ctx = new Context()
   installLogger(ctx, options.output, options.verbose ?? false)
   const registry = await ctx.plugin(ToolRegistry, {})

@@ -88,10 +88,19 @@ describe('chooseModel', () => {
   it('prefers a cassette flag, then cordage.yml, then the provider from flags and environment', () => {
     expect(chooseModel({}, { cassette: 't.json' }, '/w', '/p', {})).toEqual({ kind: 'cassette', file: '/w/t.json' })
     expect(chooseModel({ cassette: 'c.json' }, {}, '/w', '/p', {})).toEqual({ kind: 'cassette', file: '/p/c.json' })
-    expect(chooseModel({ cassette: 'c.json' }, { model: 'm' }, '/w', '/p', { OPENAI_API_KEY: 'k' })).toEqual({ kind: 'provider', config: { model: 'm' } })
-    expect(chooseModel({}, {}, '/w', '/p', { DEEPSEEK_API_KEY: 'k' })).toEqual({ kind: 'provider', config: { baseURL: 'https://api.deepseek.com/v1' } })
+    expect(chooseModel({ cassette: 'c.json' }, { model: 'm' }, '/w', '/p', { OPENAI_API_KEY: 'k' })).toEqual({
+      kind: 'provider',
+      provider: 'openai',
+      config: { model: 'm' },
+    })
+    expect(chooseModel({}, {}, '/w', '/p', { DEEPSEEK_API_KEY: 'k' })).toEqual({
+      kind: 'provider',
+      provider: 'openai',
+      config: { baseURL: 'https://api.deepseek.com/v1' },
+    })
     expect(chooseModel({}, { baseURL: 'http://127.0.0.1:11434/v1' }, '/w', '/p', {})).toEqual({
       kind: 'provider',
+      provider: 'openai',
       config: { baseURL: 'http://127.0.0.1:11434/v1' },
     })
     expect(() => chooseModel({}, {}, '/w', '/p', {})).toThrow('no model configured')

@@ -18,7 +18,17 @@ export interface Outcome {
 export function cordage(args: string[], options: { cwd: string; input?: string; env?: Record<string, string> }): Promise<Outcome> {
   if (!existsSync(bin)) throw new Error(`${bin} is missing: run \`pnpm build\` first`)
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', ...options.env }
-  for (const key of ['OPENAI_API_KEY', 'DEEPSEEK_API_KEY', 'OPENAI_BASE_URL', 'CORDAGE_MODEL']) if (!options.env?.[key]) delete env[key]
+  for (const key of [
+    'OPENAI_API_KEY',
+    'DEEPSEEK_API_KEY',
+    'OPENAI_BASE_URL',
+    'CORDAGE_MODEL',
+    'CORDAGE_PROVIDER',
+    'ANTHROPIC_API_KEY',
+    'ANTHROPIC_AUTH_TOKEN',
+    'ANTHROPIC_BASE_URL',
+  ])
+    if (!options.env?.[key]) delete env[key]
   return new Promise((resolve) => {
     const child = execFile(process.execPath, [bin, ...args], { cwd: options.cwd, env, timeout: 60_000 }, (error, stdout, stderr) => {
       resolve({ code: child.exitCode ?? (error as { code?: number } | null)?.code ?? null, stdout, stderr })

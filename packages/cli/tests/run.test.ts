@@ -45,7 +45,7 @@ describe('cordage run with a cassette, then cordage replay', { timeout: 90_000 }
     expect(lines[2]).toMatch(/^ {2}✗ no_such_tool \{\} \(\d+ms\) UNKNOWN_TOOL: unknown tool "no_such_tool"; available: echo$/)
     expect(lines[3]).toMatch(/^ {2}✗ echo fail \(\d+ms\) ERROR: asked to fail$/)
     expect(lines.slice(4)).toEqual(['All done: echoed one.', ''])
-    expect(run.stderr).toMatch(/completed · 2 turns · 10 in \/ 5 out tokens · session \S+/)
+    expect(run.stderr).toMatch(/completed · 2 turns · 10 in · 5 out tokens · unknown price · session \S+/)
   })
 
   it('writes a session log with rendered content and no canonical values', () => {
@@ -87,6 +87,7 @@ describe('cordage run with a cassette, then cordage replay', { timeout: 90_000 }
         'Error: asked to fail',
         '── assistant ──',
         'All done: echoed one.',
+        '── run: completed · 2 turns · 10 in · 5 out tokens · unknown price ──',
         '── end: completed ──',
         '',
       ].join('\n'),

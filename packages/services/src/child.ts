@@ -1,3 +1,5 @@
+import type { Usage } from './model.js'
+
 /** Progress of a child run (a subagent, a workflow's agent, a ralph round), for displays such as the CLI's. */
 export interface ChildRunEvent {
   type: 'start' | 'end'
@@ -17,4 +19,8 @@ export interface ChildRunEvent {
   isError?: boolean
   /** On `end`. */
   durationMs?: number
+  /** On `end`, when the runner reports it: the child run's token totals (`AgentResult.usage`). */
+  usage?: Usage
+  /** On `end`, with `usage`: its cost in US dollars; absent when the price is unknown. */
+  cost?: number
 }

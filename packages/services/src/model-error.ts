@@ -5,14 +5,7 @@ import { CordageError } from '@cordage/core'
  * `MODEL_CONTEXT_LENGTH` is a request larger than the model's window (the agent compacts and retries once).
  */
 export type ModelRequestErrorCode =
-  | 'MODEL_AUTH'
-  | 'MODEL_UNREACHABLE'
-  | 'MODEL_HTTP'
-  | 'MODEL_CONTEXT_LENGTH'
-  | 'MODEL_STREAM'
-  | 'MODEL_INTERRUPTED'
-  | 'MODEL_TIMEOUT'
-  | 'ABORTED'
+  'MODEL_AUTH' | 'MODEL_UNREACHABLE' | 'MODEL_HTTP' | 'MODEL_CONTEXT_LENGTH' | 'MODEL_STREAM' | 'MODEL_INTERRUPTED' | 'MODEL_TIMEOUT' | 'ABORTED'
 
 /**
  * A model request failed, whichever provider made it; `status` is the HTTP status when the server

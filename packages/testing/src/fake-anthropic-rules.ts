@@ -68,7 +68,8 @@ export function checkMessagesRequest(body: any, secret: string, issued: Set<stri
       if (block?.type === 'thinking' && block.signature !== signThinking(secret, String(block.thinking))) {
         return `messages.${index}.content.${position}: Invalid \`signature\` in \`thinking\` block`
       }
-      if (block?.type === 'redacted_thinking' && !issued.has(block.data)) return `messages.${index}.content.${position}: Invalid \`data\` in \`redacted_thinking\` block`
+      if (block?.type === 'redacted_thinking' && !issued.has(block.data))
+        return `messages.${index}.content.${position}: Invalid \`data\` in \`redacted_thinking\` block`
       if (message.role === 'user' && (block?.type === 'thinking' || block?.type === 'redacted_thinking')) {
         return `messages.${index}.content.${position}: thinking blocks may only appear in assistant messages`
       }

@@ -283,10 +283,7 @@ async function streamReply(res: ServerResponse, reply: FakeReply, model: string,
     for (const piece of pieces(call.arguments, size)) events.push(JSON.stringify(chunk({ tool_calls: [{ index, function: { arguments: piece } }] })))
   })
   events.push(JSON.stringify(chunk({}, reply.finishReason ?? (calls.length ? 'tool_calls' : 'stop'))))
-  if (includeUsage)
-    events.push(
-      JSON.stringify({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_fake', choices: [], usage }),
-    )
+  if (includeUsage) events.push(JSON.stringify({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_fake', choices: [], usage }))
   events.push('[DONE]')
 
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' })

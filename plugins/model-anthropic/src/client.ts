@@ -28,7 +28,14 @@ export class AnthropicClient implements ModelService {
       timeout: options.timeoutMs,
       defaultHeaders: options.headers,
     })
-    this.wire = { model: options.model, id: this.id, maxTokens: options.maxTokens, thinking: options.thinking, cache: options.cache, extraBody: options.extraBody }
+    this.wire = {
+      model: options.model,
+      id: this.id,
+      maxTokens: options.maxTokens,
+      thinking: options.thinking,
+      cache: options.cache,
+      extraBody: options.extraBody,
+    }
     if (options.temperature !== undefined) this.wire.temperature = options.temperature
   }
 

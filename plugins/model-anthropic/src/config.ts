@@ -85,4 +85,3 @@ export function resolveOptions(config: Config, env: Record<string, string | unde
   const info = modelInfo(KNOWN_MODELS, config.model, { contextWindow: config.contextWindow, price: configuredPrice('model-anthropic', config.price) })
   return { ...config, ...(apiKey && { apiKey }), ...(authToken && { authToken }), ...(baseURL && { baseURL }), info, keyHint }
 }
-

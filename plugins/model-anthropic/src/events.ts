@@ -89,7 +89,8 @@ export class MessageFold {
     const open = this.blocks.get(index)
     if (!open) return []
     this.blocks.delete(index)
-    if (open.type === 'thinking') return [{ type: 'thinking-block', block: { text: open.text, ...(open.signature !== undefined && { signature: open.signature }) } }]
+    if (open.type === 'thinking')
+      return [{ type: 'thinking-block', block: { text: open.text, ...(open.signature !== undefined && { signature: open.signature }) } }]
     if (open.type === 'redacted_thinking') return [{ type: 'thinking-block', block: { text: '', redacted: String(open.data ?? '') } }]
     if (open.type === 'tool_use') {
       const call: ToolCall = { id: String(open.id ?? ''), name: String(open.name ?? ''), arguments: open.text || JSON.stringify(open.input ?? {}) }

@@ -63,7 +63,8 @@ export function toModelError(error: unknown, context: FailureContext): ModelRequ
   }
   const where = `${context.baseURL} answered ${status}`
   const requestId = error.requestID ? ` (request ${error.requestID})` : ''
-  if (status === 401 || status === 403) return new ModelRequestError('MODEL_AUTH', `${where}: ${message}${requestId} — ${context.keyHint}`, { cause: error, status })
+  if (status === 401 || status === 403)
+    return new ModelRequestError('MODEL_AUTH', `${where}: ${message}${requestId} — ${context.keyHint}`, { cause: error, status })
   if (status === 400 && /prompt is too long|context window|too many tokens/i.test(message)) {
     return new ModelRequestError('MODEL_CONTEXT_LENGTH', `${where}: ${message}${requestId} — the conversation is larger than the model's window; compact it`, {
       cause: error,

@@ -88,7 +88,9 @@ export function toWireMessages(messages: readonly Message[], id: string): { syst
       }
       case 'tool': {
         const content = resultBlocks(message.content)
-        push(out, 'user', [{ type: 'tool_result', tool_use_id: message.callId, ...(content.length && { content }), ...(message.isError && { is_error: true }) }])
+        push(out, 'user', [
+          { type: 'tool_result', tool_use_id: message.callId, ...(content.length && { content }), ...(message.isError && { is_error: true }) },
+        ])
         break
       }
     }

@@ -14,7 +14,13 @@ afterEach(async () => {
 })
 
 const script = [
-  { thinking: 'Two words: measure both.', toolCalls: [{ id: 'toolu_1', name: 'word_length', arguments: { word: 'rope' } }, { id: 'toolu_2', name: 'word_length', arguments: { word: 'cord' } }] },
+  {
+    thinking: 'Two words: measure both.',
+    toolCalls: [
+      { id: 'toolu_1', name: 'word_length', arguments: { word: 'rope' } },
+      { id: 'toolu_2', name: 'word_length', arguments: { word: 'cord' } },
+    ],
+  },
   { thinking: 'Both are 4. One more check.', redactedThinking: true, toolCalls: [{ id: 'toolu_3', name: 'word_length', arguments: { word: 'twine' } }] },
   { text: 'rope and cord have 4 letters, twine 5.' },
 ]
@@ -27,7 +33,9 @@ it('keeps thinking through a tool-use run: streamed as its own events, logged as
   ctx.tools.register(lengthTool)
   const session = SessionLog.create({ cwd })
   const events: AgentEvent[] = []
-  const result = await new Agent(ctx, { session, system: 'You count letters.', onEvent: (event) => events.push(event) }).run('How long are rope, cord and twine?')
+  const result = await new Agent(ctx, { session, system: 'You count letters.', onEvent: (event) => events.push(event) }).run(
+    'How long are rope, cord and twine?',
+  )
   await session.close()
 
   expect(result).toMatchObject({ stopReason: 'completed', turns: 3, text: 'rope and cord have 4 letters, twine 5.' })
@@ -39,9 +47,14 @@ it('keeps thinking through a tool-use run: streamed as its own events, logged as
   expect(issued[2][1].content.map((block: any) => block.type)).toEqual(['redacted_thinking', 'thinking', 'tool_use'])
   expect(issued[2][0]).toEqual(issued[1][0])
   // The session log holds the thinking as content of the assistant turn (no values), with the model that made it.
-  const logged = loadSession(session.file).events.filter((event) => event.type === 'assistant/message').map((event: any) => event.data)
+  const logged = loadSession(session.file)
+    .events.filter((event) => event.type === 'assistant/message')
+    .map((event: any) => event.data)
   expect(logged[0].thinking).toEqual([{ text: 'Two words: measure both.', signature: issued[1][0].content[0].signature }])
-  expect(logged[1].thinking).toEqual([{ text: '', redacted: issued[2][1].content[0].data }, { text: 'Both are 4. One more check.', signature: expect.any(String) }])
+  expect(logged[1].thinking).toEqual([
+    { text: '', redacted: issued[2][1].content[0].data },
+    { text: 'Both are 4. One more check.', signature: expect.any(String) },
+  ])
   expect(logged[0].model).toBe('anthropic:claude-haiku-4-5')
   await dispose()
 })
@@ -76,7 +89,11 @@ it('drops thinking that another model produced (switching models mid-conversatio
   ]
   const { messages: wire } = toWireMessages(messages, 'anthropic:claude-haiku-4-5')
   expect(wire[1]!.content).toEqual([{ type: 'text', text: 'a' }])
-  expect(wire[3]!.content).toEqual([{ type: 'thinking', thinking: 'u', signature: 'v' }, { type: 'text', text: 'b' }, { type: 'text', text: 'c' }])
+  expect(wire[3]!.content).toEqual([
+    { type: 'thinking', thinking: 'u', signature: 'v' },
+    { type: 'text', text: 'b' },
+    { type: 'text', text: 'c' },
+  ])
 })
 
 it('puts cache breakpoints on the tools, the system prompt and the conversation, so each turn reads the previous prefix; usage and cost add up', async () => {

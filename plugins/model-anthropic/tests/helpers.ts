@@ -21,7 +21,10 @@ export async function failure(stream: AsyncIterable<ModelEvent>): Promise<any> {
 }
 
 /** A context with the registry and the provider loaded against `baseURL`, without SDK retries. */
-export async function loadModel(baseURL: string, config: Partial<AnthropicModel.Config> = {}): Promise<{ ctx: TestContext; model: ModelService; dispose: () => Promise<void> }> {
+export async function loadModel(
+  baseURL: string,
+  config: Partial<AnthropicModel.Config> = {},
+): Promise<{ ctx: TestContext; model: ModelService; dispose: () => Promise<void> }> {
   const ctx = await createTestContext({ print: false })
   const fiber = await ctx.plugin(AnthropicModel, { baseURL, apiKey: 'sk-ant-test', maxRetries: 0, ...config })
   return { ctx, model: ctx.get('model')!, dispose: async () => void (await fiber.dispose()) }

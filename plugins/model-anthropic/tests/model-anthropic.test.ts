@@ -8,26 +8,51 @@ afterEach(async () => {
   server = undefined
 })
 
-const request = (text = 'Hello') => ({ messages: [{ role: 'system' as const, content: 'Be brief.' }, { role: 'user' as const, content: text }], tools: [] })
+const request = (text = 'Hello') => ({
+  messages: [
+    { role: 'system' as const, content: 'Be brief.' },
+    { role: 'user' as const, content: text },
+  ],
+  tools: [],
+})
 
 describe('model-anthropic', () => {
   it('streams thinking deltas, the signed thinking block, text and assembled tool calls, then done with usage', async () => {
-    server = await startFakeAnthropic([{ thinking: 'Count first.', text: 'Counting.', toolCalls: [{ id: 'toolu_a', name: 'word_length', arguments: { word: 'rope' } }] }])
+    server = await startFakeAnthropic([
+      { thinking: 'Count first.', text: 'Counting.', toolCalls: [{ id: 'toolu_a', name: 'word_length', arguments: { word: 'rope' } }] },
+    ])
     const { model, dispose } = await loadModel(server.baseURL, { model: 'claude-haiku-4-5' })
     expect(model.id).toBe('anthropic:claude-haiku-4-5')
     expect(model.info).toEqual({ model: 'claude-haiku-4-5', contextWindow: 200_000, price: { input: 1, output: 5, cacheWrite: 1.25, cacheRead: 0.1 } })
     const events = await collect(model.stream(request()))
     const thinking = events.filter((event) => event.type === 'thinking').map((event: any) => event.delta)
     expect(thinking.join('')).toBe('Count first.')
-    expect(events.find((event) => event.type === 'thinking-block')).toEqual({ type: 'thinking-block', block: { text: 'Count first.', signature: expect.any(String) } })
-    expect(events.filter((event) => event.type === 'text').map((event: any) => event.delta).join('')).toBe('Counting.')
-    expect(events.find((event) => event.type === 'tool-call')).toEqual({ type: 'tool-call', call: { id: 'toolu_a', name: 'word_length', arguments: '{"word":"rope"}' } })
+    expect(events.find((event) => event.type === 'thinking-block')).toEqual({
+      type: 'thinking-block',
+      block: { text: 'Count first.', signature: expect.any(String) },
+    })
+    expect(
+      events
+        .filter((event) => event.type === 'text')
+        .map((event: any) => event.delta)
+        .join(''),
+    ).toBe('Counting.')
+    expect(events.find((event) => event.type === 'tool-call')).toEqual({
+      type: 'tool-call',
+      call: { id: 'toolu_a', name: 'word_length', arguments: '{"word":"rope"}' },
+    })
     const done = events.at(-1) as any
     expect(done.type).toBe('done')
     expect(done.finishReason).toBe('tool_calls')
     const wire = server.requests[0]!.body.usage
     expect(wire).toBeUndefined()
-    expect(done.usage).toEqual({ inputTokens: expect.any(Number), outputTokens: expect.any(Number), cacheReadTokens: 0, cacheWriteTokens: expect.any(Number), reasoningTokens: 0 })
+    expect(done.usage).toEqual({
+      inputTokens: expect.any(Number),
+      outputTokens: expect.any(Number),
+      cacheReadTokens: 0,
+      cacheWriteTokens: expect.any(Number),
+      reasoningTokens: 0,
+    })
     expect(done.usage.inputTokens).toBeGreaterThanOrEqual(done.usage.cacheWriteTokens)
     const body = server.requests[0]!.body
     expect(body.system).toEqual([{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } }])
@@ -71,7 +96,12 @@ describe('model-anthropic', () => {
     server = await startFakeAnthropic([{ status: 529, message: 'Overloaded', headers: { 'retry-after-ms': '1' } }, { text: 'ok' }])
     const { model, dispose } = await loadModel(server.baseURL, { maxRetries: 1 })
     const events = await collect(model.stream(request()))
-    expect(events.filter((event) => event.type === 'text').map((event: any) => event.delta).join('')).toBe('ok')
+    expect(
+      events
+        .filter((event) => event.type === 'text')
+        .map((event: any) => event.delta)
+        .join(''),
+    ).toBe('ok')
     expect(server.requests).toHaveLength(2)
     await dispose()
   })
@@ -104,7 +134,9 @@ describe('model-anthropic', () => {
   })
 
   it('refuses a bad config at load, naming the plugin and the field', async () => {
-    await expect(loadModel('http://127.0.0.1:1', { thinking: 4096, maxTokens: 2048 })).rejects.toThrow(/model-anthropic: config.thinking \(4096\) must be below config.maxTokens/)
+    await expect(loadModel('http://127.0.0.1:1', { thinking: 4096, maxTokens: 2048 })).rejects.toThrow(
+      /model-anthropic: config.thinking \(4096\) must be below config.maxTokens/,
+    )
     await expect(loadModel('localhost:99')).rejects.toThrow(/model-anthropic: baseURL "localhost:99" is not an http\(s\) URL/)
     await expect(loadModel('http://127.0.0.1:1', { modle: 'x' } as any)).rejects.toThrow(/model-anthropic/)
   })

@@ -37,9 +37,12 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
     .default('auto')
     .description('Send reasoning_content back on assistant turns with tool calls: auto (for *.deepseek.com and models that returned it), always, never.'),
   contextWindow: Schema.natural().min(1).description('Override the built-in context window (tokens).'),
-  price: Schema.object({ input: Schema.number().min(0), output: Schema.number().min(0), cacheRead: Schema.number().min(0), cacheWrite: Schema.number().min(0) }).description(
-    'Override the built-in price (US dollars per million tokens).',
-  ),
+  price: Schema.object({
+    input: Schema.number().min(0),
+    output: Schema.number().min(0),
+    cacheRead: Schema.number().min(0),
+    cacheWrite: Schema.number().min(0),
+  }).description('Override the built-in price (US dollars per million tokens).'),
   maxRetries: Schema.natural().default(2).description('Extra attempts on 408/409/429/5xx, timeouts and network failures before any event was streamed.'),
   timeoutMs: Schema.natural().min(1).default(120_000).description('Longest wait for the response headers and for each next piece of the stream.'),
   backoffMs: Schema.natural().default(500).description('First retry delay; doubles per attempt (±25% jitter).'),
@@ -98,4 +101,3 @@ export function resolveOptions(config: Config, env: Record<string, string | unde
     info: modelInfo(KNOWN_MODELS, model, { contextWindow: config.contextWindow, price: configuredPrice('model-openai', config.price) }),
   }
 }
-

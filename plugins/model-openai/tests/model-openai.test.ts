@@ -66,7 +66,11 @@ describe('model-openai over real loopback HTTP', () => {
     )
     const second = await collect(model.stream({ messages, tools: [weatherTool] }))
     expect(textOf(second)).toBe('Paris is sunny; Zürich is wet. 🌦')
-    expect(second.at(-1)).toEqual({ type: 'done', finishReason: 'stop', usage: { inputTokens: 80, outputTokens: 9, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 } })
+    expect(second.at(-1)).toEqual({
+      type: 'done',
+      finishReason: 'stop',
+      usage: { inputTokens: 80, outputTokens: 9, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 },
+    })
     expect(server.requests[1]!.body.messages.slice(2)).toEqual([
       {
         role: 'assistant',

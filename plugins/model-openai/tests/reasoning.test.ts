@@ -15,7 +15,10 @@ const measure: ToolDefinition<{ word: string }, { length: number }> = {
   name: 'measure',
   description: 'Length of a word.',
   parameters: { type: 'object', properties: { word: { type: 'string' } }, required: ['word'], additionalProperties: false },
-  output: { schema: { type: 'object', properties: { length: { type: 'number' } }, required: ['length'] }, render: (_args, value) => [{ type: 'text', text: String(value.length) }] },
+  output: {
+    schema: { type: 'object', properties: { length: { type: 'number' } }, required: ['length'] },
+    render: (_args, value) => [{ type: 'text', text: String(value.length) }],
+  },
   execute: ({ word }) => ({ length: word.length }),
 }
 
@@ -29,7 +32,12 @@ it('streams DeepSeek reasoning_content as thinking and keeps it as a block', asy
   server = await startFakeOpenAI([{ reasoning: 'Think about it carefully.', text: 'Answer.', chunkSize: 5 }], { deepseek: true })
   const { model, dispose } = await loadModel(server.baseURL)
   const events = await collect(model.stream({ messages: [{ role: 'user', content: 'q' }], tools: [] }))
-  expect(events.filter((event) => event.type === 'thinking').map((event: any) => event.delta).join('')).toBe('Think about it carefully.')
+  expect(
+    events
+      .filter((event) => event.type === 'thinking')
+      .map((event: any) => event.delta)
+      .join(''),
+  ).toBe('Think about it carefully.')
   expect(events.find((event) => event.type === 'thinking-block')).toEqual({ type: 'thinking-block', block: { text: 'Think about it carefully.' } })
   expect(events.at(-1)).toMatchObject({ type: 'done', usage: { reasoningTokens: 7, cacheReadTokens: 0 } })
   await dispose()
@@ -42,7 +50,12 @@ it('sends reasoning_content back on every tool-call turn of a DeepSeek thinking 
   const events: AgentEvent[] = []
   const result = await new Agent(ctx, { system: 'Measure words.', onEvent: (event) => events.push(event) }).run('How long are rope and twine?')
   expect(result).toMatchObject({ stopReason: 'completed', text: 'rope 4, twine 5.' })
-  expect(events.filter((event) => event.type === 'thinking/delta').map((event: any) => event.delta).join('')).toBe('Measure rope first.Done measuring.')
+  expect(
+    events
+      .filter((event) => event.type === 'thinking/delta')
+      .map((event: any) => event.delta)
+      .join(''),
+  ).toBe('Measure rope first.Done measuring.')
   const third = server.requests[2]!.body.messages.filter((message: any) => message.role === 'assistant')
   expect(third.map((message: any) => message.reasoning_content)).toEqual(['Measure rope first.', ''])
   await dispose()
@@ -67,7 +80,10 @@ it('sends no reasoning_content on turns without tool calls, and "" for reasoning
 it('reports OpenAI-style cached_tokens as cache reads', async () => {
   server = await startFakeOpenAI([{ text: 'one' }, { text: 'two' }])
   const { model, dispose } = await loadModel(server.baseURL)
-  const messages = [{ role: 'system' as const, content: 'Stable system prompt. '.repeat(30) }, { role: 'user' as const, content: 'a' }]
+  const messages = [
+    { role: 'system' as const, content: 'Stable system prompt. '.repeat(30) },
+    { role: 'user' as const, content: 'a' },
+  ]
   await collect(model.stream({ messages, tools: [] }))
   const second = await collect(model.stream({ messages: [...messages, { role: 'assistant', content: 'one' }, { role: 'user', content: 'b' }], tools: [] }))
   expect((second.at(-1) as any).usage.cacheReadTokens).toBeGreaterThan(100)

@@ -71,7 +71,9 @@ describe('ChunkAssembler', () => {
     expect(assembler.push(chunk({ content: 'hé' }))).toBe('hé')
     assembler.push(chunk({}, 'length'))
     assembler.push({ choices: [], usage: { prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 } })
-    expect(assembler.finish()).toEqual([{ type: 'done', finishReason: 'length', usage: { inputTokens: 9, outputTokens: 2, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 } }])
+    expect(assembler.finish()).toEqual([
+      { type: 'done', finishReason: 'length', usage: { inputTokens: 9, outputTokens: 2, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 } },
+    ])
   })
 
   it('turns an error object inside the stream into MODEL_STREAM with the server message', () => {

@@ -31,6 +31,8 @@ export async function startAgent(input: CommandInput, progress: Progress): Promi
     const flags = {
       model: stringOption(values, 'model'),
       baseURL: stringOption(values, 'base-url'),
+      provider: stringOption(values, 'provider'),
+      ...(values['no-key'] === true && { noKey: true }),
       cassette: stringOption(values, 'cassette'),
       record: stringOption(values, 'record'),
     }

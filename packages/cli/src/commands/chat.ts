@@ -1,4 +1,5 @@
 import { agentOptions, modelOptions } from '../args.js'
+import { MODEL_ENVIRONMENT } from '../model-environment.js'
 import { EXIT, errorMessage } from '../errors.js'
 import { chatInput } from './chat-input.js'
 import type { Command } from './command.js'
@@ -8,6 +9,7 @@ export const chatCommand: Command = {
   name: 'chat',
   summary: 'talk to the agent: one line per message (/exit or Ctrl-D to leave)',
   usage: '',
+  environment: MODEL_ENVIRONMENT,
   options: {
     ...modelOptions,
     ...agentOptions,

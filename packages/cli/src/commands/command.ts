@@ -22,6 +22,8 @@ export interface Command {
   usage: string
   /** Options beyond the common ones (`--cwd`, `--config`, `--verbose`, `--help`). */
   options: Options
+  /** Environment variables the command reads, with what each does (listed by `--help`). */
+  environment?: Record<string, string>
   /** Runs the command; resolves to the exit code. Throw `CliError` for usage and configuration errors. */
   run(input: CommandInput): Promise<number>
 }

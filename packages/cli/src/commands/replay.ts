@@ -54,6 +54,12 @@ function printSession(agent: typeof import('@cordage/agent'), output: Output, se
       line(output.style('dim', `    ↳ ${isError ? '✗' : '✓'} ${name} (nested call ${index + 1})`))
       continue
     }
+    if (event.type === 'run/end') {
+      const { stopReason, turns, usage, cost } = event.data
+      const tokens = usage.inputTokens || usage.outputTokens ? ` · ${agent.formatUsage(usage)} tokens · ${agent.formatCost(cost)}` : ''
+      line(output.style('dim', `── run: ${stopReason} · ${turns} turn${turns === 1 ? '' : 's'}${tokens} ──`))
+      continue
+    }
     if (event.type === 'session/end') {
       line(output.style('dim', `── end: ${event.data.reason}${event.data.message ? ` (${event.data.message})` : ''} ──`))
       continue
@@ -80,6 +86,8 @@ function printMessage(line: (text: string) => void, output: Output, message: Mes
       return
     case 'assistant':
       line(output.style('green', '── assistant ──'))
+      // Reasoning is shown dimmed, as it was live; a redacted block has nothing readable.
+      for (const block of message.thinking ?? []) line(output.style('dim', block.redacted !== undefined ? '[redacted thinking]' : block.text))
       if (message.content) line(message.content)
       for (const call of message.toolCalls ?? []) line(output.style('dim', `  → ${call.name} ${call.arguments} [${call.id}]`))
       return

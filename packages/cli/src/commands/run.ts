@@ -1,4 +1,5 @@
 import { agentOptions, modelOptions } from '../args.js'
+import { MODEL_ENVIRONMENT } from '../model-environment.js'
 import { CliError, EXIT, errorMessage } from '../errors.js'
 import type { Command } from './command.js'
 
@@ -7,6 +8,7 @@ export const runCommand: Command = {
   name: 'run',
   summary: 'run the agent on one task, headless; streams text and tool calls',
   usage: '"<task>"',
+  environment: MODEL_ENVIRONMENT,
   options: { ...modelOptions, ...agentOptions },
   async run(input) {
     const { positionals, output, values } = input
