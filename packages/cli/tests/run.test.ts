@@ -152,7 +152,7 @@ describe.concurrent('cordage run failures', { timeout: 90_000 }, () => {
   it('without a key, a base URL or a cassette, says how to choose a model (exit 2)', async () => {
     const result = await cordage(['run', 'go'], { cwd: project({ 'cordage.yml': 'plugins: []\n' }) })
     expect(result.code).toBe(2)
-    expect(result.stderr).toContain('no model configured: set OPENAI_API_KEY or DEEPSEEK_API_KEY')
+    expect(result.stderr).toContain('no model configured: set OPENAI_API_KEY, DEEPSEEK_API_KEY or ANTHROPIC_API_KEY')
   })
 
   it('a malformed cassette names the turn and field', async () => {
