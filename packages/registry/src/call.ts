@@ -7,6 +7,7 @@ import {
   type JsonValue,
   type ToolAnnotations,
   type ToolDefinition,
+  type ToolExec,
   type ToolRunContext,
   type Validator,
 } from '@cordage/core'
@@ -78,4 +79,25 @@ export function openCall(input: ExecuteInput, entry: Entry | undefined): Call {
 /** A copy of the contexts the body queued so far, or `undefined` when there are none. */
 export function deferredOf(call: Call): HookContext[] | undefined {
   return call.deferred.length ? [...call.deferred] : undefined
+}
+
+/** A frozen `exec` for a call that is only checked, never run (`wouldDeny`); a message when the arguments are not JSON. */
+export function probeExec(input: Omit<ExecuteInput, 'callId' | 'signal'>): ToolExec | string {
+  const name = nameOf(input.name)
+  let args: JsonValue
+  try {
+    args = toJsonValue(input.arguments, { freeze: true })
+  } catch (error) {
+    return `the arguments are not JSON: ${errorMessage(error)}`
+  }
+  const exec: { -readonly [K in keyof ToolExec]: ToolExec[K] } = {
+    token: Symbol(name),
+    callId: `check_${(++callCounter).toString(36)}`,
+    name,
+    arguments: args,
+    signal: NEVER,
+  }
+  if (input.parent !== undefined) exec.parent = input.parent
+  if (input.agent !== undefined) exec.agent = input.agent
+  return Object.freeze(exec)
 }

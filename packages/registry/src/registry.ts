@@ -16,7 +16,7 @@ import {
 import { approvalDenial, checkArguments, guardDenial, preFailure, readPreDecision } from './admission.js'
 import { AbortWatch } from './abort-watch.js'
 import { runBody, type BodyHost } from './body.js'
-import { nameOf, openCall, type Call, type Entry } from './call.js'
+import { nameOf, openCall, probeExec, type Call, type Entry } from './call.js'
 import { fastServiceAccessor, hookTable, skipShadowContexts, unproxied, type HookTable } from './cordis-seam.js'
 import { checkDefinition } from './definition.js'
 import { applyPostDecision, applyPresentation, postFailure } from './post-decision.js'
@@ -114,6 +114,20 @@ export class ToolRegistry extends Service {
       registry.guards.add(fn)
       return () => registry.guards.delete(fn)
     }, 'tools.guard()')
+  }
+
+  /**
+   * The reason the guards would deny a call of `name` with `arguments` from the same caller (`parent`,
+   * `agent`), or `undefined`. Only the guards run (policy's `deny` rules are guards): no pre-execute
+   * listener, approval or body. For a tool whose results name other resources (definitions in other
+   * files), to withhold what the caller could not have asked for directly. Arguments that are not JSON
+   * deny; a guard that throws denies.
+   */
+  wouldDeny(input: Omit<ExecuteInput, 'callId' | 'signal'>): string | undefined {
+    const registry = unproxied(this)
+    if (!registry.guards.size) return undefined
+    const exec = probeExec(input)
+    return typeof exec === 'string' ? exec : guardDenial(registry.guards, exec)?.message
   }
 
   /**

@@ -1,7 +1,7 @@
 import type { Context } from 'cordis'
-import type { ToolRegistry } from '@cordage/registry'
+import { unproxied, type ToolRegistry } from '@cordage/registry'
 import Schema from 'schemastery'
-import { ConfigError, strictConfig } from '@cordage/core'
+import { ConfigError, strictConfig, type JsonObject, type ToolExec } from '@cordage/core'
 import { lspTool } from './lsp.js'
 import { ServerPool } from './pool.js'
 import type { ServerSpec } from './server.js'
@@ -88,7 +88,12 @@ export function apply(ctx: Context, config: Config): void {
   const pool = new ServerPool(specs(config), { ...config, root: workspace.root, rootUri: workspace.uri })
   ctx.effect(() => () => pool.dispose(), 'lsp servers')
   const tools: ToolRegistry = ctx.tools
-  tools.register(lspTool(workspace, pool, config))
+  // A result in another file is shown only if the caller could ask about that file itself: the guards
+  // (path rules among them) judge this call with that path. The registry is held, not read per call.
+  const registry = unproxied(tools)
+  const mayRead = (exec: ToolExec, path: string) =>
+    registry.wouldDeny({ name: exec.name, arguments: { ...(exec.arguments as JsonObject), path }, parent: exec.parent, agent: exec.agent })
+  tools.register(lspTool(workspace, pool, config, mayRead))
 }
 
 /** The plugin as one object (the module itself is also a valid plugin). */

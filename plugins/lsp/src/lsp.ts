@@ -1,12 +1,14 @@
 import Schema from 'schemastery'
-import { defineTool, type ToolDefinition } from '@cordage/core'
+import { defineTool, type ToolDefinition, type ToolExec } from '@cordage/core'
 import type { ServerCapabilities } from 'vscode-languageserver-protocol'
 import { LspError } from './errors.js'
 import type { ServerPool } from './pool.js'
 import { renderLsp, type LspValue } from './render.js'
-import { toDiagnostics, toHover, toLocations, toSymbols } from './results.js'
+import { toDiagnostics, toLocations, toSymbols } from './results.js'
+import { hoverScreened } from './hover.js'
 import type { LanguageServer } from './server.js'
 import { readSource, type Workspace } from './workspace.js'
+import { ResultScreen } from './withhold.js'
 
 /** The limits the tool works within (from the plugin config). */
 export interface LspSettings {
@@ -32,21 +34,25 @@ const Parameters = Schema.object({
 const Position = Schema.object({ line: Schema.natural().required(), character: Schema.natural().required() })
 const Range = Schema.object({ start: Position.required(), end: Position.required() })
 const Location = Schema.object({ uri: Schema.string().required(), range: Range.required() })
+const Withheld = Schema.natural().required().description('Results left out because they are in files the path rules do not let this call read.')
 const Output = Schema.union([
   Schema.object({
     kind: Schema.const('locations').required(),
     locations: Schema.array(Location).required(),
     resolvedWorkspaceUri: Schema.string().required(),
     truncated: Schema.boolean().required(),
+    withheld: Withheld,
   }),
   Schema.object({
     kind: Schema.const('hover').required(),
     hover: Schema.union([Schema.object({ contents: Schema.string().required(), range: Range }), Schema.const(null)]).required(),
+    withheld: Withheld,
   }),
   Schema.object({
     kind: Schema.const('symbols').required(),
     resolvedWorkspaceUri: Schema.string().required(),
     truncated: Schema.boolean().required(),
+    withheld: Withheld,
     symbols: Schema.array(
       Schema.object({
         name: Schema.string().required(),
@@ -100,8 +106,13 @@ function requireCapability(server: LanguageServer, capability: keyof ServerCapab
   if (!server.capabilities[capability]) throw new LspError('LSP_UNSUPPORTED_OPERATION', `the ${server.spec.name} language server does not support ${operation}`)
 }
 
-/** The `lsp` tool: one question to the language server configured for the file. */
-export function lspTool(workspace: Workspace, pool: ServerPool, settings: LspSettings): ToolDefinition {
+/** The `lsp` tool: one question to the language server configured for the file. `mayRead` screens results in other files. */
+export function lspTool(
+  workspace: Workspace,
+  pool: ServerPool,
+  settings: LspSettings,
+  mayRead: (exec: ToolExec, path: string) => string | undefined,
+): ToolDefinition {
   const keep = <T>(items: T[]) => ({ items: items.slice(0, settings.maxResults), truncated: items.length > settings.maxResults })
   return defineTool({
     name: 'lsp',
@@ -110,6 +121,7 @@ export function lspTool(workspace: Workspace, pool: ServerPool, settings: LspSet
     parameters: Parameters,
     output: { schema: Output, render: (_args, value) => [{ type: 'text', text: renderLsp(value as LspValue, settings.pageSize) }] },
     paths: [{ pointer: '/path', access: 'read' }],
+    annotations: { readOnlyHint: true },
     concurrency: 'parallel',
     // A backstop over the steps' own limits: start, one request, the diagnostics wait.
     timeoutMs: settings.startTimeoutMs + settings.requestTimeoutMs + settings.diagnosticsWaitMs + 5000,
@@ -127,16 +139,17 @@ export function lspTool(workspace: Workspace, pool: ServerPool, settings: LspSet
       const at = cursor ? position(text, file.display, args.line!, args.character!) : undefined
       const root = workspace.uri
       const timeout = settings.requestTimeoutMs
+      const screen = new ResultScreen(file.uri, (path) => mayRead(exec, path))
       return pool.run(spec, exec.signal, async (server): Promise<any> => {
         const document = await pool.sync(server, file, text)
         const textDocument = { uri: file.uri }
         if (cursor) {
           requireCapability(server, CAPABILITY[operation]!, operation)
           const params = { textDocument, position: at, ...(operation === 'references' && { context: { includeDeclaration: true } }) }
+          if (operation === 'hover') return hoverScreened(server, params, screen, exec.signal, timeout)
           const result = await server.request(`textDocument/${operation}`, params, exec.signal, timeout)
-          if (operation === 'hover') return { kind: 'hover', hover: toHover(result) }
-          const { items, truncated } = keep(toLocations(result))
-          return { kind: 'locations', locations: items, resolvedWorkspaceUri: root, truncated }
+          const { items, truncated } = keep(screen.keep(toLocations(result)))
+          return { kind: 'locations', locations: items, resolvedWorkspaceUri: root, truncated, withheld: screen.withheld }
         }
         if (operation === 'symbols') {
           const workspaceWide = args.query !== undefined && args.query.trim() !== ''
@@ -144,8 +157,8 @@ export function lspTool(workspace: Workspace, pool: ServerPool, settings: LspSet
           const result = workspaceWide
             ? await server.request('workspace/symbol', { query: args.query!.trim() }, exec.signal, timeout)
             : await server.request('textDocument/documentSymbol', { textDocument }, exec.signal, timeout)
-          const { items, truncated } = keep(toSymbols(result, file.uri))
-          return { kind: 'symbols', symbols: items, resolvedWorkspaceUri: root, truncated }
+          const { items, truncated } = keep(screen.keep(toSymbols(result, file.uri)))
+          return { kind: 'symbols', symbols: items, resolvedWorkspaceUri: root, truncated, withheld: screen.withheld }
         }
         let raw
         let upToDate = true

@@ -3,9 +3,9 @@ import type { DiagnosticValue, LocationValue, RangeValue, SymbolValue } from './
 
 /** The `lsp` tool's canonical value (one of four kinds). */
 export type LspValue =
-  | { kind: 'locations'; locations: LocationValue[]; resolvedWorkspaceUri: string; truncated: boolean }
-  | { kind: 'hover'; hover: { contents: string; range?: RangeValue } | null }
-  | { kind: 'symbols'; symbols: SymbolValue[]; resolvedWorkspaceUri: string; truncated: boolean }
+  | { kind: 'locations'; locations: LocationValue[]; resolvedWorkspaceUri: string; truncated: boolean; withheld: number }
+  | { kind: 'hover'; hover: { contents: string; range?: RangeValue } | null; withheld: number }
+  | { kind: 'symbols'; symbols: SymbolValue[]; resolvedWorkspaceUri: string; truncated: boolean; withheld: number }
   | { kind: 'diagnostics'; uri: string; diagnostics: DiagnosticValue[]; upToDate: boolean; resolvedWorkspaceUri: string; truncated: boolean }
 
 /** A URI as the model reads it: workspace-relative, absolute outside the workspace, verbatim if not a file URI. */
@@ -29,13 +29,20 @@ function capped(lines: string[], total: number, limit: number, noun: string, tru
   return text
 }
 
+/** The notice for results left out by path rules, on its own line after what is shown. */
+function withheldNotice(withheld: number, noun: string): string {
+  if (!withheld) return ''
+  return `\n(${withheld} ${withheld === 1 ? noun.replace(/s$/, '') : noun} withheld: in files the path rules do not let this call read.)`
+}
+
 /** Renders one lsp value; at most `pageSize` entries are listed (positions 1-based). */
 export function renderLsp(value: LspValue, pageSize: number): string {
   switch (value.kind) {
     case 'hover':
+      if (value.withheld) return 'Hover withheld: the symbol is declared in a file the path rules do not let this call read.'
       return value.hover ? value.hover.contents : 'No hover information.'
     case 'locations': {
-      if (!value.locations.length) return 'No results.'
+      if (!value.locations.length) return `No results.${withheldNotice(value.withheld, 'locations')}`
       // Grouped by file in first-seen order, so references in one file read together.
       const byFile = new Map<string, LocationValue[]>()
       for (const location of value.locations.slice(0, pageSize)) {
@@ -44,15 +51,15 @@ export function renderLsp(value: LspValue, pageSize: number): string {
         byFile.set(location.uri, list)
       }
       const lines = [...byFile.values()].flat().map((location) => at(location.uri, location.range, value.resolvedWorkspaceUri))
-      return capped(lines, value.locations.length, pageSize, 'locations', value.truncated)
+      return capped(lines, value.locations.length, pageSize, 'locations', value.truncated) + withheldNotice(value.withheld, 'locations')
     }
     case 'symbols': {
-      if (!value.symbols.length) return 'No symbols.'
+      if (!value.symbols.length) return `No symbols.${withheldNotice(value.withheld, 'symbols')}`
       const lines = value.symbols.slice(0, pageSize).map((symbol) => {
         const name = symbol.containerName ? `${symbol.containerName}.${symbol.name}` : symbol.name
         return `${name} (${symbol.kind}) ${at(symbol.uri, symbol.range, value.resolvedWorkspaceUri)}`
       })
-      return capped(lines, value.symbols.length, pageSize, 'symbols', value.truncated)
+      return capped(lines, value.symbols.length, pageSize, 'symbols', value.truncated) + withheldNotice(value.withheld, 'symbols')
     }
     case 'diagnostics': {
       const path = displayUri(value.uri, value.resolvedWorkspaceUri)

@@ -136,6 +136,7 @@ export class LanguageServer {
             textDocument: {
               synchronization: { dynamicRegistration: false, didSave: false, willSave: false },
               definition: { linkSupport: true },
+              typeDefinition: { linkSupport: true },
               references: {},
               hover: { contentFormat: ['markdown', 'plaintext'] },
               documentSymbol: { hierarchicalDocumentSymbolSupport: true },

@@ -25,8 +25,14 @@ describe('lsp results and rendering', () => {
       { uri: `${root}/a.ts`, range: range(9, 4) },
     ])
     expect(locations).toHaveLength(3)
-    expect(renderLsp({ kind: 'locations', locations, resolvedWorkspaceUri: root, truncated: false }, 100)).toBe('a.ts:10:5\na.ts:3:2\nb.ts:1:1')
-    expect(renderLsp({ kind: 'locations', locations: [], resolvedWorkspaceUri: root, truncated: false }, 100)).toBe('No results.')
+    expect(renderLsp({ kind: 'locations', locations, resolvedWorkspaceUri: root, truncated: false, withheld: 0 }, 100)).toBe('a.ts:10:5\na.ts:3:2\nb.ts:1:1')
+    expect(renderLsp({ kind: 'locations', locations: [], resolvedWorkspaceUri: root, truncated: false, withheld: 0 }, 100)).toBe('No results.')
+    expect(renderLsp({ kind: 'locations', locations, resolvedWorkspaceUri: root, truncated: false, withheld: 2 }, 100)).toBe(
+      'a.ts:10:5\na.ts:3:2\nb.ts:1:1\n(2 locations withheld: in files the path rules do not let this call read.)',
+    )
+    expect(renderLsp({ kind: 'locations', locations: [], resolvedWorkspaceUri: root, truncated: false, withheld: 1 }, 100)).toBe(
+      'No results.\n(1 location withheld: in files the path rules do not let this call read.)',
+    )
   })
 
   it('reads LocationLinks at their selection range and drops malformed entries', () => {
@@ -45,7 +51,10 @@ describe('lsp results and rendering', () => {
     })
     expect(toHover({ contents: '' })).toBeNull()
     expect(toHover(null)).toBeNull()
-    expect(renderLsp({ kind: 'hover', hover: null }, 100)).toBe('No hover information.')
+    expect(renderLsp({ kind: 'hover', hover: null, withheld: 0 }, 100)).toBe('No hover information.')
+    expect(renderLsp({ kind: 'hover', hover: null, withheld: 1 }, 100)).toBe(
+      'Hover withheld: the symbol is declared in a file the path rules do not let this call read.',
+    )
   })
 
   it('flattens hierarchical symbols with their containers', () => {
@@ -61,7 +70,9 @@ describe('lsp results and rendering', () => {
       ],
       `${root}/a.ts`,
     )
-    expect(renderLsp({ kind: 'symbols', symbols, resolvedWorkspaceUri: root, truncated: false }, 100)).toBe('Box (class) a.ts:1:7\nBox.open (method) a.ts:2:3')
+    expect(renderLsp({ kind: 'symbols', symbols, resolvedWorkspaceUri: root, truncated: false, withheld: 0 }, 100)).toBe(
+      'Box (class) a.ts:1:7\nBox.open (method) a.ts:2:3',
+    )
     const flat = toSymbols([{ name: 'f', kind: 12, containerName: 'mod', location: { uri: `${root}/b.ts`, range: range(4) } }], `${root}/a.ts`)
     expect(flat).toEqual([{ name: 'f', kind: 'function', containerName: 'mod', uri: `${root}/b.ts`, range: range(4) }])
   })
