@@ -1,15 +1,18 @@
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
-import { strictConfig } from '@cordage/core'
+import { strictConfig, type ConfigInput } from '@cordage/core'
 import { unproxied, type ToolRegistry } from '@cordage/registry'
 import type { SystemSection } from '@cordage/services'
 import { askTool } from './ask.js'
 import { exitPlanTool } from './exit-plan.js'
 import { globToRegExp, PLAN_MODE_TEXT, PlanMode } from './plan-mode.js'
 
+/** Plugin name. */
 export const name = 'interaction'
+/** Needs the tool registry; `ctx.interaction` is read per call. */
 export const inject = ['tools']
 
+/** Plugin configuration (see the README's Config table). */
 export interface Config {
   planMode: boolean
   writeTools: string[]
@@ -18,7 +21,8 @@ export interface Config {
 
 const ToolGlob = Schema.string().pattern(/^[a-zA-Z0-9_*-]+$/)
 
-export const Config: Schema<Partial<Config>, Config> = strictConfig(
+/** Validated at load: unknown keys and wrong types fail with INVALID_CONFIG naming the key. */
+export const Config: Schema<ConfigInput<Config>, Config> = strictConfig(
   name,
   Schema.object({
     planMode: Schema.boolean().default(false).description("Start in plan mode (the CLI's --plan sets it too)."),
@@ -31,8 +35,7 @@ export const Config: Schema<Partial<Config>, Config> = strictConfig(
   }),
 )
 
-export { matchAnswers } from './ask.js'
-export { PlanMode, PLAN_MODE_TEXT, writesBecause } from './plan-mode.js'
+export { PLAN_MODE_TEXT, writesBecause } from './plan-mode.js'
 export {
   InteractionUnavailableError,
   InvalidAnswersError,
@@ -56,3 +59,6 @@ export function apply(ctx: Context, config: Config): void {
   })
   if (config.planMode) planMode.set(true)
 }
+
+/** The plugin as one object. */
+export default { name, inject, Config, apply }
