@@ -22,12 +22,12 @@ export interface LspSettings {
 }
 
 const Parameters = Schema.object({
-  operation: Schema.union(['definition', 'references', 'hover', 'symbols', 'diagnostics'] as const)
+  operation: Schema.union(['definition', 'references', 'implementation', 'hover', 'symbols', 'diagnostics'] as const)
     .required()
     .description('What to ask the language server.'),
   path: Schema.string().pattern(/\S/).required().description('Source file, relative to the workspace root (or absolute inside it).'),
-  line: Schema.natural().min(1).description('1-based line of the cursor (definition, references, hover).'),
-  character: Schema.natural().min(1).description('1-based column of the cursor in UTF-16 code units (definition, references, hover).'),
+  line: Schema.natural().min(1).description('1-based line of the cursor (definition, references, implementation, hover).'),
+  character: Schema.natural().min(1).description('1-based column of the cursor in UTF-16 code units (definition, references, implementation, hover).'),
   query: Schema.string().description("symbols: search the whole workspace for this name instead of listing the file's symbols."),
 })
 
@@ -83,6 +83,7 @@ const Output = Schema.union([
 
 const CAPABILITY: Record<string, keyof ServerCapabilities> = {
   definition: 'definitionProvider',
+  implementation: 'implementationProvider',
   references: 'referencesProvider',
   hover: 'hoverProvider',
   symbols: 'documentSymbolProvider',
@@ -117,7 +118,7 @@ export function lspTool(
   return defineTool({
     name: 'lsp',
     description:
-      'Ask a language server about code: definition, references (declaration included) or hover at a 1-based line/character; symbols of a file (or of the workspace with query); diagnostics (errors and warnings) of a file as it is on disk now. Use it when text search is ambiguous or to check a change compiles.',
+      'Ask a language server about code: definition, references (declaration included), implementation (of an interface, abstract member or type) or hover at a 1-based line/character; symbols of a file (or of the workspace with query); diagnostics (errors and warnings) of a file as it is on disk now. Use it when text search is ambiguous or to check a change compiles.',
     parameters: Parameters,
     output: { schema: Output, render: (_args, value) => [{ type: 'text', text: renderLsp(value as LspValue, settings.pageSize) }] },
     paths: [{ pointer: '/path', access: 'read' }],
@@ -131,7 +132,7 @@ export function lspTool(
       if (!spec)
         throw new LspError('LSP_NO_SERVER', `no language server is configured for ${file.display}; the lsp plugin's servers config maps file globs to servers`)
       const operation = args.operation
-      const cursor = operation === 'definition' || operation === 'references' || operation === 'hover'
+      const cursor = operation !== 'symbols' && operation !== 'diagnostics'
       if (cursor && (args.line === undefined || args.character === undefined)) {
         throw new LspError('LSP_POSITION_REQUIRED', `${operation} needs line and character (1-based) of the symbol in ${file.display}`)
       }

@@ -137,6 +137,7 @@ export class LanguageServer {
               synchronization: { dynamicRegistration: false, didSave: false, willSave: false },
               definition: { linkSupport: true },
               typeDefinition: { linkSupport: true },
+              implementation: { linkSupport: true },
               references: {},
               hover: { contentFormat: ['markdown', 'plaintext'] },
               documentSymbol: { hierarchicalDocumentSymbolSupport: true },

@@ -56,6 +56,11 @@ describe('lsp failure handling', { timeout: 60_000 }, () => {
     expect(codeOf(result)).toBe('LSP_UNSUPPORTED_OPERATION')
     expect(textOf(result)).toBe('Error: the fake-bare language server does not support hover')
     await fiber.dispose()
+    // A server with definitions but no implementationProvider.
+    const partial = await loadLsp(await project(files), { servers: [fake('symbols')] })
+    const implementation = await partial.call({ ...hover, operation: 'implementation' })
+    expect(textOf(implementation)).toBe('Error: the fake-symbols language server does not support implementation')
+    await partial.fiber.dispose()
   })
 
   it('keeps credential-looking variables out of the server environment', async () => {

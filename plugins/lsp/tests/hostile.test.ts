@@ -7,7 +7,13 @@ const secret =
   "export const secret = 'hunter2-PASSWORD' as const\nexport const config = { apiKey: 'sk-live-123456' } as const\nexport function leak(): string {\n  return secret\n}\n"
 const main =
   "import { secret, config } from './secret.js'\nimport { add } from './math.js'\n\nexport const shown = secret.length\nexport const key = config.apiKey\nexport const sum = add(1, 2)\nexport const settings = config\n"
-const files = { ...fixture, 'src/secret.ts': secret, 'src/main.ts': main }
+const shapes = 'export interface Shape {\n  area(): number\n}\nexport class Square implements Shape {\n  area(): number {\n    return 4\n  }\n}\n'
+const files = {
+  ...fixture,
+  'src/secret.ts': `${secret}import type { Shape } from './shapes.js'\nexport class Vault implements Shape {\n  area(): number {\n    return 1\n  }\n}\n`,
+  'src/main.ts': main,
+  'src/shapes.ts': shapes,
+}
 const LEAKS = /hunter2|sk-live|secret\.ts/
 
 async function withPolicy(root: string) {
@@ -49,10 +55,15 @@ describe('lsp results honour path rules', { timeout: 180_000 }, () => {
         '(2 locations withheld: in files the path rules do not let this call read.)',
       ])
 
+      // Vault, in secret.ts, implements Shape too.
+      const implementations = await call({ operation: 'implementation', path: 'src/shapes.ts', ...cursor(shapes, 'area') })
+      expect(valueOf(implementations)).toMatchObject({ withheld: 1 })
+      expect(textOf(implementations).split('\n')[0]).toBe(`src/shapes.ts:${cursor(shapes, 'area', 2).line}:${cursor(shapes, 'area', 2).character}`)
+
       const symbols = await call({ operation: 'symbols', path: 'src/main.ts', query: 'leak' })
       expect(valueOf(symbols)).toMatchObject({ kind: 'symbols', symbols: [], withheld: 1 })
 
-      for (const result of [hover, property, typed, definition, references, symbols]) expect(JSON.stringify(result)).not.toMatch(LEAKS)
+      for (const result of [hover, property, typed, definition, references, implementations, symbols]) expect(JSON.stringify(result)).not.toMatch(LEAKS)
 
       // What lies in allowed files is untouched.
       const allowed = await call({ operation: 'hover', path: 'src/main.ts', ...cursor(main, 'add', 2) })

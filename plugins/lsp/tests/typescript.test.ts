@@ -50,6 +50,26 @@ describe('lsp against typescript-language-server', { timeout: 180_000 }, () => {
     }
   })
 
+  it('answers implementation: the classes and methods that implement an interface and its members', async () => {
+    const shapes =
+      'export interface Shape {\n  area(): number\n}\nexport class Square implements Shape {\n  area(): number {\n    return 4\n  }\n}\nexport class Circle implements Shape {\n  area(): number {\n    return 3\n  }\n}\n'
+    const root = await project({ ...fixture, 'src/shapes.ts': shapes })
+    const { call, fiber } = await loadLsp(root)
+    try {
+      const at = (needle: string, occurrence = 1) => {
+        const { line, character } = cursor(shapes, needle, occurrence)
+        return `src/shapes.ts:${line}:${character}`
+      }
+      const classes = await call({ operation: 'implementation', path: 'src/shapes.ts', ...cursor(shapes, 'Shape') })
+      expect(valueOf(classes)).toMatchObject({ kind: 'locations', withheld: 0 })
+      expect(textOf(classes).split('\n')).toEqual([at('Square'), at('Circle')])
+      const methods = await call({ operation: 'implementation', path: 'src/shapes.ts', ...cursor(shapes, 'area') })
+      expect(textOf(methods).split('\n')).toEqual([at('area', 2), at('area', 3)])
+    } finally {
+      await fiber.dispose()
+    }
+  })
+
   it('reports diagnostics after an edit made by the edit tool', async () => {
     const root = await project()
     const { ctx, call, fiber } = await loadLsp(root)
