@@ -28,7 +28,8 @@ async function setup(config: object = {}) {
 describe('todo_write', () => {
   it('refuses a config with a misspelled key at load, naming the plugin and the nearest key', async () => {
     const ctx = await createTestContext({ print: false })
-    await expect(ctx.plugin(TodoPlugin, { maxSesions: 5 })).rejects.toMatchObject({
+    const typo: object = { maxSesions: 5 }
+    await expect(ctx.plugin(TodoPlugin, typo)).rejects.toMatchObject({
       code: 'INVALID_CONFIG',
       message: expect.stringMatching(/^todo: .*maxSesions.*maxSessions/),
     })
