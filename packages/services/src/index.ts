@@ -6,11 +6,13 @@ import type { AgentNotice } from './notice.js'
 import type { SubagentService } from './subagents.js'
 import type { JobSnapshot, JobsService } from './jobs.js'
 import type { ModelService } from './model.js'
+import type { OpenedAccess, OpenedFile } from './paths.js'
 import type { SpillService } from './spill.js'
 import type { InteractionService, PlanModeService } from './interaction.js'
 import type { SystemSection } from './system.js'
 import type { TodoList } from './todo.js'
 import type { WebService } from './web.js'
+import type { ToolExec } from '@cordage/core'
 
 declare module 'cordis' {
   interface Context {
@@ -39,6 +41,11 @@ declare module 'cordis' {
     'plan/mode'(active: boolean): void
     /** Emit `(event)` when a child run starts or ends; observe-only (progress displays). */
     'agent/child'(event: ChildRunEvent): void
+    /**
+     * Bail `(exec, file, access)` after a tool opened `file` for the call `exec`, before it reads or changes
+     * it: a listener returns why the call may not use it (the policy plugin's path rules), or undefined.
+     */
+    'paths/opened'(exec: ToolExec, file: OpenedFile, access: OpenedAccess): string | undefined
     /** Emit `(event)` when an agent loop's run starts and when it ends (emitted only while someone listens); observe-only. */
     'agent/run'(event: AgentRunEvent): void
   }
@@ -64,3 +71,4 @@ export { ModelRequestError, type ModelRequestErrorCode } from './model-error.js'
 export { configuredPrice, modelInfo, type KnownModel } from './model-info.js'
 export type { SpillInput, SpillSaved, SpillService } from './spill.js'
 export type { WebService, WebSearchProvider, WebSearchHit } from './web.js'
+export type { OpenedAccess, OpenedFile } from './paths.js'

@@ -1,6 +1,7 @@
-import { constants, fstatSync, readlinkSync, realpathSync, statSync } from 'node:fs'
+import { constants, fstatSync, readlinkSync, realpathSync, statSync, type BigIntStats } from 'node:fs'
 import { mkdir, open, type FileHandle } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
+import type { OpenedFile } from '@cordage/services'
 import { FsError } from './errors.js'
 import type { Workspace } from './paths.js'
 
@@ -36,6 +37,22 @@ export function openedPath(fd: number, path: string): string {
   return opened.dev === named.dev && opened.ino === named.ino ? real : `(a file other than ${path})`
 }
 
+// Where each verified descriptor was found to be, for `openedFile`.
+const openedAt = new WeakMap<FileHandle, string>()
+
+/** What an open descriptor is, for path rules (`paths/opened`): where it actually is, and which inode (`stats` of it). */
+export function openedFile(handle: FileHandle, real: string, stats: BigIntStats): OpenedFile {
+  let at = openedAt.get(handle)
+  if (at === undefined) {
+    try {
+      at = openedPath(handle.fd, real)
+    } catch {
+      at = real
+    }
+  }
+  return { real: at, dev: stats.dev, ino: stats.ino, nlink: stats.nlink, directory: stats.isDirectory() }
+}
+
 /** Throws `PATH_OUTSIDE_ROOT` unless the open descriptor lies inside the root; closes it when it does not. */
 async function verify(workspace: Workspace, handle: FileHandle, real: string, display: string): Promise<void> {
   if (workspace.allowOutsideRoot) return
@@ -45,7 +62,7 @@ async function verify(workspace: Workspace, handle: FileHandle, real: string, di
   } catch (error) {
     opened = `(unknown: ${(error as Error).message})`
   }
-  if (workspace.contains(opened)) return
+  if (workspace.contains(opened)) return void openedAt.set(handle, opened)
   await handle.close()
   throw new FsError(
     'PATH_OUTSIDE_ROOT',

@@ -52,11 +52,11 @@ export function editTool(runtime: FsRuntime): ToolDefinition {
       ],
       presentationMeta: (_args, value) => changeMeta(value.path, value.before, value.after),
     },
-    async execute(args) {
+    async execute(args, exec) {
       const target = await workspace.resolve(args.path)
       if (!target.exists) throw new FsError('NOT_FOUND', `${target.display} does not exist; use write to create it`)
       if (args.old_string === args.new_string) throw new FsError('NO_CHANGE', 'old_string and new_string are identical; nothing to change')
-      const { text: before, mode } = await readForChange(runtime, target)
+      const { text: before, mode } = await readForChange(runtime, target, exec)
       let search = args.old_string
       let replacement = args.new_string
       let lines = matchLines(before, search)

@@ -24,14 +24,14 @@ export class FsError extends CordageError {
   declare readonly code: FsErrorCode
 }
 
-/** Maps a Node `fs` error on `display` to an `FsError` with a remedy, or rethrows the unexpected. */
-export function fsFailure(error: unknown, display: string): FsError {
+/** Maps a Node `fs` error on `display` to an `FsError` with a remedy; other coded errors (a denial) pass through. */
+export function fsFailure(error: unknown, display: string): CordageError {
   const code = (error as NodeJS.ErrnoException)?.code
   if (code === 'ENOENT') return new FsError('NOT_FOUND', `${display} does not exist; check the path (glob can list files)`, { cause: error })
   if (code === 'EISDIR') return new FsError('IS_DIRECTORY', `${display} is a directory, not a file; use glob to list its files`, { cause: error })
   if (code === 'ENOTDIR') return new FsError('NOT_A_DIRECTORY', `a parent of ${display} is a file, not a directory`, { cause: error })
   if (code === 'EACCES' || code === 'EPERM') return new FsError('WRITE_FAILED', `permission denied for ${display}`, { cause: error })
-  if (error instanceof FsError) return error
+  if (CordageError.is(error)) return error
   const message = error instanceof Error ? error.message : String(error)
   return new FsError('WRITE_FAILED', `${display}: ${message}`, { cause: error })
 }

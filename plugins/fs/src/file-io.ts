@@ -2,7 +2,8 @@ import { isUtf8 } from 'node:buffer'
 import type { FileHandle } from 'node:fs/promises'
 import { basename, dirname } from 'node:path'
 import { writeFileAtomic } from './atomic.js'
-import { handlePath, openContained, openDirectory } from './contained.js'
+import type { ToolExec } from '@cordage/core'
+import { handlePath, openContained, openDirectory, openedFile } from './contained.js'
 import { FsError, fsFailure } from './errors.js'
 import type { ResolvedPath } from './paths.js'
 import type { FsRuntime } from './runtime.js'
@@ -18,7 +19,7 @@ export interface Current {
  * read-before-write check: refuses directories, oversized, binary and non-UTF-8 files (their bytes could
  * not survive a round trip through text).
  */
-export async function readForChange(runtime: FsRuntime, target: ResolvedPath): Promise<Current> {
+export async function readForChange(runtime: FsRuntime, target: ResolvedPath, exec: ToolExec): Promise<Current> {
   const { workspace, tracker, settings } = runtime
   let handle: FileHandle | undefined
   try {
@@ -27,6 +28,7 @@ export async function readForChange(runtime: FsRuntime, target: ResolvedPath): P
     tracker.check(target.real, target.display, stats)
     if (stats.isDirectory()) throw new FsError('IS_DIRECTORY', `${target.display} is a directory; write and edit change files only`)
     if (!stats.isFile()) throw new FsError('NOT_FOUND', `${target.display} is not a regular file; write and edit change regular files only`)
+    runtime.admit(exec, openedFile(handle, target.real, stats), 'write')
     if (stats.size > settings.maxEditBytes)
       throw new FsError(
         'FILE_TOO_LARGE',

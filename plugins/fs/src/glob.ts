@@ -41,7 +41,7 @@ export function globTool(runtime: FsRuntime): PagedTool {
     concurrency: 'parallel',
     paths: [{ pointer: '/path', access: 'read', default: '.' }],
     async execute(args, exec) {
-      const root = await resolveSearchRoot(workspace, args.path, false)
+      const root = await resolveSearchRoot(workspace, args.path, false, (file) => runtime.admit(exec, file, 'read'))
       try {
         const { cwd, prefix } = root
         if (cwd === undefined) throw new FsError('NOT_A_DIRECTORY', `${args.path} is a file; glob needs a directory as path`)

@@ -1,6 +1,7 @@
 import { dirname } from 'node:path'
 import Schema from 'schemastery'
-import { defineTool, type Infer } from '@cordage/core'
+import { defineTool, type Infer, type ToolExec } from '@cordage/core'
+import type { OpenedFile } from '@cordage/services'
 import { nodeGrep } from './fallback.js'
 import { pageFooter, takePage } from './page.js'
 import { ripgrepGrep } from './ripgrep.js'
@@ -77,7 +78,8 @@ export function grepTool(runtime: FsRuntime): PagedTool {
     return `${text}${pageFooter(shown, value.matches.length, 'matches', value.truncated, settings.maxResults, spilled)}${shown === value.matches.length && !value.truncated ? `\n\n(${value.matches.length} ${value.matches.length === 1 ? 'match' : 'matches'} in ${files} ${files === 1 ? 'file' : 'files'}.)` : ''}`
   }
   // A single file was opened and verified itself; a directory walk is checked path by path.
-  const search = async (root: SearchRoot, args: Infer<typeof Parameters>, signal: AbortSignal) => {
+  const search = async (root: SearchRoot, args: Infer<typeof Parameters>, exec: ToolExec) => {
+    const { signal } = exec
     const query = {
       cwd: root.cwd ?? dirname(root.real),
       realCwd: root.cwd ? root.real : dirname(root.real),
@@ -91,7 +93,9 @@ export function grepTool(runtime: FsRuntime): PagedTool {
       signal: AbortSignal.any([signal, runtime.lifetime]),
     }
     const found = runtime.rgPath ? await ripgrepGrep(runtime.rgPath, query) : await nodeGrep(workspace.root, query)
-    const kept = root.cwd ? await keepVerifiedMatches(workspace, root.cwd, found.items, settings.maxLineLength) : found.items
+    // Each file with matches is shown to path rules as it is opened to verify them (another name of a denied file is refused).
+    const admit = (file: OpenedFile) => runtime.admit(exec, file, 'read')
+    const kept = root.cwd ? await keepVerifiedMatches(workspace, root.cwd, found.items, settings.maxLineLength, admit) : found.items
     const display = root.file ? workspace.display(root.real) : undefined
     const matches = kept.map((match) => ({ ...match, path: display ?? root.prefix + match.path }))
     // Context arrays are optional in the value; schemastery's inferred type marks arrays as always present.
@@ -109,9 +113,9 @@ export function grepTool(runtime: FsRuntime): PagedTool {
     concurrency: 'parallel',
     paths: [{ pointer: '/path', access: 'read', default: '.' }],
     async execute(args, exec) {
-      const root = await resolveSearchRoot(workspace, args.path, true)
+      const root = await resolveSearchRoot(workspace, args.path, true, (file) => runtime.admit(exec, file, 'read'))
       try {
-        return await search(root, args, exec.signal)
+        return await search(root, args, exec)
       } finally {
         await root.close()
       }

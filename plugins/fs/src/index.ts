@@ -6,6 +6,7 @@ import { editTool } from './edit.js'
 import { globTool } from './glob.js'
 import { grepTool } from './grep.js'
 import { Workspace } from './paths.js'
+import { openedGate } from './opened.js'
 import { readTool } from './read.js'
 import { findRipgrep } from './ripgrep.js'
 import type { FsRuntime } from './runtime.js'
@@ -65,6 +66,7 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
     tracker: new ReadTracker(config.requireReadBeforeWrite),
     rgPath,
     lifetime: lifetime.signal,
+    admit: openedGate(ctx),
   }
   ctx.effect(
     () => () => {

@@ -1,6 +1,6 @@
 import Schema from 'schemastery'
 import { defineTool, type ToolDefinition } from '@cordage/core'
-import { openContained } from './contained.js'
+import { openContained, openedFile } from './contained.js'
 import { FsError, fsFailure } from './errors.js'
 import { readLines } from './lines.js'
 import type { FsRuntime } from './runtime.js'
@@ -57,6 +57,7 @@ export function readTool(runtime: FsRuntime): ToolDefinition {
         stats = await handle.stat({ bigint: true })
         if (stats.isDirectory()) throw new FsError('IS_DIRECTORY', `${target.display} is a directory, not a file; use glob to list its files`)
         if (!stats.isFile()) throw new FsError('NOT_FOUND', `${target.display} is not a regular file`)
+        runtime.admit(exec, openedFile(handle, target.real, stats), 'read')
         window = await readLines(handle, {
           offset,
           limit: Math.min(args.limit ?? settings.maxReadLines, settings.maxReadLines),

@@ -1,4 +1,6 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readFileSync } from 'node:fs'
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readFileSync, type BigIntStats } from 'node:fs'
+import { CordageError } from '@cordage/core'
+import type { OpenedFile } from '@cordage/services'
 import { setImmediate } from 'node:timers/promises'
 import { join } from 'node:path'
 import { fdPath, openContained, openedPath } from './contained.js'
@@ -90,7 +92,13 @@ function isEntry(path: string): boolean {
  * with matches is opened and verified like a read and the reported lines compared with what it holds, so
  * content read through a swapped directory is dropped even when an inside file has the same name.
  */
-export async function keepVerifiedMatches<T extends FoundMatch>(workspace: Workspace, cwd: string, matches: readonly T[], maxLineLength: number): Promise<T[]> {
+export async function keepVerifiedMatches<T extends FoundMatch>(
+  workspace: Workspace,
+  cwd: string,
+  matches: readonly T[],
+  maxLineLength: number,
+  admit: (file: OpenedFile) => void = () => {},
+): Promise<T[]> {
   if (workspace.allowOutsideRoot) return [...matches]
   const byFile = new Map<string, T[]>()
   for (const match of matches) {
@@ -104,7 +112,7 @@ export async function keepVerifiedMatches<T extends FoundMatch>(workspace: Works
     if (++index % BATCH === 0) await setImmediate()
     const wanted = new Map<number, string>()
     for (const match of found) for (const line of [match, ...(match.before ?? []), ...(match.after ?? [])]) wanted.set(line.lineNumber, line.line)
-    const actual = await linesOf(workspace, join(cwd, path), new Set(wanted.keys()), maxLineLength)
+    const actual = await linesOf(workspace, join(cwd, path), new Set(wanted.keys()), maxLineLength, admit)
     if (!actual) continue
     const same = (number: number) => actual.get(number)?.slice(0, maxLineLength) === wanted.get(number)!.slice(0, maxLineLength)
     for (const match of found) {
@@ -114,19 +122,35 @@ export async function keepVerifiedMatches<T extends FoundMatch>(workspace: Works
   return matches.filter((match) => verified.has(match))
 }
 
-/** The wanted lines of the file at `path` if it lies inside the root and is text (`\r` stripped, as search reports them). */
-async function linesOf(workspace: Workspace, path: string, only: Set<number>, maxLineLength: number): Promise<Map<number, string> | undefined> {
+/**
+ * The wanted lines of the file at `path` if it lies inside the root and is text (`\r` stripped, as search
+ * reports them). A file with other names (a hard link) is shown to `admit` first, which throws to refuse it.
+ */
+async function linesOf(
+  workspace: Workspace,
+  path: string,
+  only: Set<number>,
+  maxLineLength: number,
+  admit: (file: OpenedFile) => void,
+): Promise<Map<number, string> | undefined> {
   const fd = openInside(workspace, path, O_RDONLY)
   if (fd === undefined) return undefined
   try {
-    if (fstatSync(fd).size > SMALL) return await streamedLinesOf(workspace, path, only, maxLineLength)
+    const stats = fstatSync(fd, { bigint: true })
+    if (stats.nlink > 1n) admitDescriptor(fd, path, stats, admit)
+    if (stats.size > SMALL) return await streamedLinesOf(workspace, path, only, maxLineLength)
     const lines = readFileSync(fd).toString('utf8').split('\n')
     return new Map([...only].filter((number) => number <= lines.length).map((number) => [number, lines[number - 1]!.replace(/\r$/, '')]))
-  } catch {
+  } catch (error) {
+    if (CordageError.is(error)) throw error
     return undefined
   } finally {
     closeSync(fd)
   }
+}
+
+function admitDescriptor(fd: number, path: string, stats: BigIntStats, admit: (file: OpenedFile) => void): void {
+  admit({ real: openedPath(fd, path), dev: stats.dev, ino: stats.ino, nlink: stats.nlink, directory: stats.isDirectory() })
 }
 
 async function streamedLinesOf(workspace: Workspace, path: string, only: Set<number>, maxLineLength: number): Promise<Map<number, string> | undefined> {

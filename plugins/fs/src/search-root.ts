@@ -1,4 +1,5 @@
-import { handlePath, openContained } from './contained.js'
+import type { OpenedFile } from '@cordage/services'
+import { handlePath, openContained, openedFile } from './contained.js'
 import { fsFailure } from './errors.js'
 import type { Workspace } from './paths.js'
 
@@ -15,14 +16,21 @@ export interface SearchRoot {
   close(): Promise<void>
 }
 
-/** Opens the optional `path` argument of glob/grep inside the workspace; the caller closes it. */
-export async function resolveSearchRoot(workspace: Workspace, path: string | undefined, allowFile: boolean): Promise<SearchRoot> {
+/** Opens the optional `path` argument of glob/grep inside the workspace and shows it to `admit`; the caller closes it. */
+export async function resolveSearchRoot(
+  workspace: Workspace,
+  path: string | undefined,
+  allowFile: boolean,
+  admit: (file: OpenedFile) => void,
+): Promise<SearchRoot> {
   const target = await workspace.resolve(path ?? '.')
   let handle
   let isDirectory: boolean
   try {
     handle = await openContained(workspace, target.real, target.display)
-    isDirectory = (await handle.stat()).isDirectory()
+    const stats = await handle.stat({ bigint: true })
+    isDirectory = stats.isDirectory()
+    admit(openedFile(handle, target.real, stats))
   } catch (error) {
     await handle?.close()
     throw fsFailure(error, target.display)

@@ -35,13 +35,13 @@ export function writeTool(runtime: FsRuntime): ToolDefinition {
       ],
       presentationMeta: (_args, value) => changeMeta(value.path, value.before, value.after),
     },
-    async execute(args) {
+    async execute(args, exec) {
       const target = await workspace.resolve(args.path)
       let before: string | null = null
       let mode: number | undefined
       let after = args.content
       if (target.exists) {
-        ;({ text: before, mode } = await readForChange(runtime, target))
+        ;({ text: before, mode } = await readForChange(runtime, target, exec))
         // Content written with bare LF into a CRLF file keeps the file's convention.
         if (usesCrlf(before) && !after.includes('\r')) after = after.replace(/\n/g, '\r\n')
       }

@@ -1,8 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { readdirSync } from 'node:fs'
-import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises'
+import { link, mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import Policy from '@cordage/plugin-policy'
 import { loadFs, tempDir } from './helpers.js'
 
 // Swaps two names atomically in a loop with renameat2(RENAME_EXCHANGE): `root/d` is a real directory
@@ -176,6 +177,44 @@ describe.skipIf(!HAS_RACER)('containment holds while a directory is swapped with
       expect(escapes).toEqual([])
       expect(listed).toBeGreaterThan(0)
       expect(await snapshot(outside)).toEqual(before)
+    },
+    60_000,
+  )
+
+  it.each([
+    ['a hard link', link],
+    ['a symlink', (target: string, path: string) => symlink(target, path)],
+  ])(
+    `read never returns a denied file through %s swapped in after the policy check (${ATTEMPTS} attempts)`,
+    async (_kind, makeLink) => {
+      const base = await tempDir('cordage-fs-race-')
+      await writeFile(join(base, 'secret.txt'), 'TOP-SECRET\n')
+      await writeFile(join(base, 'public.txt'), 'public\n')
+      // alias.txt leads to public.txt one instant and to secret.txt the next.
+      await makeLink(join(base, 'public.txt'), join(base, 'alias.txt'))
+      await makeLink(join(base, 'secret.txt'), join(base, 'swap.txt'))
+      const { ctx, call } = await loadFs(base)
+      await ctx.plugin(Policy, { root: base, rules: [{ path: 'secret.txt', action: 'deny', reason: 'secret.txt is off limits' }] })
+      const escapes: string[] = []
+      let denied = 0
+      const succeeded = await race(
+        base,
+        ATTEMPTS,
+        async () => {
+          const result = await call('read', { path: 'alias.txt' })
+          if (result.isError) {
+            if (result.error.info?.code === 'DENIED') denied++
+            return false
+          }
+          if (JSON.stringify(result.value).includes('SECRET')) escapes.push(JSON.stringify(result.value))
+          return true
+        },
+        ['alias.txt', 'swap.txt'],
+      )
+      expect(escapes).toEqual([])
+      // Both sides of the swap were seen: some reads got the public file, some were refused.
+      expect(succeeded).toBeGreaterThan(0)
+      expect(denied).toBeGreaterThan(0)
     },
     60_000,
   )

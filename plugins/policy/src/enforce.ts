@@ -24,13 +24,19 @@ export function firstPreMatch(rules: readonly Rule[], exec: ToolExec): PreVerdic
   }
 }
 
+/** Why a matching `deny` or `ask` rule stops a call: its reason, or the rule named. */
+export function denialOf(rule: Rule): string {
+  if (rule.action === 'ask') return rule.config.reason ?? `${label(rule)} asks for approval`
+  return rule.config.reason ?? `denied by ${label(rule)}`
+}
+
 /** The guard behind `deny`: monotonic, so no later listener can re-allow the call. */
 export function createGuard(rules: readonly Rule[]) {
   return (exec: ToolExec): string | undefined => {
     const verdict = firstPreMatch(rules, exec)
     if (!verdict) return undefined
     if ('error' in verdict) return verdict.error
-    if (verdict.rule.action === 'deny') return verdict.rule.config.reason ?? `denied by ${label(verdict.rule)}`
+    if (verdict.rule.action === 'deny') return denialOf(verdict.rule)
   }
 }
 
@@ -39,10 +45,10 @@ export function createPreListener(rules: readonly Rule[]) {
   return async (exec: ToolExec, next: () => Promise<PreDecision>): Promise<PreDecision> => {
     const verdict = firstPreMatch(rules, exec)
     if (verdict && 'error' in verdict) return { kind: 'deny', reason: verdict.error }
-    if (verdict?.rule.action === 'deny') return { kind: 'deny', reason: verdict.rule.config.reason ?? `denied by ${label(verdict.rule)}` }
+    if (verdict?.rule.action === 'deny') return { kind: 'deny', reason: denialOf(verdict.rule) }
     const inner = await next()
     if (verdict?.rule.action !== 'ask' || inner?.kind === 'deny') return inner
-    return { kind: 'ask', reason: verdict.rule.config.reason ?? `${label(verdict.rule)} asks for approval` }
+    return { kind: 'ask', reason: denialOf(verdict.rule) }
   }
 }
 

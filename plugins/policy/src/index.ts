@@ -5,7 +5,9 @@ import Schema from 'schemastery'
 import { strictConfig, type ToolDefinition } from '@cordage/core'
 import { createGuard, createPostListener, createPreListener } from './enforce.js'
 import { PolicyConfigError } from './errors.js'
-import { createPathResolver } from './paths.js'
+import { RuleNamedFiles } from './identity.js'
+import { createOpenedListener } from './opened.js'
+import { CallPathResolver } from './paths.js'
 import { compileRules, POST_ACTIONS, PRE_ACTIONS, type RuleConfig } from './rules.js'
 
 export const name = 'policy'
@@ -57,9 +59,15 @@ export function apply(ctx: Context, config: Config): void {
     if (!definitions.has(name)) definitions.set(name, tools.get(name))
     return definitions.get(name)
   }
-  const rules = compileRules(config.rules, createPathResolver(realRoot(config.root), lookup))
+  const root = realRoot(config.root)
+  const resolver = new CallPathResolver(root, lookup)
+  const rules = compileRules(config.rules, resolver.resolve)
   if (rules.length === 0) return
-  if (rules.some((rule) => rule.config.path !== undefined)) ctx.on('tools/changed', () => definitions.clear())
+  if (rules.some((rule) => rule.config.path !== undefined)) {
+    resolver.named = new RuleNamedFiles(root, rules)
+    ctx.on('tools/changed', () => definitions.clear())
+    ctx.on('paths/opened', createOpenedListener(rules, resolver, root))
+  }
   if (rules.some((rule) => (PRE_ACTIONS as readonly string[]).includes(rule.action))) {
     tools.guard(createGuard(rules))
     ctx.on('tools/pre-execute', createPreListener(rules), true)

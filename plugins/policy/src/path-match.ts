@@ -10,6 +10,8 @@ export interface PathGlob {
   covers(form: PathForm): boolean
   /** Something under the form may match (a search rooted at a directory holding a matching path). */
   mayHoldMatch(form: PathForm): boolean
+  /** The one path the glob matches when it has no wildcard (`./` and trailing `/` removed), else undefined. */
+  literal: string | undefined
 }
 
 /** Compiles a `path` glob; throws on a malformed glob. */
@@ -27,6 +29,7 @@ export function compilePathGlob(glob: string): PathGlob {
   const wildcard = literal.length < segments.length
   const subject = (form: PathForm) => (absolute ? form.real : form.relative)
   return {
+    literal: wildcard ? undefined : normalized,
     covers(form) {
       let current = subject(form)
       while (current !== undefined) {

@@ -109,26 +109,56 @@ function declared(definition: ToolDefinition): Declared[] {
   return list
 }
 
+/** The files restrictive rules name exactly, found by device and inode (see `identity.ts`). */
+export interface NamedFiles {
+  formsOf(dev: bigint, ino: bigint): PathForm[]
+}
+
 /**
- * Resolves the paths a call declares (per tool definition) to real locations, once per call. A value that
- * is not a string, or a path that cannot be resolved, throws: callers fail closed.
+ * Resolves the paths a call declares (per tool definition) to real locations, once per call, and keeps
+ * what the tool later reports it opened for the call (`add`), so every later rule check of the call sees
+ * that too. A value that is not a string, or a path that cannot be resolved, throws: callers fail closed.
  */
-export function createPathResolver(root: string, lookup: (name: string) => ToolDefinition | undefined) {
-  const cache = new WeakMap<ToolExec, CallPath[]>()
-  return (exec: ToolExec): CallPath[] => {
-    let paths = cache.get(exec)
+export class CallPathResolver {
+  /** Set once the rules are compiled; a file with other names is also each name a rule gives it. */
+  named: NamedFiles = { formsOf: () => [] }
+  private readonly calls = new WeakMap<ToolExec, CallPath[]>()
+
+  constructor(
+    private readonly root: string,
+    private readonly lookup: (name: string) => ToolDefinition | undefined,
+  ) {}
+
+  /** The paths of `exec`, resolved on first use. */
+  readonly resolve = (exec: ToolExec): CallPath[] => {
+    let paths = this.calls.get(exec)
     if (paths) return paths
-    const definition = lookup(exec.name)
+    const definition = this.lookup(exec.name)
     paths = []
     for (const path of definition ? declared(definition) : []) {
       const values: JsonValue[] = resolveAll(exec.arguments, path.pointer)
       if (values.length === 0 && path.default !== undefined) values.push(path.default)
       for (const value of values) {
         if (typeof value !== 'string') throw new Error(`the path argument ${path.source} of ${exec.name} is not a string, so it cannot be checked`)
-        paths.push({ access: path.access, forms: canonicalPaths(root, value).map((real) => formOf(root, real)) })
+        paths.push({ access: path.access, forms: this.formsOf(canonicalPaths(this.root, value)) })
       }
     }
-    cache.set(exec, paths)
+    this.calls.set(exec, paths)
     return paths
+  }
+
+  /** Adds a location the tool reached for `exec` (after `resolve`): later checks of the call cover it too. */
+  add(exec: ToolExec, path: CallPath): void {
+    this.resolve(exec).push(path)
+  }
+
+  /** The forms of real paths, plus the names rules give a file that has other names (a hard link). */
+  private formsOf(reals: string[]): PathForm[] {
+    const forms = reals.map((real) => formOf(this.root, real))
+    for (const real of reals) {
+      const stats = lstatSync(real, { bigint: true, throwIfNoEntry: false })
+      if (stats && !stats.isDirectory() && stats.nlink > 1n) forms.push(...this.named.formsOf(stats.dev, stats.ino))
+    }
+    return forms
   }
 }
