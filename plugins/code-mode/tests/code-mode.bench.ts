@@ -98,10 +98,10 @@ async function stopLatency(): Promise<string> {
 
 /** The slowest of the direct calls made every 10 ms while `running` is unsettled, in ms: how responsive the host stays. */
 async function slowestDirectCallWhile(running: Promise<unknown>): Promise<number> {
-  let finished = false
-  void running.finally(() => (finished = true))
+  const state = { finished: false }
+  void running.finally(() => (state.finished = true))
   let slowest = 0
-  while (!finished) {
+  while (!state.finished) {
     await new Promise((resolve) => setTimeout(resolve, 10))
     const start = performance.now()
     await hostile.tools.execute({ name: 'add', arguments: { a: 1, b: 2 } })

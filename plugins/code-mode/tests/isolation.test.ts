@@ -89,8 +89,8 @@ describe('hostile programs end with a coded failure and leave the host responsiv
     const ended = failure.message.match(/^run_code failed \((\w+)\)/)![1]!
     expect(ended).toMatch(kind)
     expect(failure.message).toMatch(/Logs before the failure:\nstarted/)
-    // A program stopped for CPU ran for its whole budget: direct calls were answered meanwhile, not after
-    // it (how quickly is the benchmark's figure; a memory hoard may end before the first probe).
+    // A program stopped for CPU ran for its whole budget, and direct calls were answered meanwhile rather
+    // than after the run; how quickly is the benchmark's figure. A memory hoard may end before the first probe.
     if (ended === 'cpu') expect(answeredDuring).toBeGreaterThanOrEqual(3)
     // The pool is usable again (a terminated worker is replaced) and the memory went back.
     expect(valueOf(await run('return (await tools.lookup({ id: 2 })).id')).result).toBe(2)
