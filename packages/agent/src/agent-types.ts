@@ -1,6 +1,7 @@
 import type { ContentBlock } from '@cordage/core'
 import type { ToolSchema } from '@cordage/registry'
 import type { Message, ModelService, Usage } from './model.js'
+import type { CompactionOptions } from './compactor.js'
 import type { SessionLog } from './session-log.js'
 
 /** Progress of a run, for UIs. Listener errors are logged and ignored. */
@@ -19,6 +20,10 @@ export type AgentEvent =
   /** A context message (hook `additionalContexts`, job notice) was appended as a user-role message. */
   | { type: 'context'; source: string; content: string }
   | { type: 'turn/end'; turn: number }
+  /** A compaction started: `tokens` is the estimated prompt size that triggered it. */
+  | { type: 'compact/start'; reason: 'auto' | 'overflow' | 'manual'; tokens: number }
+  /** The conversation was compacted: `summarized` messages replaced by a summary, `cleared` tool results emptied. */
+  | { type: 'compact'; reason: 'auto' | 'overflow' | 'manual'; tokensBefore: number; tokensAfter: number; summarized: number; cleared: number }
 
 /** Why a run stopped. */
 export type StopReason = 'completed' | 'max-turns' | 'aborted' | 'length'
@@ -56,6 +61,8 @@ export interface AgentOptions {
   onEvent?: (event: AgentEvent) => void
   /** The agent's lifetime: aborting it stops every run as if the run's own signal aborted. */
   signal?: AbortSignal
+  /** When the conversation is compacted (default: at 80 % of the model's known window). */
+  compaction?: CompactionOptions
 }
 
 /**

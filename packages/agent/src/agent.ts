@@ -7,12 +7,15 @@ import { runBatch } from './batch.js'
 import { codeDispatchObserver } from './code-dispatch.js'
 import { NoModelError } from './errors.js'
 import { observe, type RunObserver } from './hub.js'
-import { messageOf, deriveMessages } from './messages.js'
-import type { Message, ModelService, ToolCall } from './model.js'
+import { messageOf, deriveMessages, formatContext } from './messages.js'
+import type { Message, ModelService, ModelTool, ToolCall, Usage } from './model.js'
 import { applyToolView } from './tool-view.js'
-import { streamTurn } from './turn.js'
-import { addUsage, costOf, emptyUsage } from './usage.js'
-import type { SessionEventBody, SessionEventMap, SessionEventType } from './session-types.js'
+import { applyCompaction } from './compaction.js'
+import { compactConversation } from './compactor.js'
+import { ContextMeter, estimateToolTokens } from './context-meter.js'
+import { streamTurn, type TurnOutcome } from './turn.js'
+import { addUsage, costOf, emptyUsage, type UsageTotals } from './usage.js'
+import type { CompactRecord, SessionEventBody, SessionEventMap, SessionEventType } from './session-types.js'
 
 // What a run needs of its context, read once per context: a property read through the context costs
 // several proxy hops (microseconds) per run, while the function it returns is bound to that context and
@@ -29,11 +32,6 @@ function contextAccess(ctx: Context): ContextAccess {
   return found
 }
 
-/** Formats one injected context as the user-role message text the model receives. */
-export function formatContext(source: string, text: string): string {
-  return `<context source="${source}">\n${text}\n</context>`
-}
-
 /**
  * The agent loop: sends the conversation and `ctx.tools.list()` to the model, runs the tool calls it
  * proposes, commits results in model order and repeats until the model answers without calls, the
@@ -47,6 +45,10 @@ export class Agent {
   /** What tool calls carry as `exec.agent`: the `agent` option, else the session id. */
   readonly name: string | undefined
   private readonly inFlight = new Set<string>()
+  /** The conversation's size in tokens, kept as messages are committed (the compaction decision reads it). */
+  private readonly meter: ContextMeter
+  /** The conversation length right after the last compaction: no new compaction until it grows. */
+  private compactedAt = -1
   private running = false
   private idle: Promise<void> = Promise.resolve()
 
@@ -57,6 +59,7 @@ export class Agent {
     this.session = options.session
     this.name = options.agent ?? options.session?.id
     this.messages = this.session ? deriveMessages(this.session.events) : [...(options.messages ?? [])]
+    this.meter = new ContextMeter(this.messages)
   }
 
   /** Adds `input` (if given) as a user message and runs turns until the model stops. Rejects only for model or wiring errors. */
@@ -78,10 +81,9 @@ export class Agent {
     let stopObserving: (() => void) | undefined
     let turns = 0
     let text = ''
-    const usage = emptyUsage()
-    // Undefined as soon as one turn's price is unknown: a partial sum would understate the cost.
-    let cost: number | undefined = 0
+    const tally: Tally = { usage: emptyUsage(), cost: 0 }
     const finish = (stopReason: StopReason): AgentResult => {
+      const { usage, cost } = tally
       const result: AgentResult = { text, stopReason, turns, usage, ...(cost !== undefined && { cost }) }
       if (this.session && !this.session.closed) this.session.append('run/end', { stopReason, turns, usage: { ...usage }, ...(cost !== undefined && { cost }) })
       return result
@@ -113,17 +115,17 @@ export class Agent {
         turns++
         this.emit({ type: 'turn/start', turn: turns })
         const offered = applyToolView(tools.list(), this.options.tools)
-        const turn = await streamTurn(
-          model,
-          { messages: [...this.messages], tools: offered.schemas, signal },
-          turns,
-          (delta) => this.emit({ type: 'text/delta', delta }),
-          (delta) => this.emit({ type: 'thinking/delta', delta }),
-        )
-        const turnCost = turn.usage ? costOf(turn.usage, model.info?.price) : undefined
-        if (turn.usage) addUsage(usage, turn.usage)
-        // A turn without usage or without a price makes the run's cost unknown.
-        cost = cost === undefined || turnCost === undefined ? undefined : cost + turnCost
+        if (this.needsCompaction(model, offered.schemas)) await this.compactWith(model, offered.schemas, signal, 'auto', tally)
+        let turn: TurnOutcome
+        try {
+          turn = await this.requestTurn(model, offered.schemas, signal, turns)
+        } catch (error) {
+          // The provider refused the size: compact once and ask again.
+          if ((error as { code?: string })?.code !== 'MODEL_CONTEXT_LENGTH' || signal?.aborted) throw error
+          await this.compactWith(model, offered.schemas, signal, 'overflow', tally)
+          turn = await this.requestTurn(model, offered.schemas, signal, turns)
+        }
+        const turnCost = charge(tally, turn.usage, model)
         if (turn.aborted && !turn.text && !turn.calls.length) return finish('aborted')
         const data: SessionEventMap['assistant/message'] = {
           content: turn.text,
@@ -157,6 +159,90 @@ export class Agent {
       release()
       await this.session?.sync().catch((error: unknown) => this.ctx.logger('agent').warn(`session fsync failed: ${(error as Error)?.message ?? String(error)}`))
     }
+  }
+
+  /**
+   * Compacts the conversation now (`/compact` in chat): the model summarizes it and the conversation
+   * continues from the summary and the recent messages. Resolves to the logged record, or undefined when
+   * there is nothing to compact yet. Not while a run is in progress (`AGENT_BUSY`).
+   */
+  async compact(options: { focus?: string; signal?: AbortSignal } = {}): Promise<CompactRecord | undefined> {
+    if (this.running) throw new CordageError('AGENT_BUSY', 'this agent is running; compact between runs')
+    const model = this.options.model ?? serviceOf<ModelService>(this.ctx, 'model')
+    if (!model) throw new NoModelError()
+    const tools = serviceOf<ToolRegistry>(this.ctx, 'tools')
+    const offered = tools ? applyToolView(tools.list(), this.options.tools).schemas : []
+    if (this.messages.filter((message) => message.role !== 'system').length < 2) return undefined
+    this.running = true
+    try {
+      return await this.compactWith(model, offered, options.signal, 'manual', { usage: emptyUsage(), cost: 0 }, options.focus)
+    } finally {
+      this.running = false
+    }
+  }
+
+  /** Whether the next request would reach the compaction threshold of the model's window (constant time). */
+  private needsCompaction(model: ModelService, tools: readonly ModelTool[]): boolean {
+    const options = this.options.compaction ?? {}
+    const window = options.contextWindow ?? model.info?.contextWindow
+    if (options.auto === false || !window || this.messages.length === this.compactedAt) return false
+    return this.meter.estimate(estimateToolTokens(tools)) >= (options.threshold ?? 0.8) * window
+  }
+
+  /** Summarizes, logs the `session/compact` record (one line: a crash before it loses nothing) and rewrites the conversation. */
+  private async compactWith(
+    model: ModelService,
+    tools: readonly ModelTool[],
+    signal: AbortSignal | undefined,
+    reason: CompactRecord['reason'],
+    tally: Tally,
+    focus?: string,
+  ): Promise<CompactRecord | undefined> {
+    const tokens = this.meter.estimate(estimateToolTokens(tools))
+    this.emit({ type: 'compact/start', reason, tokens })
+    const record = await compactConversation({
+      model,
+      tools,
+      messages: this.messages,
+      estimates: this.meter.estimates,
+      options: this.options.compaction ?? {},
+      reason,
+      tokensBefore: tokens,
+      ...(focus && { focus }),
+      signal,
+    })
+    this.compactedAt = this.messages.length
+    if (!record) return undefined
+    charge(tally, record.usage, model)
+    this.session?.append('session/compact', record)
+    const head = this.messages[0]?.role === 'system' ? 1 : 0
+    this.messages.splice(0, this.messages.length, ...applyCompaction(this.messages, record))
+    this.meter.reset(this.messages)
+    this.compactedAt = this.messages.length
+    this.emit({
+      type: 'compact',
+      reason,
+      tokensBefore: record.tokensBefore,
+      tokensAfter: record.tokensAfter,
+      summarized: record.keepFrom - head,
+      cleared: record.cleared?.length ?? 0,
+    })
+    await this.session?.sync()
+    return record
+  }
+
+  /** One model request; its reported prompt size recalibrates the meter. */
+  private async requestTurn(model: ModelService, tools: readonly ModelTool[], signal: AbortSignal | undefined, turn: number): Promise<TurnOutcome> {
+    const count = this.messages.length
+    const outcome = await streamTurn(
+      model,
+      { messages: [...this.messages], tools: [...tools], signal },
+      turn,
+      (delta) => this.emit({ type: 'text/delta', delta }),
+      (delta) => this.emit({ type: 'thinking/delta', delta }),
+    )
+    if (outcome.usage) this.meter.report(count, outcome.usage.inputTokens)
+    return outcome
   }
 
   /** Resolves once no run of this agent is in progress (its calls settled and its lines written). */
@@ -211,7 +297,10 @@ export class Agent {
   private commit<T extends SessionEventType>(type: T, data: SessionEventMap[T]): Message | undefined {
     const event = this.session ? this.session.append(type, data) : ({ type, data } as { type: T; data: SessionEventMap[T] })
     const message = messageOf(event as SessionEventBody)
-    if (message) this.messages.push(message)
+    if (message) {
+      this.messages.push(message)
+      this.meter.add(message)
+    }
     return message
   }
 
@@ -224,4 +313,19 @@ export class Agent {
       this.ctx.logger('agent').warn(`an onEvent listener failed (ignored): ${(error as Error)?.message ?? String(error)}`)
     }
   }
+}
+
+/** A run's usage and cost so far; `cost` becomes undefined once one request's usage or price is unknown. */
+interface Tally {
+  usage: UsageTotals
+  cost: number | undefined
+}
+
+/** Adds one request's usage to the run's tally; returns that request's cost (undefined when unknown). */
+function charge(tally: Tally, usage: Usage | undefined, model: ModelService): number | undefined {
+  const cost = usage ? costOf(usage, model.info?.price) : undefined
+  if (usage) addUsage(tally.usage, usage)
+  // A partial sum would understate the cost: one unknown makes the total unknown.
+  tally.cost = tally.cost === undefined || cost === undefined ? undefined : tally.cost + cost
+  return cost
 }

@@ -9,7 +9,7 @@ declare module 'cordis' {
 
 export type { ModelTool, ToolCall, Message, ThinkingBlock, Usage, ModelEvent, CompletionRequest, ModelService, ModelInfo, ModelPrice } from './model.js'
 export type { AgentEvent, AgentOptions, AgentResult, RunOptions, StopReason, ToolView } from './agent-types.js'
-export { Agent, formatContext } from './agent.js'
+export { Agent } from './agent.js'
 export type {
   SessionHeader,
   SessionParent,
@@ -19,6 +19,7 @@ export type {
   SessionEventBody,
   ToolResultRecord,
   CodeDispatchRecord,
+  CompactRecord,
 } from './session-types.js'
 export { SESSION_VERSION } from './session-types.js'
 export type { SessionLocation, CreateSessionOptions } from './session-log.js'
@@ -26,7 +27,11 @@ export { SessionLog, sessionDir, resolveSessionFile } from './session-log.js'
 export type { LoadedSession } from './session-load.js'
 export { loadSession } from './session-load.js'
 export { childSessionFiles } from './session-tree.js'
-export { deriveMessages, messageOf } from './messages.js'
+export { deriveMessages, formatContext, messageOf } from './messages.js'
+export { applyCompaction } from './compaction.js'
+export { COMPACTION_PROMPT, CLEARED_NOTE } from './compaction-prompt.js'
+export { ContextMeter, estimateTokens, estimateToolTokens } from './context-meter.js'
+export type { CompactionOptions } from './compactor.js'
 export { addUsage, costOf, emptyUsage, formatCost, formatUsage, type UsageTotals } from './usage.js'
 export { SessionError, NoModelError, ModelError } from './errors.js'
 export type { CreateAgentOptions } from './service.js'

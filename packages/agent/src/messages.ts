@@ -1,5 +1,11 @@
+import { applyCompaction } from './compaction.js'
 import type { Message } from './model.js'
 import type { SessionEventBody } from './session-types.js'
+
+/** Formats one injected context as the user-role message text the model receives. */
+export function formatContext(source: string, text: string): string {
+  return `<context source="${source}">\n${text}\n</context>`
+}
 
 /**
  * The message an event contributes to the conversation, or `undefined` (code dispatches, session end).
@@ -33,10 +39,14 @@ export function messageOf(event: SessionEventBody): Message | undefined {
 
 /** Rebuilds the provider-neutral conversation from session events: exactly the messages the model was sent. */
 export function deriveMessages(events: readonly SessionEventBody[]): Message[] {
-  const messages: Message[] = []
+  let messages: Message[] = []
   for (const event of events) {
-    const message = messageOf(event)
-    if (message) messages.push(message)
+    // A compaction rewrites what came before it, exactly as the live conversation was rewritten.
+    if (event.type === 'session/compact') messages = applyCompaction(messages, event.data)
+    else {
+      const message = messageOf(event)
+      if (message) messages.push(message)
+    }
   }
   return messages
 }

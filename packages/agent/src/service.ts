@@ -3,6 +3,7 @@ import Schema from 'schemastery'
 import { CordageError } from '@cordage/core'
 import { Agent } from './agent.js'
 import type { AgentOptions } from './agent-types.js'
+import type { CompactionOptions } from './compactor.js'
 import { SessionLog, resolveSessionFile } from './session-log.js'
 
 export declare namespace AgentService {
@@ -13,6 +14,7 @@ export declare namespace AgentService {
     sessionDir?: string
     persist: boolean
     cwd?: string
+    compaction?: CompactionOptions
   }
 }
 
@@ -33,6 +35,13 @@ export class AgentService extends Service {
     sessionDir: Schema.string().description('Sessions directory, relative to cwd (default .cordage/sessions).'),
     persist: Schema.boolean().default(true).description('Write a session file per conversation.'),
     cwd: Schema.string().description('Working directory recorded in sessions (default: process.cwd()).'),
+    compaction: Schema.object({
+      auto: Schema.boolean().description('Compact on reaching the threshold (default true).'),
+      threshold: Schema.number().min(0.1).max(0.99).description("Share of the model's window that triggers a compaction (default 0.8)."),
+      contextWindow: Schema.natural().min(1).description("The window in tokens (default: the model's info)."),
+      keepTokens: Schema.natural().description('Recent messages kept verbatim, in tokens (default a fifth of the window).'),
+      clearAbove: Schema.natural().description('Kept tool results above this many tokens are cleared (default 1000).'),
+    }).description('When and how conversations are compacted.'),
   })
 
   // The plugin's own context: `this.ctx` is the caller's when reached through `ctx.agent`, and agents
@@ -88,6 +97,7 @@ export class AgentService extends Service {
       new Agent(this.home, {
         system: this.config.system,
         maxTurns: this.config.maxTurns,
+        ...(this.config.compaction && { compaction: this.config.compaction }),
         ...rest,
         ...(session && { session }),
         signal: this.lifetimeOf(rest.signal),
@@ -98,6 +108,14 @@ export class AgentService extends Service {
   /** An agent continuing session `idOrPath` (repaired as `SessionLog.open` describes). */
   resume(idOrPath: string, options: Omit<AgentOptions, 'session' | 'messages'> = {}): Agent {
     const session = this.track(SessionLog.open(resolveSessionFile(idOrPath, { cwd: this.config.cwd, dir: this.config.sessionDir })))
-    return this.adopt(new Agent(this.home, { maxTurns: this.config.maxTurns, ...options, session, signal: this.lifetimeOf(options.signal) }))
+    return this.adopt(
+      new Agent(this.home, {
+        maxTurns: this.config.maxTurns,
+        ...(this.config.compaction && { compaction: this.config.compaction }),
+        ...options,
+        session,
+        signal: this.lifetimeOf(options.signal),
+      }),
+    )
   }
 }

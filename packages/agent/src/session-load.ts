@@ -18,7 +18,16 @@ export interface LoadedSession {
   repairs: SessionEvent[]
 }
 
-const EVENT_TYPES = new Set<string>(['system/message', 'user/message', 'assistant/message', 'tool/result', 'tool/code-dispatch', 'run/end', 'session/end'])
+const EVENT_TYPES = new Set<string>([
+  'system/message',
+  'user/message',
+  'assistant/message',
+  'tool/result',
+  'tool/code-dispatch',
+  'run/end',
+  'session/compact',
+  'session/end',
+])
 
 /**
  * Reads a session file. A torn last line (a crash mid-append) is dropped with a warning; any other

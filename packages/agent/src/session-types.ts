@@ -47,6 +47,26 @@ export interface CodeDispatchRecord {
   isError: boolean
 }
 
+/**
+ * A compaction: the conversation derived so far is replaced by the system prompt, a summary (none when
+ * only results were cleared) and the messages from `keepFrom` on, with the `cleared` tool results
+ * replaced by a note (see `applyCompaction`).
+ */
+export interface CompactRecord {
+  summary: string
+  /** Index, in the conversation before the compaction, of the first message kept. */
+  keepFrom: number
+  cleared?: string[]
+  /** Why: `auto` (the window's threshold), `overflow` (the provider refused the size), `manual`. */
+  reason: 'auto' | 'overflow' | 'manual'
+  /** Estimated prompt tokens before and after. */
+  tokensBefore: number
+  tokensAfter: number
+  /** The summary request's usage and cost, when one was made. */
+  usage?: Usage
+  cost?: number
+}
+
 /** The data of each event type. */
 export interface SessionEventMap {
   /** The system prompt, as sent to the model. */
@@ -69,6 +89,7 @@ export interface SessionEventMap {
   }
   'tool/result': ToolResultRecord
   'tool/code-dispatch': CodeDispatchRecord
+  'session/compact': CompactRecord
   /** The end of one `Agent.run`: why it stopped, its model requests, and their usage and cost totals. */
   'run/end': { stopReason: string; turns: number; usage: Usage; cost?: number }
   /** Written by `SessionLog.close`. */

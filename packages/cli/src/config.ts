@@ -32,6 +32,8 @@ export interface ModelSettings {
 export interface AgentSettings {
   maxTurns?: number
   system?: string
+  /** When the conversation is compacted (`CompactionOptions` of `@cordage/agent`). */
+  compaction?: { auto?: boolean; threshold?: number; contextWindow?: number; keepTokens?: number; clearAbove?: number }
 }
 
 /** A parsed cordage.yml (or the default preset when `file` is undefined). */
@@ -54,7 +56,23 @@ const Document: JsonSchemaNode = {
   properties: {
     plugins: {},
     model: { type: 'object', additionalProperties: true },
-    agent: { type: 'object', properties: { maxTurns: { type: 'integer' }, system: { type: 'string' } } },
+    agent: {
+      type: 'object',
+      properties: {
+        maxTurns: { type: 'integer' },
+        system: { type: 'string' },
+        compaction: {
+          type: 'object',
+          properties: {
+            auto: { type: 'boolean' },
+            threshold: { type: 'number' },
+            contextWindow: { type: 'integer' },
+            keepTokens: { type: 'integer' },
+            clearAbove: { type: 'integer' },
+          },
+        },
+      },
+    },
   },
 }
 
@@ -91,6 +109,13 @@ export function parseConfig(document: unknown, path: string): CordageConfig {
   if (!isRecord(agent)) throw new CliConfigError(`${where}: agent: expected a mapping (maxTurns, system)`)
   if (agent.maxTurns !== undefined && !(Number.isInteger(agent.maxTurns) && (agent.maxTurns as number) > 0)) {
     throw new CliConfigError(`${where}: agent: maxTurns: expected a positive integer but got ${JSON.stringify(agent.maxTurns)}`)
+  }
+  const compaction = agent.compaction as Record<string, unknown> | undefined
+  if (
+    compaction !== undefined &&
+    (!isRecord(compaction) || (compaction.threshold !== undefined && !(Number(compaction.threshold) > 0 && Number(compaction.threshold) < 1)))
+  ) {
+    throw new CliConfigError(`${where}: agent: compaction: threshold: expected a share of the window between 0 and 1, e.g. 0.8`)
   }
   if (agent.system !== undefined && typeof agent.system !== 'string')
     throw new CliConfigError(`${where}: agent: system: expected string but got ${JSON.stringify(agent.system)}`)

@@ -64,6 +64,17 @@ export class Progress {
       case 'context':
         this.print(this.output.style('dim', `  + context from ${event.source}`))
         return
+      case 'compact/start':
+        this.print(this.output.style('dim', `  … compacting the conversation (${event.tokens.toLocaleString('en-US')} tokens, ${event.reason})`))
+        return
+      case 'compact':
+        this.print(
+          this.output.style(
+            'dim',
+            `  ✓ compacted: ${event.summarized} messages summarized, ${event.cleared} results cleared (${event.tokensBefore.toLocaleString('en-US')} → ${event.tokensAfter.toLocaleString('en-US')} tokens)`,
+          ),
+        )
+        return
       case 'turn/end':
         this.thinking = false
         this.endLine()

@@ -84,3 +84,26 @@ describe('choosing the model provider', { timeout: 90_000 }, () => {
     expect(result.stdout).toContain('--provider')
   })
 })
+
+describe('compaction in the CLI', { timeout: 90_000 }, () => {
+  it('/compact in chat compacts by hand; replay shows the compaction and --resume continues from it', async () => {
+    const tape = { version: 1, turns: [{ text: 'Hi there.' }, { text: 'Summary: the user said hello.' }, { text: 'Still here.' }] }
+    const dir = project({ 'cordage.yml': 'plugins: []\n', 'tape.json': JSON.stringify(tape) })
+    const chat = await cordage(['chat', '--cassette', 'tape.json'], { cwd: dir, input: 'hello\n/compact keep the greeting\n' })
+    expect(chat.code).toBe(0)
+    expect(chat.stdout).toMatch(/… compacting the conversation \(\d+ tokens, manual\)/)
+    expect(chat.stdout).toMatch(/✓ compacted: 1 messages summarized, 0 results cleared/)
+    const id = /session (\S+) saved/.exec(chat.stderr)![1]!
+    const replay = await cordage(['replay', id], { cwd: dir })
+    expect(replay.stdout).toMatch(
+      /── compacted \(manual\): messages before #2 summarized, 0 results cleared, \d+ → \d+ tokens ──\nSummary: the user said hello./,
+    )
+    const resumed = await cordage(['run', '--cassette', 'tape.json', '--resume', id, 'and now?'], { cwd: dir, env: {} })
+    // The cassette replays from its first turn; what matters is the conversation the model was sent.
+    expect(resumed.code).toBe(0)
+    const json = await cordage(['replay', id, '--json'], { cwd: dir })
+    const messages = JSON.parse(json.stdout)
+    expect(messages[1]).toMatchObject({ role: 'user', content: expect.stringContaining('Summary: the user said hello.') })
+    expect(messages.filter((message: any) => message.role === 'user' && message.content === 'hello')).toHaveLength(0)
+  })
+})

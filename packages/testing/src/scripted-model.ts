@@ -1,5 +1,14 @@
 import { Context, Service } from 'cordis'
-import type { CompletionRequest, Message, ModelEvent, ModelService, Usage } from '@cordage/services'
+import {
+  ModelRequestError,
+  type CompletionRequest,
+  type Message,
+  type ModelEvent,
+  type ModelInfo,
+  type ModelPrice,
+  type ModelService,
+  type Usage,
+} from '@cordage/services'
 import { skipShadowContexts, type ToolSchema } from '@cordage/registry'
 
 /** A tool call in a script; `arguments` may be an object (serialised) or the exact JSON text to send. */
@@ -31,6 +40,8 @@ export type ScriptStep = ScriptedTurn | ((request: RecordedRequest) => ScriptedT
 export interface RecordedRequest {
   messages: Message[]
   tools: ToolSchema[]
+  /** `compaction` for the agent's summary requests. */
+  purpose?: 'turn' | 'compaction'
 }
 
 export interface ScriptedModelConfig {
@@ -45,6 +56,15 @@ export interface ScriptedModelConfig {
   id?: string
   /** Keep every request in `requests` (default true); a long benchmark turns it off so memory stays flat. */
   record?: boolean
+  /**
+   * A small model: reported as `info.contextWindow`, and a request larger than this many tokens
+   * (characters / 4 of its messages and tools) fails `MODEL_CONTEXT_LENGTH` as a real provider would.
+   */
+  contextWindow?: number
+  /** Reported as `info.price` (US dollars per million tokens). */
+  price?: ModelPrice
+  /** Answers compaction requests (`purpose: 'compaction'`) without using the script; default a one-line summary. */
+  summarize?: (request: RecordedRequest) => ScriptedTurn
 }
 
 /** Raised when the agent asks for more turns than the script has. */
@@ -79,6 +99,7 @@ function wait(ms: number, signal?: AbortSignal): Promise<void> {
  */
 export class ScriptedModel extends Service implements ModelService {
   readonly id: string
+  readonly info?: ModelInfo
   /** Every request received, in order, deep-copied when it arrived. */
   readonly requests: RecordedRequest[] = []
   private readonly turns: ScriptStep[]
@@ -86,6 +107,8 @@ export class ScriptedModel extends Service implements ModelService {
   private played = 0
   private readonly record: boolean
   private received = 0
+  private readonly contextWindow?: number
+  private readonly summarize: (request: RecordedRequest) => ScriptedTurn
 
   constructor(ctx: Context, config: ScriptedModelConfig) {
     super(ctx, 'model')
@@ -95,6 +118,15 @@ export class ScriptedModel extends Service implements ModelService {
     if (!config || !Array.isArray(config.turns)) throw new TypeError('ScriptedModel needs { turns: [...] }')
     this.id = config.id ?? 'scripted'
     this.record = config.record ?? true
+    this.contextWindow = config.contextWindow
+    if (config.contextWindow !== undefined || config.price !== undefined) {
+      this.info = {
+        model: this.id,
+        ...(config.contextWindow !== undefined && { contextWindow: config.contextWindow }),
+        ...(config.price && { price: config.price }),
+      }
+    }
+    this.summarize = config.summarize ?? ((request) => ({ text: `Summary of ${request.messages.length} messages.` }))
     this.turns = [...config.turns]
     // Longest key first, so a more specific prompt wins over its prefix.
     this.routes = Object.entries(config.routes ?? {})
@@ -110,8 +142,19 @@ export class ScriptedModel extends Service implements ModelService {
 
   async *stream(request: CompletionRequest): AsyncIterable<ModelEvent> {
     const recorded: RecordedRequest = structuredClone({ messages: request.messages, tools: request.tools })
-    const index = this.received++
+    if (request.purpose) recorded.purpose = request.purpose
+    if (this.contextWindow !== undefined) {
+      const tokens = Math.ceil((JSON.stringify(request.messages).length + JSON.stringify(request.tools).length) / 4)
+      if (tokens > this.contextWindow) {
+        throw new ModelRequestError('MODEL_CONTEXT_LENGTH', `prompt is too long: ${tokens} tokens > ${this.contextWindow} maximum`, { status: 400 })
+      }
+    }
     if (this.record) this.requests.push(recorded)
+    if (request.purpose === 'compaction') {
+      yield* this.play(this.summarize(recorded), request.signal, 0)
+      return
+    }
+    const index = this.received++
     const first = recorded.messages.find((message) => message.role === 'user')?.content ?? ''
     const route = this.routes.find((candidate) => first.startsWith(candidate.key))
     const script = route ? route.steps : this.turns
@@ -119,7 +162,10 @@ export class ScriptedModel extends Service implements ModelService {
     const step = script[at]
     if (step === undefined) throw new ScriptExhaustedError(at, recorded)
     const turn = typeof step === 'function' ? step(recorded) : step
-    const signal = request.signal
+    yield* this.play(turn, request.signal, index)
+  }
+
+  private async *play(turn: ScriptedTurn, signal: AbortSignal | undefined, index: number): AsyncIterable<ModelEvent> {
     const pause = async () => {
       if (turn.delayMs) await wait(turn.delayMs, signal)
       else if (signal?.aborted) throw signal.reason

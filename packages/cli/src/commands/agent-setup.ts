@@ -47,6 +47,7 @@ export async function startAgent(input: CommandInput, progress: Progress): Promi
       maxTurns: integerOption(values, 'max-turns') ?? runtime.config.agent.maxTurns,
       session,
       onEvent: progress.onEvent,
+      ...(runtime.config.agent.compaction && { compaction: runtime.config.agent.compaction }),
     })
     // Child runs report themselves on the context, whichever tool started them.
     runtime.ctx.on('agent/child', (event) => progress.child(event))

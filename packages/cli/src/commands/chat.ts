@@ -7,7 +7,7 @@ import type { Command } from './command.js'
 /** `cordage chat`: a REPL on stdin; each line is a user message in one continuing conversation. */
 export const chatCommand: Command = {
   name: 'chat',
-  summary: 'talk to the agent: one line per message (/exit or Ctrl-D to leave)',
+  summary: 'talk to the agent: one line per message (/compact [focus] to compact, /exit or Ctrl-D to leave)',
   usage: '',
   environment: MODEL_ENVIRONMENT,
   options: {
@@ -58,6 +58,19 @@ export const chatCommand: Command = {
         if (signals.first) break
         const message = line.trim()
         if (message === '/exit' || message === '/quit') break
+        if (message === '/compact' || message.startsWith('/compact ')) {
+          controller = new AbortController()
+          try {
+            const focus = message.slice('/compact'.length).trim()
+            const record = await setup.agent.compact({ signal: controller.signal, ...(focus && { focus }) })
+            if (!record) output.error(output.style('dim', 'nothing to compact yet'))
+          } catch (error) {
+            failed = true
+            output.error(output.style('red', `compaction failed: ${errorMessage(error)}`))
+          }
+          controller = undefined
+          continue
+        }
         if (message) {
           controller = new AbortController()
           try {

@@ -54,6 +54,17 @@ function printSession(agent: typeof import('@cordage/agent'), output: Output, se
       line(output.style('dim', `    ↳ ${isError ? '✗' : '✓'} ${name} (nested call ${index + 1})`))
       continue
     }
+    if (event.type === 'session/compact') {
+      const { reason, keepFrom, cleared, tokensBefore, tokensAfter, summary } = event.data
+      line(
+        output.style(
+          'yellow',
+          `── compacted (${reason}): messages before #${keepFrom} summarized, ${cleared?.length ?? 0} results cleared, ${tokensBefore} → ${tokensAfter} tokens ──`,
+        ),
+      )
+      if (summary) line(output.style('dim', summary))
+      continue
+    }
     if (event.type === 'run/end') {
       const { stopReason, turns, usage, cost } = event.data
       const tokens = usage.inputTokens || usage.outputTokens ? ` · ${agent.formatUsage(usage)} tokens · ${agent.formatCost(cost)}` : ''
