@@ -54,6 +54,8 @@ declare module 'cordis' {
 export type { AgentNotice } from './notice.js'
 export type { AgentLineage, AgentLineageSource, AgentRunEvent } from './agents.js'
 export { lineageOf, mayUse } from './agents.js'
+export type { McpBridgedDefinition, McpOrigin } from './mcp.js'
+export { mcpOriginOf } from './mcp.js'
 export type { Answer, InteractionService, PlanModeService, PlanReview, Question, QuestionOption } from './interaction.js'
 export type { SystemSection } from './system.js'
 export { composeSystem } from './system.js'

@@ -3,12 +3,14 @@ import {
   ToolArgsError,
   compileValidator,
   formatViolations,
+  type JsonSchemaNode,
   type JsonValue,
   type ToolAnnotations,
   type ToolDefinition,
   type ToolPathArgument,
 } from '@cordage/core'
 import type { Tool } from '@modelcontextprotocol/sdk/types.js'
+import type { McpBridgedDefinition, McpOrigin } from '@cordage/services'
 import { renderMcpResult, type McpResult, type ModelSees } from './content.js'
 import { bridgeSchemas } from './schema.js'
 
@@ -26,7 +28,7 @@ export interface BridgeOptions {
 
 /** A registry definition for one MCP tool, plus the schema fallbacks worth logging. */
 export interface BridgedTool {
-  definition: ToolDefinition<JsonValue, McpResult>
+  definition: ToolDefinition<JsonValue, McpResult> & Pick<McpBridgedDefinition, 'mcpOrigin'>
   warnings: string[]
 }
 
@@ -48,7 +50,7 @@ export function bridgeTool(name: string, tool: Tool, options: BridgeOptions): Br
   }
   const validate = compileValidator(schemas.parameters)
   const { modelSees, call } = options
-  const definition: ToolDefinition<JsonValue, McpResult> = {
+  const definition: ToolDefinition<JsonValue, McpResult> & Pick<McpBridgedDefinition, 'mcpOrigin'> = {
     name,
     description,
     parameters: schemas.parameters,
@@ -66,6 +68,10 @@ export function bridgeTool(name: string, tool: Tool, options: BridgeOptions): Br
     concurrency: tool.annotations?.readOnlyHint === true ? 'parallel' : 'exclusive',
   }
   if (options.paths?.length) definition.paths = options.paths
+  // A server re-serving this tool passes the original structured result through, not our wrapper.
+  const origin: McpOrigin = { server: options.server, tool: tool.name }
+  if (tool.outputSchema !== undefined && schemas.outputFallback === undefined) origin.outputSchema = tool.outputSchema as JsonSchemaNode
+  definition.mcpOrigin = origin
   return { definition, warnings }
 }
 

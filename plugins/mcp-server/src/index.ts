@@ -12,6 +12,7 @@ export { serveStdio, createMcpServer, listMcpTools, callMcpTool, type McpEndpoin
 export { mcpOutputSchema, structuredContent } from './schema.js'
 export { LineTransport, MAX_FRAME_BYTES, type LineTransportOptions, type OversizeFrame } from './stdio.js'
 export { toMcpContent } from './content.js'
+export { McpStdioInUseError } from './errors.js'
 export { mcpApproval, mcpInteraction, withCaller, callerOf, type Caller } from './elicit.js'
 
 /** Serves `ctx.tools` over MCP; announces tool list changes; unloading closes the endpoint. */

@@ -1,8 +1,10 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { ToolRegistry } from '@cordage/registry'
+import { mcpOriginOf } from '@cordage/services'
 import { toMcpContent } from './content.js'
 import { callerOf, withCaller, type Caller } from './elicit.js'
+import { McpStdioInUseError } from './errors.js'
 import { mcpOutputSchema, structuredContent } from './schema.js'
 import { LineTransport } from './stdio.js'
 
@@ -18,14 +20,20 @@ export interface McpEndpoint {
   close(): Promise<void>
 }
 
-/** The MCP view of every registered tool. */
+/**
+ * The MCP view of every registered tool. A bridged MCP tool (one that declares its `mcpOrigin`) shows its
+ * own server's `outputSchema` (none when that server advertised none the bridge enforces), not the
+ * bridge's `{ content, structuredContent }` wrapper.
+ */
 export function listMcpTools(tools: ToolRegistry): Tool[] {
-  return tools.list().map((tool) => ({
-    name: tool.name,
-    description: tool.description,
-    inputSchema: tool.parameters as Tool['inputSchema'],
-    outputSchema: mcpOutputSchema(tool.outputSchema) as Tool['outputSchema'],
-  }))
+  return tools.list().map((tool) => {
+    const listed: Tool = { name: tool.name, description: tool.description, inputSchema: tool.parameters as Tool['inputSchema'] }
+    const origin = mcpOriginOf(tools.get(tool.name))
+    const outputSchema = origin ? origin.outputSchema : mcpOutputSchema(tool.outputSchema)
+    if (outputSchema) listed.outputSchema = outputSchema as Tool['outputSchema']
+    if (tool.annotations) listed.annotations = { ...tool.annotations }
+    return listed
+  })
 }
 
 /**
@@ -45,6 +53,11 @@ export async function callMcpTool(
   const content = toMcpContent(result.content)
   if (result.isError) return { isError: true, content }
   const definition = tools.get(name)
+  // A bridged tool's value already is an MCP result: its server's structured result goes out as it came.
+  if (mcpOriginOf(definition)) {
+    const structured = (result.value as { structuredContent?: CallToolResult['structuredContent'] } | null)?.structuredContent
+    return structured === undefined ? { content } : { content, structuredContent: structured }
+  }
   // The schema of the tool that produced the value; a tool re-registered mid-call is wrapped by its new schema.
   const schema = definition?.output.schema ?? { type: 'object' }
   return { content, structuredContent: structuredContent(schema, result.value) }
@@ -80,17 +93,35 @@ export function coalesce(send: () => void): () => void {
   }
 }
 
-/** Serves `tools` over stdio (this process's stdin/stdout); `warn` hears about refused oversized frames. */
+// Process-wide (on globalThis, so two copies of this package see one claim): stdio is one per process.
+const STDIO_CLAIM = Symbol.for('@cordage/plugin-mcp-server/stdio')
+const claims = globalThis as { [STDIO_CLAIM]?: boolean }
+
+/**
+ * Serves `tools` over stdio (this process's stdin/stdout); `warn` hears about refused oversized frames.
+ * Throws `MCP_STDIO_IN_USE` while another stdio server of this process runs.
+ */
 export async function serveStdio(tools: ToolRegistry, info: ServerInfo, options: { warn?(message: string): void } = {}): Promise<McpEndpoint> {
+  if (claims[STDIO_CLAIM]) throw new McpStdioInUseError()
+  claims[STDIO_CLAIM] = true
+  let held = true
+  const release = () => {
+    if (held) claims[STDIO_CLAIM] = held = false
+  }
   const server = createMcpServer(tools, info)
-  await server.connect(
-    new LineTransport(process.stdin, process.stdout, {
-      onOversize: ({ bytes, id }) =>
-        options.warn?.(`MCP_FRAME_TOO_LARGE: refused a ${bytes}-byte message (request id ${JSON.stringify(id)}); answered with an InvalidRequest error`),
-    }),
-  )
+  try {
+    await server.connect(
+      new LineTransport(process.stdin, process.stdout, {
+        onOversize: ({ bytes, id }) =>
+          options.warn?.(`MCP_FRAME_TOO_LARGE: refused a ${bytes}-byte message (request id ${JSON.stringify(id)}); answered with an InvalidRequest error`),
+      }),
+    )
+  } catch (error) {
+    release()
+    throw error
+  }
   return {
     toolsChanged: coalesce(() => void server.sendToolListChanged().catch(() => {})),
-    close: () => server.close(),
+    close: () => server.close().finally(release),
   }
 }

@@ -1,4 +1,5 @@
 import type { Context } from 'cordis'
+import { CordageError } from '@cordage/core'
 import { CliError, EXIT } from '../errors.js'
 import type { ConfigWatcher } from '../reload.js'
 import type { Command } from './command.js'
@@ -41,11 +42,19 @@ export const mcpServeCommand: Command = {
         name: 'mcp-serve',
         inject: ['tools'],
         async apply(ctx: Context) {
-          const endpoint = await serve(
-            ctx,
-            port === undefined ? { transport: 'stdio' } : { transport: 'http', port, ...(values.host !== undefined && { host: values.host as string }) },
-          )
-          url = endpoint.url
+          try {
+            const endpoint = await serve(
+              ctx,
+              port === undefined ? { transport: 'stdio' } : { transport: 'http', port, ...(values.host !== undefined && { host: values.host as string }) },
+            )
+            url = endpoint.url
+          } catch (error) {
+            // mcp-server listed in cordage.yml already answers on stdio: a second server would answer everything twice.
+            if (!(CordageError.is(error) && error.code === 'MCP_STDIO_IN_USE')) throw error
+            output.error(
+              output.style('yellow', 'cordage mcp serve: cordage.yml already serves MCP on stdio (plugin mcp-server); serving through that one server only'),
+            )
+          }
         },
       })
       const count = runtime.ctx.get('tools')!.list().length
