@@ -29,6 +29,17 @@ export const EVENTS: readonly EventEntry[] = [
   { name: 'tools/result', mode: 'emit', signature: '(exec, result) => void', note: 'observe every final result' },
   { name: 'tools/changed', mode: 'emit', signature: '() => void', note: 'a tool was registered or unregistered' },
   { name: 'jobs/completed', mode: 'emit', signature: '(job: JobSnapshot) => void', note: 'a background job ended' },
-  { name: 'agent/notice', mode: 'emit', signature: '(notice: { source, text }) => void', note: 'running agents read the text before their next model request' },
+  {
+    name: 'agent/notice',
+    mode: 'emit',
+    signature: '(notice: { source, text, audience? }) => void',
+    note: 'running agents (those in audience, when set) read the text before their next model request',
+  },
+  {
+    name: 'agent/run',
+    mode: 'emit',
+    signature: '(event: { type, agent? }) => void',
+    note: "an agent loop's run started or ended (per-root-run limits key on it)",
+  },
   { name: 'agent/child', mode: 'emit', signature: '(event: ChildRunEvent) => void', note: 'a child run (subagent, workflow agent) started or ended' },
 ]
