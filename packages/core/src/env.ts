@@ -1,8 +1,8 @@
 import Schema from 'schemastery'
 
 /**
- * Variables withheld from commands unless allowed by exact name: credentials and the means to reach
- * them. Patterns are case-insensitive; `*` matches any run of characters.
+ * Names of variables withheld from commands unless allowed by exact name: credentials and the means to
+ * reach them. Patterns are case-insensitive; `*` matches any run of characters.
  */
 export const DEFAULT_ENV_DENY: readonly string[] = [
   '*_API_KEY',
@@ -17,10 +17,16 @@ export const DEFAULT_ENV_DENY: readonly string[] = [
   'SECRET',
   '*_SECRET_*',
   '*_SECRETS',
-  '*_PASSWORD',
-  'PASSWORD',
-  '*_PASSWD',
+  '*PASSWORD*',
+  '*PASSWD*',
   '*_PASS',
+  '*_PWD',
+  '*_PAT',
+  '*_JWT',
+  '*_DSN',
+  '*WEBHOOK*',
+  '*PRIVATE_KEY*',
+  '*_PEM',
   '*_CREDENTIALS',
   '*_CREDENTIAL',
   '*_AUTH',
@@ -37,11 +43,34 @@ export const DEFAULT_ENV_DENY: readonly string[] = [
   'VAULT_*',
 ]
 
-/** The environment policy: `allow` and `deny` are name patterns; `set` adds or overrides variables. */
+/**
+ * Values withheld whatever the variable's name, because a credential is in them: a URL with userinfo
+ * (`postgres://app:pw@db`, `redis://:pw@cache`, a Sentry DSN's `https://key@host`), a PEM block
+ * (`-----BEGIN … KEY-----`), a JSON Web Token (`eyJ….eyJ….…`).
+ */
+const SECRET_VALUES: readonly RegExp[] = [/[a-z][a-z0-9+.-]*:\/\/[^/?#\s@]+@/i, /-----BEGIN [A-Z0-9 ]+-----/, /\beyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\./]
+
+/** Whether `value` holds a credential by its shape (see {@link EnvPolicy}). */
+export function isSecretValue(value: string): boolean {
+  return SECRET_VALUES.some((pattern) => pattern.test(value))
+}
+
+/**
+ * The environment given to programs a plugin spawns (shell commands, hooks, terminal sessions). The one
+ * rule, in order:
+ * 1. A variable named exactly in `allow` (no `*`) passes, whatever `deny` says and whatever its value.
+ * 2. Otherwise it passes when its name matches an `allow` pattern, matches no `deny` pattern
+ *    (default {@link DEFAULT_ENV_DENY}), and — unless `denyValues` is false — its value does not hold a
+ *    credential by shape: a URL with userinfo, a PEM block or a JSON Web Token.
+ * 3. `set` is applied last (added or overridden, never filtered).
+ * Name patterns are case-insensitive; `*` matches any run of characters.
+ */
 export interface EnvPolicy {
   allow: string[]
   deny: string[]
   set: Record<string, string>
+  /** Withhold values that hold a credential by shape (default true). */
+  denyValues?: boolean
 }
 
 function compile(patterns: readonly string[]): RegExp {
@@ -55,19 +84,17 @@ function compile(patterns: readonly string[]): RegExp {
   return new RegExp(`^(?:${alternatives.join('|')})$`, 'i')
 }
 
-/**
- * Builds a filter: a variable passes when it matches `allow` and no `deny` pattern, or when `allow`
- * names it exactly (so `allow: ['*', 'GITHUB_TOKEN']` passes that one token through).
- */
+/** Builds the filter {@link EnvPolicy} describes (so `allow: ['*', 'GITHUB_TOKEN']` passes that one token through). */
 export function envFilter(policy: EnvPolicy): (source: Readonly<Record<string, string | undefined>>) => Record<string, string> {
   const allow = compile(policy.allow)
   const deny = compile(policy.deny)
   const exact = new Set(policy.allow.filter((pattern) => !pattern.includes('*')).map((name) => name.toUpperCase()))
+  const denyValues = policy.denyValues ?? true
   return (source) => {
     const env: Record<string, string> = {}
     for (const [name, value] of Object.entries(source)) {
       if (value === undefined) continue
-      if (exact.has(name.toUpperCase()) || (allow.test(name) && !deny.test(name))) env[name] = value
+      if (exact.has(name.toUpperCase()) || (allow.test(name) && !deny.test(name) && !(denyValues && isSecretValue(value)))) env[name] = value
     }
     return Object.assign(env, policy.set)
   }
@@ -85,5 +112,8 @@ export function envPolicySchema(what: string): Schema<Partial<EnvPolicy> | undef
       .default([...DEFAULT_ENV_DENY])
       .description(`Inherited variables withheld from ${what} (patterns, case-insensitive).`),
     set: Schema.dict(Schema.string()).default({}).description('Variables added or overridden.'),
-  }).default({ allow: ['*'], deny: [...DEFAULT_ENV_DENY], set: {} }) as Schema<Partial<EnvPolicy> | undefined, EnvPolicy>
+    denyValues: Schema.boolean()
+      .default(true)
+      .description(`Also withhold inherited values that hold a credential by shape (a URL with userinfo, a PEM block, a JWT) from ${what}.`),
+  }).default({ allow: ['*'], deny: [...DEFAULT_ENV_DENY], set: {}, denyValues: true }) as Schema<Partial<EnvPolicy> | undefined, EnvPolicy>
 }

@@ -16,7 +16,7 @@ export interface BackgroundOptions {
 
 /**
  * Starts a command as a job owned by the caller of `jobs` (the shell plugin): output streams into the
- * job, `job_kill` and unloading kill the process group, and the exit is reported when the group is dead.
+ * job, `job_kill` and unloading kill its process tree, and the exit is reported when the tree is dead.
  */
 export async function startBackground(options: BackgroundOptions): Promise<{ kind: 'background'; jobId: string }> {
   const jobs = options.jobs

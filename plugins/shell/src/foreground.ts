@@ -1,4 +1,4 @@
-import { StreamCapture } from './capture.js'
+import { ByteCapture } from '@cordage/process'
 import { ShellSpawnError } from './errors.js'
 import { spawnCommand, type RunningCommand } from './run.js'
 
@@ -30,14 +30,14 @@ export interface ForegroundOptions {
 
 /**
  * Runs a command to completion with bounded capture (a third of the budget for the head, the rest for
- * the tail, per stream). The deadline and the abort signal kill the whole process group; the promise
- * settles only once the group is dead.
+ * the tail, per stream). The deadline and the abort signal kill the whole process tree; the promise
+ * settles only once it is dead.
  */
 export async function runForeground(options: ForegroundOptions): Promise<ForegroundValue> {
   const started = Date.now()
   const headBytes = Math.floor(options.maxOutputBytes / 3)
-  const stdout = new StreamCapture(headBytes, options.maxOutputBytes - headBytes)
-  const stderr = new StreamCapture(headBytes, options.maxOutputBytes - headBytes)
+  const stdout = new ByteCapture(headBytes, options.maxOutputBytes - headBytes)
+  const stderr = new ByteCapture(headBytes, options.maxOutputBytes - headBytes)
   const command = spawnCommand({ ...options, onStdout: (chunk) => stdout.push(chunk), onStderr: (chunk) => stderr.push(chunk) })
   options.running.add(command)
   let timedOut = false

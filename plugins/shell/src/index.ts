@@ -32,7 +32,7 @@ export const Config: Schema<ConfigInput, Config> = strictConfig(
     defaultTimeoutMs: Schema.natural().min(1).default(120_000).description('Foreground timeout when the call gives none.'),
     maxTimeoutMs: Schema.natural().min(1).default(600_000).description('Largest timeout_ms a call may ask for.'),
     maxOutputBytes: Schema.natural().min(3).default(30_000).description('Bytes kept per stream (a third head, the rest tail).'),
-    killGraceMs: Schema.natural().default(2_000).description('Time between SIGTERM and SIGKILL when killing a process group.'),
+    killGraceMs: Schema.natural().default(2_000).description('Time between SIGTERM and SIGKILL when killing the processes of a command.'),
     env: envPolicySchema('commands'),
   }),
 )

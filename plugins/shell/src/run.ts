@@ -1,5 +1,5 @@
 import { execa } from 'execa'
-import { killGroup } from './tree.js'
+import { ProcessTree } from '@cordage/process'
 
 /** How one command run ended. `spawnError` is set when the shell could not be started at all. */
 export interface RunOutcome {
@@ -19,25 +19,27 @@ export interface SpawnOptions {
   onStderr(chunk: Buffer): void
 }
 
-/** A started command: `done` settles only once its whole process group is dead. */
+/** A started command: `done` settles only once every process it started is dead. */
 export interface RunningCommand {
   readonly pid: number | undefined
   readonly done: Promise<RunOutcome>
   /** True until the shell process itself has exited. */
   isRunning(): boolean
-  /** Kills the process group (SIGTERM, SIGKILL after the grace) and resolves once `done` has. */
+  /** Kills its process tree (SIGTERM, SIGKILL after the grace) and resolves once `done` has. */
   stop(): Promise<RunOutcome>
 }
 
 /**
- * Runs `<shell> -c <command>` as the leader of its own process group, with stdin closed and output
- * streamed to the callbacks (nothing is buffered here). When the shell exits, members of its group that
- * are still alive (backgrounded children) are killed too, so nothing outlives the call.
+ * Runs `<shell> -c <command>` as the leader of its own session, with stdin closed and output streamed to
+ * the callbacks (nothing is buffered here). Every process it starts inherits the tree's marker: when the
+ * shell exits, whatever it left running (`cmd &`, `setsid cmd &`, a double-forked daemon) is killed too,
+ * so nothing outlives the call.
  */
 export function spawnCommand(options: SpawnOptions): RunningCommand {
+  const tree = new ProcessTree()
   const subprocess = execa(options.shell, ['-c', options.command], {
     cwd: options.cwd,
-    env: options.env,
+    env: tree.environment(options.env),
     extendEnv: false,
     detached: true,
     buffer: false,
@@ -47,6 +49,7 @@ export function spawnCommand(options: SpawnOptions): RunningCommand {
     cleanup: true,
   })
   const pid = subprocess.pid
+  if (pid !== undefined) tree.adopt(pid)
   let running = pid !== undefined
   subprocess.stdout?.on('data', options.onStdout)
   subprocess.stderr?.on('data', options.onStderr)
@@ -59,7 +62,7 @@ export function spawnCommand(options: SpawnOptions): RunningCommand {
   const finished = subprocess.then((result) => result)
   let stopping: Promise<unknown> | undefined
   const stop = () => {
-    if (pid !== undefined) stopping ??= killGroup(pid, options.killGraceMs)
+    if (pid !== undefined) stopping ??= tree.terminate({ graceMs: options.killGraceMs })
     return done
   }
   const done = (async (): Promise<RunOutcome> => {
@@ -68,9 +71,9 @@ export function spawnCommand(options: SpawnOptions): RunningCommand {
       return { exitCode: null, signal: null, spawnError: spawnMessage(result.message, options) }
     }
     const exit = await Promise.race([exited, finished.then((result) => ({ exitCode: result.exitCode ?? null, signal: result.signal ?? null }))])
-    // Whatever the shell left running in its group dies with it.
-    await (stopping ??= killGroup(pid, options.killGraceMs))
-    // The streams close once every writer is gone; a writer that escaped the group (setsid) cannot hold the call.
+    // Whatever the shell left running dies with it.
+    await (stopping ??= tree.terminate({ graceMs: options.killGraceMs }))
+    // The streams close once every writer is gone; a writer that escaped the tree (its marker removed) cannot hold the call.
     let timer: NodeJS.Timeout | undefined
     const drained = await Promise.race([finished.then(() => true), new Promise<false>((resolve) => (timer = setTimeout(resolve, 1000, false)))])
     clearTimeout(timer)

@@ -2,7 +2,6 @@ import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { describe, expect, it } from 'vitest'
 import { contentText } from '@cordage/core'
-import { StreamCapture } from '../src/capture.js'
 import { setup, value } from './helpers.js'
 
 describe('bounded output', () => {
@@ -44,20 +43,5 @@ describe('bounded output', () => {
     // bounds sit far from both.
     expect(growth).toBeLessThan(64 * 1024 * 1024)
     expect(buffers).toBeLessThan(64 * 1024 * 1024)
-  })
-
-  it('cuts at UTF-8 character boundaries and counts every byte not shown', () => {
-    const capture = new StreamCapture(4, 4)
-    const text = 'ééééé✓✓✓' // 10 + 9 bytes
-    for (const byte of Buffer.from(text)) capture.push(Buffer.from([byte]))
-    const { text: shown, omitted } = capture.text()
-    expect(shown).toBe('éé\n[… 12 bytes omitted …]\n✓')
-    expect(omitted).toBe(Buffer.byteLength(text) - Buffer.byteLength('éé✓'))
-  })
-
-  it('keeps everything when within the bound', () => {
-    const capture = new StreamCapture(4, 4)
-    capture.push(Buffer.from('12345678'))
-    expect(capture.text()).toEqual({ text: '12345678', omitted: 0 })
   })
 })
