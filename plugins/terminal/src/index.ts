@@ -8,6 +8,7 @@ import { workspaceRoot } from './cwd.js'
 import { sessionEnv } from './env.js'
 import { terminalListTool } from './list.js'
 import { terminalOpenTool } from './open.js'
+import { loadPty } from './pty.js'
 import { terminalReadTool } from './read.js'
 import { terminalSendTool } from './send.js'
 import { SessionTable, killOnExit } from './sessions.js'
@@ -76,6 +77,7 @@ export function apply(ctx: Context, config: Config): void {
   }
   const root = workspaceRoot(config.root)
   assertShell(config.shell, root)
+  const logger = ctx.logger('terminal')
   const table = new SessionTable({
     maxSessions: config.maxSessions,
     idleTimeoutMs: config.idleTimeoutMs,
@@ -83,6 +85,8 @@ export function apply(ctx: Context, config: Config): void {
       const notice: AgentNotice = { source: 'terminal', text }
       ctx.emit('agent/notice', notice)
     },
+    pty: loadPty(),
+    log: (message) => logger.debug(message),
   })
   ctx.effect(() => () => table.closeAll(), 'terminal: close every session')
   ctx.effect(() => killOnExit(table), 'terminal: kill sessions on process exit')

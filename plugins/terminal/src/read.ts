@@ -23,7 +23,10 @@ export function terminalReadTool(options: TerminalToolOptions): ToolDefinition {
     async execute(args, exec) {
       const session = options.table.get(args.id, exec.agent)
       if (session.state === 'running') await session.screen.flush()
-      return viewOf(session, args.since, 'head', options.limits)
+      const view = viewOf(session, args.since, 'head', options.limits)
+      // What the model has now seen no longer counts as unread: a program paused on unread output resumes.
+      session.screen.markRead(args.since === undefined ? undefined : view.scrollback.next)
+      return view
     },
   })
 }

@@ -1,12 +1,14 @@
 import xterm from '@xterm/headless'
+import { FlowControl } from './flow.js'
 
 const { Terminal } = xterm
 
-/** Pending (unparsed) characters above which the pty is paused, and below which it resumes. */
-const HIGH_WATER = 1 << 20
-const LOW_WATER = 1 << 17
 /** Rows a `waitFor` pattern is tested against at most (the newest ones). */
 const MATCH_ROWS = 2000
+/** Characters that may arrive unread (and add no rows) before the program is made to wait. */
+const UNREAD_CHARS = 8 << 20
+/** Emulator complaints (malformed escape sequences) logged per session; the rest are counted. */
+const LOGGED_COMPLAINTS = 5
 
 // C0 and C1 controls (tab kept): an emulator cell never holds one, but a title or a stray cell must not
 // carry an escape sequence to the model.
@@ -38,10 +40,40 @@ export interface ScrollbackDelta {
   omitted: number
 }
 
+/** What a screen needs besides its size. */
+export interface ScreenOptions {
+  cols: number
+  rows: number
+  scrollback: number
+  /** Pause (true) or resume (false) reading the program's output. */
+  onPressure(pause: boolean): void
+  /** The host's debug log, for the emulator's complaints about malformed output. */
+  log(message: string): void
+}
+
 /** Bounds on one scrollback delta. */
 export interface DeltaLimits {
   maxLines: number
   maxBytes: number
+}
+
+function quiet(): void {}
+
+function countNewlines(text: string): number {
+  let count = 0
+  for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) count++
+  return count
+}
+
+/** The position just after the `count`-th newline of `text` (0 for none), or its length when it has fewer. */
+function afterNewlines(text: string, count: number): number {
+  let at = 0
+  for (let seen = 0; seen < count; seen++) {
+    const next = text.indexOf('\n', at)
+    if (next < 0) return text.length
+    at = next + 1
+  }
+  return at
 }
 
 interface TrimmableList {
@@ -57,7 +89,8 @@ export function clean(text: string): string {
 /**
  * One session's headless terminal emulator: parses everything the program writes (escape sequences
  * included) into a screen and a bounded scrollback, counts rows trimmed off the scrollback so row numbers
- * stay absolute, and asks for back-pressure while parsing lags behind the program.
+ * stay absolute, and asks for back-pressure while parsing lags behind the program or unread output has
+ * filled the buffer (see {@link FlowControl}).
  */
 export class Screen {
   private readonly term: InstanceType<typeof Terminal>
@@ -65,8 +98,14 @@ export class Screen {
   private list: TrimmableList | undefined
   private listLength = 0
   private trimListener: { dispose(): void } | undefined
-  private pending = 0
-  private paused = false
+  private readonly flow: FlowControl
+  /** Absolute row of the cursor at the last read: rows after it are unread. */
+  private readFrom = 0
+  /** Rows (newlines) handed to the emulator and not parsed yet. */
+  private queuedRows = 0
+  /** Output already read from the pty that would overflow the unread buffer, kept until a read. */
+  private held: string[] = []
+  private complaints = 0
   private readonly parsedListeners = new Set<() => void>()
   private readonly flushes = new Set<() => void>()
   title = ''
@@ -75,35 +114,90 @@ export class Screen {
   /** What the screen showed when it was disposed: calls still in flight then read this. */
   private final: { view: ScreenView; end: number } | undefined
 
-  constructor(
-    cols: number,
-    rows: number,
-    scrollback: number,
-    private readonly onPressure: (pause: boolean) => void,
-  ) {
-    this.term = new Terminal({ cols, rows, scrollback, allowProposedApi: true })
+  constructor(private readonly options: ScreenOptions) {
+    const { cols, rows, scrollback } = options
+    // Malformed output (random bytes) makes xterm complain once per bad sequence: to the host's debug
+    // log, a few per session, never to the console, which is the user's screen under `cordage run`.
+    const complain = (message: string, ...details: unknown[]) => this.complain(message, details)
+    const logger = { trace: quiet, debug: quiet, info: quiet, warn: complain, error: complain }
+    this.term = new Terminal({ cols, rows, scrollback, allowProposedApi: true, logLevel: 'warn', logger })
     this.term.onTitleChange((title) => (this.title = clean(title).trim().slice(0, 200)))
+    // A scrollback's worth of unread rows keeps the oldest unread one in the buffer (wrapped lines,
+    // which the newline count misses, are absorbed by the screen rows below it).
+    this.flow = new FlowControl({ rows: scrollback || rows, chars: UNREAD_CHARS }, options.onPressure)
     this.track()
   }
 
-  /** Feeds program output to the emulator. */
+  /** Feeds program output to the emulator, holding back rows that would push unread ones out. */
   write(data: string): void {
     if (this.final) return
-    this.pending += data.length
-    if (!this.paused && this.pending > HIGH_WATER) {
-      this.paused = true
-      this.onPressure(true)
+    if (this.held.length) {
+      this.held.push(data)
+      return
     }
+    const room = this.flow.room(this.cursorRow() - this.readFrom + this.queuedRows)
+    let fed = data
+    if (room < Number.POSITIVE_INFINITY) {
+      const cut = afterNewlines(data, Math.max(0, room))
+      if (cut < data.length) {
+        this.held.push(data.slice(cut))
+        fed = data.slice(0, cut)
+        this.flow.hold()
+      }
+    }
+    if (fed) this.feed(fed)
+  }
+
+  private feed(data: string): void {
+    const rows = countNewlines(data)
+    this.queuedRows += rows
+    this.flow.queued(data.length)
     this.term.write(data, () => {
-      this.pending -= data.length
+      this.queuedRows -= rows
       this.lastOutputAt = Date.now()
       this.track()
-      if (this.paused && this.pending < LOW_WATER) {
-        this.paused = false
-        this.onPressure(false)
-      }
+      this.flow.parsed(data.length, this.final ? 0 : this.cursorRow() - this.readFrom)
       for (const listener of this.parsedListeners) listener()
     })
+  }
+
+  /** Feeds what was held back (after a read, or when a send starts waiting). */
+  private release(): void {
+    if (!this.held.length) return
+    const held = this.held.join('')
+    this.held = []
+    this.write(held)
+  }
+
+  /** Whether reading the program's output is paused now (back-pressure or unread output). */
+  get paused(): boolean {
+    return this.flow.isPaused
+  }
+
+  /**
+   * A caller has seen the output up to absolute row `row` (default: all of it): unread output counts
+   * from there, and paused reading resumes until the buffer is full of unread rows again.
+   */
+  markRead(row = Number.MAX_SAFE_INTEGER): void {
+    if (this.final) return
+    this.readFrom = Math.min(row, this.cursorRow())
+    this.flow.read()
+    this.release()
+  }
+
+  /** A caller waits for output: reading continues until the returned function is called. */
+  watch(): () => void {
+    const done = this.flow.watch()
+    this.release()
+    return done
+  }
+
+  private complain(message: string, details: unknown[]): void {
+    this.complaints++
+    if (this.complaints > LOGGED_COMPLAINTS) return
+    const detail = details.map((item) => (typeof item === 'string' ? item : (JSON.stringify(item) ?? String(item)))).join(' ')
+    const suffix = this.complaints === LOGGED_COMPLAINTS ? ' (further complaints of this session are counted, not logged)' : ''
+    this.options.log(`terminal emulator: ${message}${detail.slice(0, 200)}${suffix}`)
   }
 
   /** Calls `listener` after each parsed chunk of output; returns the unsubscribe. */
@@ -231,7 +325,9 @@ export class Screen {
 
   dispose(): void {
     if (this.final) return
+    if (this.complaints > LOGGED_COMPLAINTS) this.options.log(`terminal emulator: ${this.complaints} complaints about malformed output in all`)
     this.final = { view: this.view(), end: this.trimmed + this.term.buffer.normal.baseY }
+    this.held = []
     for (const resolve of this.flushes) resolve()
     this.flushes.clear()
     this.parsedListeners.clear()

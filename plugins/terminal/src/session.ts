@@ -1,9 +1,10 @@
 import { constants } from 'node:os'
-import * as pty from 'node-pty'
+import type { IPty } from 'node-pty'
+import { ProcessTree, readProcess } from '@cordage/process'
 import { TerminalSignalError, TerminalSpawnError } from './errors.js'
+import type { PtyModule } from './pty.js'
 import { Screen } from './screen.js'
 import type { SessionSnapshot } from './schemas.js'
-import { foregroundGroup, killSession, killSessionNow } from './tree.js'
 import { waitForOutput, type WaitOutcome, type WaitRequest } from './wait.js'
 
 /** What opening a session needs. */
@@ -20,15 +21,23 @@ export interface SessionOptions {
   rows: number
   scrollback: number
   killGraceMs: number
+  /** node-pty, loaded by the plugin. */
+  pty: PtyModule
+  /** The host's debug log (the emulator's complaints about malformed output). */
+  log(message: string): void
   /** Called once when the program exits on its own (not when the session is closed). */
   onExit(session: TerminalSession): void
 }
 
 const signalNames = new Map<number, string>(Object.entries(constants.signals).map(([name, number]) => [number, name]))
 
+// A hung-up terminal: interactive shells ignore SIGTERM but not SIGHUP; SIGCONT lets stopped jobs act on them.
+const CLOSE_SIGNALS: NodeJS.Signals[] = ['SIGHUP', 'SIGTERM', 'SIGCONT']
+
 /**
  * One live terminal: a program on a pseudo-terminal whose output feeds a headless emulator. Closing it
- * (or unloading, or the process exiting) kills every process of its session, grandchildren included.
+ * (or unloading, or the process exiting) kills every process it started — its session, their
+ * descendants, and whatever carries its process-tree marker (`setsid` children whose parent is gone).
  */
 export class TerminalSession {
   readonly screen: Screen
@@ -45,24 +54,32 @@ export class TerminalSession {
   usedAt = Date.now()
   sending = false
   private closing: Promise<void> | undefined
-  private readonly terminal: pty.IPty
+  private readonly terminal: IPty
+  private readonly tree = new ProcessTree()
 
   constructor(readonly options: SessionOptions) {
-    let terminal!: pty.IPty
-    this.screen = new Screen(options.cols, options.rows, options.scrollback, (pause) => (pause ? terminal.pause() : terminal.resume()))
+    let terminal: IPty | undefined
+    this.screen = new Screen({
+      cols: options.cols,
+      rows: options.rows,
+      scrollback: options.scrollback,
+      onPressure: (pause) => (pause ? terminal?.pause() : terminal?.resume()),
+      log: options.log,
+    })
     try {
-      terminal = pty.spawn(options.file, options.args, {
+      terminal = options.pty.spawn(options.file, options.args, {
         name: 'xterm-256color',
         cols: options.cols,
         rows: options.rows,
         cwd: options.cwd,
-        env: options.env,
+        env: this.tree.environment(options.env),
       })
     } catch (error) {
       this.screen.dispose()
       throw new TerminalSpawnError(`could not start ${options.command} in ${options.cwd}: ${(error as Error).message}`)
     }
     this.terminal = terminal
+    this.tree.adopt(terminal.pid)
     terminal.onData((data) => this.screen.write(data))
     let ended!: () => void
     this.ended = new Promise((resolve) => (ended = resolve))
@@ -72,8 +89,8 @@ export class TerminalSession {
         this.endedAt = new Date()
         this.signal = signal ? (signalNames.get(signal) ?? String(signal)) : null
         this.exitCode = this.signal ? null : exitCode
-        // Whatever the program left behind (`sleep 1000 &` in a shell) dies with it.
-        void killSession(terminal.pid, options.killGraceMs).then(
+        // Whatever the program left behind (`sleep 1000 &`, `setsid cmd &` in a shell) dies with it.
+        void this.kill().then(
           () => resolve(),
           () => resolve(),
         )
@@ -119,9 +136,15 @@ export class TerminalSession {
     return { since, outcome: await waiting }
   }
 
+  /** Ends every process of the session: SIGHUP, SIGTERM and SIGCONT, then SIGKILL after the grace. */
+  private kill(): Promise<boolean> {
+    return this.tree.terminate({ signals: CLOSE_SIGNALS, graceMs: this.options.killGraceMs })
+  }
+
   /** Delivers a signal to the terminal's foreground process group; returns that group's id. */
   deliver(name: NodeJS.Signals): number {
-    const group = foregroundGroup(this.pid)
+    const foreground = readProcess(this.pid)?.terminalGroup ?? 0
+    const group = foreground > 0 ? foreground : this.pid
     try {
       process.kill(-group, name)
     } catch (error) {
@@ -135,7 +158,7 @@ export class TerminalSession {
   /** Kills every process of the session and frees the emulator; resolves once nothing is left. */
   close(): Promise<void> {
     this.closing ??= (async () => {
-      if (this.state === 'running') await killSession(this.pid, this.options.killGraceMs)
+      if (this.state === 'running') await this.kill()
       // The exit event follows the kill within node-pty's socket-close delay.
       let timer: NodeJS.Timeout | undefined
       await Promise.race([this.reaped, new Promise((resolve) => (timer = setTimeout(resolve, 3000)))])
@@ -147,6 +170,6 @@ export class TerminalSession {
 
   /** For `process.on('exit')`: SIGKILL everything now, synchronously. */
   killNow(): void {
-    killSessionNow(this.pid)
+    this.tree.killNow()
   }
 }

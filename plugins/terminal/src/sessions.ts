@@ -1,4 +1,5 @@
 import { ForeignSessionError, TooManySessionsError, UnknownSessionError } from './errors.js'
+import type { PtyModule } from './pty.js'
 import { TerminalSession, type SessionOptions } from './session.js'
 
 /** Ids never repeat within a process, so a reloaded plugin cannot hand out an id a model still remembers. */
@@ -30,6 +31,10 @@ export interface TableOptions {
   idleTimeoutMs: number
   /** Tells the agent something happened outside a tool call (a program exited, an idle session was closed). */
   notify(text: string): void
+  /** node-pty, loaded by the plugin. */
+  pty: PtyModule
+  /** The host's debug log. */
+  log(message: string): void
 }
 
 /** The sessions of one plugin instance: ids, owners (the opening agent), limits and idle expiry. */
@@ -39,10 +44,12 @@ export class SessionTable {
   constructor(private readonly options: TableOptions) {}
 
   /** Opens a session; the limit counts every session not yet closed, exited ones included. */
-  open(options: Omit<SessionOptions, 'id' | 'onExit'>): TerminalSession {
+  open(options: Omit<SessionOptions, 'id' | 'onExit' | 'pty' | 'log'>): TerminalSession {
     if (this.sessions.size >= this.options.maxSessions) throw new TooManySessionsError(this.options.maxSessions, [...this.sessions.keys()])
     const session = new TerminalSession({
       ...options,
+      pty: this.options.pty,
+      log: this.options.log,
       id: `term_${++lastId}`,
       onExit: (ended) => {
         if (ended.sending || !this.sessions.has(ended.id)) return

@@ -32,6 +32,8 @@ export function waitForOutput(
   before?: Map<number, string>,
 ): Promise<WaitOutcome> {
   const started = Date.now()
+  // Output keeps flowing while someone waits for it, however much arrives unread.
+  const unwatch = session.screen.watch()
   return new Promise((resolve) => {
     const timers = new Set<NodeJS.Timeout>()
     let quietTimer: NodeJS.Timeout | undefined
@@ -47,7 +49,11 @@ export function waitForOutput(
       stopParsed()
       signal.removeEventListener('abort', onAbort)
       // Report the screen as of now: output already received is parsed before the caller reads it.
-      void session.screen.flush().then(() => resolve({ reason, waitedMs: Date.now() - started }))
+      void session.screen.flush().then(() => {
+        unwatch()
+        session.screen.markRead()
+        resolve({ reason, waitedMs: Date.now() - started })
+      })
     }
     const onAbort = () => finish('aborted')
     const after = (ms: number, reason: WaitOutcome['reason']) => timers.add(setTimeout(() => finish(reason), ms))

@@ -1,31 +1,33 @@
 import { mkdirSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import { testToolContract } from '@cordage/testing'
 import * as terminal from '../src/index.js'
-import { code, eventually, setup, tempDir, text, value } from './helpers.js'
+import { code, describeWithPty, eventually, setup, tempDir, text, value } from './helpers.js'
 
 const contractRoot = tempDir()
-testToolContract(terminal, {
-  config: { root: contractRoot },
-  cases: [
-    { tool: 'terminal_open', arguments: { command: 'echo hello' } },
-    { tool: 'terminal_open', arguments: { command: 'seq 1 200000', rows: 10 } },
-    { tool: 'terminal_open', arguments: { cwd: '..' }, expect: 'error' },
-    { tool: 'terminal_open', arguments: { cols: 5 }, expect: 'error' },
-    { tool: 'terminal_open', arguments: { env: { 'BAD NAME': 'x' } }, expect: 'error' },
-    { tool: 'terminal_list', arguments: {} },
-    { tool: 'terminal_send', arguments: { id: 'term_0', input: 'ls\r' }, expect: 'error' },
-    { tool: 'terminal_read', arguments: { id: 'term_0' }, expect: 'error' },
-    { tool: 'terminal_signal', arguments: { id: 'term_0', signal: 'SIGINT' }, expect: 'error' },
-    { tool: 'terminal_signal', arguments: { id: 'term_0', signal: 'SIGSEGV' }, expect: 'error' },
-    { tool: 'terminal_close', arguments: { id: 'term_0' }, expect: 'error' },
-  ],
-})
+describeWithPty('the tool contract', () =>
+  testToolContract(terminal, {
+    config: { root: contractRoot },
+    cases: [
+      { tool: 'terminal_open', arguments: { command: 'echo hello' } },
+      { tool: 'terminal_open', arguments: { command: 'seq 1 200000', rows: 10 } },
+      { tool: 'terminal_open', arguments: { cwd: '..' }, expect: 'error' },
+      { tool: 'terminal_open', arguments: { cols: 5 }, expect: 'error' },
+      { tool: 'terminal_open', arguments: { env: { 'BAD NAME': 'x' } }, expect: 'error' },
+      { tool: 'terminal_list', arguments: {} },
+      { tool: 'terminal_send', arguments: { id: 'term_0', input: 'ls\r' }, expect: 'error' },
+      { tool: 'terminal_read', arguments: { id: 'term_0' }, expect: 'error' },
+      { tool: 'terminal_signal', arguments: { id: 'term_0', signal: 'SIGINT' }, expect: 'error' },
+      { tool: 'terminal_signal', arguments: { id: 'term_0', signal: 'SIGSEGV' }, expect: 'error' },
+      { tool: 'terminal_close', arguments: { id: 'term_0' }, expect: 'error' },
+    ],
+  }),
+)
 
 const PROMPT = { env: { PS1: 'PROMPT> ' } }
 
-describe('a bash session', () => {
+describeWithPty('a bash session', () => {
   it('opens on the prompt and keeps shell state between sends', async () => {
     const { open, call } = await setup()
     const opened = await open(PROMPT)

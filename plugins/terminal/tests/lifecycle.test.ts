@@ -2,8 +2,8 @@ import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { describe, expect, it } from 'vitest'
-import { alive, eventually, sessionProcesses, setup, tempDir, text, value } from './helpers.js'
+import { expect, it } from 'vitest'
+import { alive, eventually, sessionProcesses, setup, tempDir, text, value, describeWithPty } from './helpers.js'
 
 const PROMPT = { env: { PS1: 'PROMPT> ' } }
 
@@ -16,7 +16,7 @@ async function leaveChildren(call: Awaited<ReturnType<typeof setup>>['call'], id
   return [readFileSync(join(root, 'a.pid'), 'utf8'), readFileSync(join(root, 'b.pid'), 'utf8')].map(Number)
 }
 
-describe('session lifetime', () => {
+describeWithPty('session lifetime', () => {
   it('close kills the whole session: the shell, its background job and a setsid grandchild', async () => {
     const { open, call, root } = await setup()
     const { session } = await open(PROMPT)

@@ -1,9 +1,9 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { describe, expect, it } from 'vitest'
-import { setup, text, value } from './helpers.js'
+import { expect, it } from 'vitest'
+import { setup, text, value, describeWithPty } from './helpers.js'
 
-describe('interactive programs', () => {
+describeWithPty('interactive programs', () => {
   it('python3 -i: the prompt, an evaluation, an interrupt and the exit code', async () => {
     const { open, call } = await setup()
     const opened = await open({ command: 'python3 -i -q', env: { PYTHONSTARTUP: '' } })
