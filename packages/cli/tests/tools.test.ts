@@ -1,5 +1,16 @@
+import { createRequire } from 'node:module'
 import { describe, expect, it } from 'vitest'
 import { cordage, echoPlugin, project } from './helpers.js'
+
+/** Whether the terminal plugin's optional native dependency loads here (it may not have built). */
+function ptyLoads(): boolean {
+  try {
+    createRequire(import.meta.resolve('@cordage/plugin-terminal'))('node-pty')
+    return true
+  } catch {
+    return false
+  }
+}
 
 describe.concurrent('cordage tools', { timeout: 90_000 }, () => {
   it('--json prints every registered tool with its parameters and output schema', async () => {
@@ -33,7 +44,7 @@ describe.concurrent('cordage tools', { timeout: 90_000 }, () => {
     expect(names.filter((name) => name.startsWith('terminal_'))).toEqual([])
   })
 
-  it('adds the terminal tools when cordage.yml names the plugin', async () => {
+  it.skipIf(!ptyLoads())('adds the terminal tools when cordage.yml names the plugin (skipped where node-pty did not build)', async () => {
     const result = await cordage(['tools'], { cwd: project({ 'cordage.yml': 'plugins:\n  terminal: {}\n' }) })
     expect(result.code).toBe(0)
     expect(
