@@ -1,4 +1,5 @@
 import { execa } from 'execa'
+import { ProcessTree } from '@cordage/process'
 
 /** How one hook command ended. */
 export type HookOutcome =
@@ -11,40 +12,42 @@ export interface RunOptions {
   env: Record<string, string>
   timeoutMs: number
   signal?: AbortSignal
-  /** Time between SIGTERM and SIGKILL for the process group. */
+  /** Time between SIGTERM and SIGKILL for the hook's processes. */
   killGraceMs?: number
 }
 
 const MAX_OUTPUT = 4 * 1024 * 1024
 
-/** Runs hooks and remembers the running ones, so unloading can kill their process groups. */
+/** Runs hooks and remembers the running ones, so unloading can kill their processes. */
 export class HookRunner {
-  private readonly running = new Set<() => void>()
+  private readonly running = new Set<() => Promise<unknown>>()
 
   /** See {@link runHook}. */
   run(command: string, options: RunOptions): Promise<HookOutcome> {
     return runHook(command, options, this.running)
   }
 
-  /** Kills the process group of every running hook; their calls see an error outcome. */
-  killAll(): void {
-    for (const kill of this.running) kill()
+  /** Kills every process of every running hook (their calls see an error outcome); resolves once all are gone. */
+  async killAll(): Promise<void> {
+    await Promise.all([...this.running].map((kill) => kill()))
   }
 }
 
 /**
- * Runs `command` with `/bin/sh -c` in its own process group, writes `input` to stdin and collects
- * stdout/stderr. At the timeout (or when `signal` aborts) the whole group gets SIGTERM, then SIGKILL.
- * Never rejects.
+ * Runs `command` with `/bin/sh -c` as the leader of its own session, writes `input` to stdin and collects
+ * stdout/stderr. At the timeout (or when `signal` aborts) every process it started gets SIGTERM, then
+ * SIGKILL; whatever it leaves running when it exits (`setsid daemon &` included) is killed too. Never
+ * rejects, and settles only once none of its processes is left.
  */
-export async function runHook(command: string, options: RunOptions, running = new Set<() => void>()): Promise<HookOutcome> {
+export async function runHook(command: string, options: RunOptions, running = new Set<() => Promise<unknown>>()): Promise<HookOutcome> {
+  const tree = new ProcessTree()
   let subprocess: ReturnType<typeof execa>
   try {
     subprocess = execa(command, {
       shell: true,
       detached: true,
       cwd: options.cwd,
-      env: options.env,
+      env: tree.environment(options.env),
       extendEnv: false,
       input: options.input,
       reject: false,
@@ -54,19 +57,16 @@ export async function runHook(command: string, options: RunOptions, running = ne
   } catch (error) {
     return { kind: 'error', message: (error as Error).message }
   }
+  if (subprocess.pid !== undefined) tree.adopt(subprocess.pid)
   let timedOut = false
-  let killed = false
-  let escalate: NodeJS.Timeout | undefined
-  const kill = () => {
-    killed = true
-    signalGroup(subprocess.pid, 'SIGTERM')
-    escalate ??= setTimeout(() => signalGroup(subprocess.pid, 'SIGKILL'), options.killGraceMs ?? 500)
-  }
+  let stopping: Promise<unknown> | undefined
+  const kill = () => (stopping ??= tree.terminate({ graceMs: options.killGraceMs ?? 500 }))
+  const onAbort = () => void kill()
   const timer = setTimeout(() => {
     timedOut = true
-    kill()
+    void kill()
   }, options.timeoutMs)
-  options.signal?.addEventListener('abort', kill, { once: true })
+  options.signal?.addEventListener('abort', onAbort, { once: true })
   running.add(kill)
   try {
     const result = await subprocess
@@ -83,19 +83,9 @@ export async function runHook(command: string, options: RunOptions, running = ne
     return { kind: 'error', message: (error as Error).message }
   } finally {
     clearTimeout(timer)
-    if (escalate) clearTimeout(escalate)
-    // A killed hook's group may still hold stragglers that ignored SIGTERM: end them with it.
-    if (killed) signalGroup(subprocess.pid, 'SIGKILL')
-    options.signal?.removeEventListener('abort', kill)
+    options.signal?.removeEventListener('abort', onAbort)
+    // Whatever the hook left running (stragglers of a killed hook, a daemon it started) ends with it.
+    await kill()
     running.delete(kill)
-  }
-}
-
-function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (pid === undefined) return
-  try {
-    process.kill(-pid, signal)
-  } catch {
-    // The group is already gone.
   }
 }
