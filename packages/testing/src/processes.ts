@@ -1,3 +1,4 @@
+import { afterEach } from 'vitest'
 import { readFileSync, readdirSync, readlinkSync } from 'node:fs'
 
 /** Paths under `dir` this process holds open (Linux: read from /proc/self/fd), for disposal tests. */
@@ -24,4 +25,23 @@ export function processAlive(pid: number): boolean {
   } catch {
     return false
   }
+}
+
+/**
+ * A set of pids a test saw its subject start, each SIGKILLed after every test of the file (then
+ * forgotten): a test that fails because a process outlived its owner does not leave it on the machine.
+ */
+export function killAfterEach(): Set<number> {
+  const pids = new Set<number>()
+  afterEach(() => {
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGKILL')
+      } catch {
+        // Already gone, as it should be.
+      }
+    }
+    pids.clear()
+  })
+  return pids
 }

@@ -1,19 +1,11 @@
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { credentialSamples, exportSamples, harmlessSamples, processAlive } from '@cordage/testing'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { credentialSamples, exportSamples, harmlessSamples, killAfterEach, processAlive } from '@cordage/testing'
 import { codeOf, pre, script, setup } from './helpers.js'
 
 // Whatever a failing test leaves behind is killed by pid, so one failure does not leak into the machine.
-const seen = new Set<number>()
-afterEach(() => {
-  for (const pid of seen) {
-    try {
-      process.kill(pid, 'SIGKILL')
-    } catch {}
-  }
-  seen.clear()
-})
+const seen = killAfterEach()
 
 async function readPid(dir: string, name: string): Promise<number> {
   const pid = Number(await readFile(join(dir, name), 'utf8'))

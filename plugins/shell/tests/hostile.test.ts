@@ -1,19 +1,11 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { credentialSamples, exportSamples, harmlessSamples } from '@cordage/testing'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { credentialSamples, exportSamples, harmlessSamples, killAfterEach } from '@cordage/testing'
 import { alive, readPid as readPidOnce, setup, value } from './helpers.js'
 
 // Whatever a failing test leaves behind is killed by pid, so one failure does not leak into the machine.
-const seen = new Set<number>()
-afterEach(() => {
-  for (const pid of seen) {
-    try {
-      process.kill(pid, 'SIGKILL')
-    } catch {}
-  }
-  seen.clear()
-})
+const seen = killAfterEach()
 
 async function readPid(file: string): Promise<number> {
   const pid = await readPidOnce(file)

@@ -2,22 +2,14 @@ import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { afterAll, afterEach, beforeAll, expect, it, vi } from 'vitest'
-import { credentialSamples, exportSamples, harmlessSamples } from '@cordage/testing'
+import { afterAll, beforeAll, expect, it, vi } from 'vitest'
+import { credentialSamples, exportSamples, harmlessSamples, killAfterEach } from '@cordage/testing'
 import { alive, describeWithPty, eventually, setup, tempDir, value } from './helpers.js'
 
 const PROMPT = { env: { PS1: 'PROMPT> ' } }
 
 // Whatever a failing test leaves behind is killed by pid, so one failure does not leak into the machine.
-const seen = new Set<number>()
-afterEach(() => {
-  for (const pid of seen) {
-    try {
-      process.kill(pid, 'SIGKILL')
-    } catch {}
-  }
-  seen.clear()
-})
+const seen = killAfterEach()
 
 function readPid(file: string): number {
   const pid = Number(readFileSync(file, 'utf8').trim())
