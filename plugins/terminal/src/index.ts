@@ -1,6 +1,6 @@
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
-import { ConfigError, envPolicySchema, strictConfig, type EnvPolicy } from '@cordage/core'
+import { envPolicySchema, strictConfig, type EnvPolicy } from '@cordage/core'
 import type { ToolRegistry } from '@cordage/registry'
 import type { AgentNotice } from '@cordage/services'
 import { terminalCloseTool } from './close.js'
@@ -8,6 +8,7 @@ import { workspaceRoot } from './cwd.js'
 import { sessionEnv } from './env.js'
 import { terminalListTool } from './list.js'
 import { terminalOpenTool } from './open.js'
+import { assertLimits } from './options.js'
 import { loadPty } from './pty.js'
 import { terminalReadTool } from './read.js'
 import { terminalSendTool } from './send.js'
@@ -68,13 +69,7 @@ export const Config: Schema<ConfigInput, Config> = strictConfig(
 )
 
 export function apply(ctx: Context, config: Config): void {
-  for (const [key, max] of [
-    ['cols', 'maxCols'],
-    ['rows', 'maxRows'],
-    ['defaultWaitMs', 'maxWaitMs'],
-  ] as const) {
-    if (config[key] > config[max]) throw new ConfigError(name, [{ path: key, message: `${config[key]} exceeds ${max} (${config[max]})` }])
-  }
+  assertLimits(name, config)
   const root = workspaceRoot(config.root)
   assertShell(config.shell, root)
   const logger = ctx.logger('terminal')
@@ -111,16 +106,5 @@ export function apply(ctx: Context, config: Config): void {
 
 export default { name, inject, Config, apply }
 
-export {
-  TerminalSpawnError,
-  TerminalSignalError,
-  TerminalCwdError,
-  UnknownSessionError,
-  ForeignSessionError,
-  TooManySessionsError,
-  SendActiveError,
-  SessionExitedError,
-  InvalidPatternError,
-  InvalidEnvError,
-} from './errors.js'
+// Failures carry stable codes (README "Errors"); callers route on `code`, so the classes stay internal.
 export type { SessionSnapshot, ViewValue, SendValue } from './schemas.js'

@@ -1,3 +1,4 @@
+import { ConfigError } from '@cordage/core'
 import type { SessionTable } from './sessions.js'
 import type { DeltaLimits } from './screen.js'
 
@@ -19,4 +20,15 @@ export interface TerminalToolOptions {
   maxWaitMs: number
   limits: DeltaLimits
   env(requested: Record<string, string> | undefined): Record<string, string>
+}
+
+/** Refuses a default above its maximum (`cols` over `maxCols`, …) at load, naming the plugin and the key. */
+export function assertLimits(plugin: string, config: Pick<TerminalToolOptions, 'cols' | 'maxCols' | 'rows' | 'maxRows' | 'defaultWaitMs' | 'maxWaitMs'>): void {
+  for (const [key, max] of [
+    ['cols', 'maxCols'],
+    ['rows', 'maxRows'],
+    ['defaultWaitMs', 'maxWaitMs'],
+  ] as const) {
+    if (config[key] > config[max]) throw new ConfigError(plugin, [{ path: key, message: `${config[key]} exceeds ${max} (${config[max]})` }])
+  }
 }

@@ -13,7 +13,7 @@ const missing = ptyProblem()
 if (missing) console.warn(`terminal tests skipped: node-pty cannot be loaded here (${missing}); CI builds its addon (npm_config_nodedir=/usr)`)
 
 /** `describe`, skipped where node-pty cannot be loaded (the reason is printed once, above). */
-export const describeWithPty: typeof describe = missing === undefined ? describe : describe.skip
+export const describeWithPty = missing === undefined ? describe : describe.skip
 
 const created: string[] = []
 const fibers: Array<{ dispose(): unknown }> = []
