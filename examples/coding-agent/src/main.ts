@@ -19,8 +19,9 @@ const record = recordArg && resolve(process.env.INIT_CWD ?? process.cwd(), recor
 const cassette = resolve(argv.find((arg) => arg.startsWith('--cassette='))?.slice('--cassette='.length) ?? join(exampleDir, 'cassette.json'))
 const say = (text: string) => console.log(`\n== ${text}`)
 
-if (live && !process.env.OPENAI_API_KEY && !process.env.DEEPSEEK_API_KEY && !process.env.OPENAI_BASE_URL) {
-  console.error('--live needs OPENAI_API_KEY or DEEPSEEK_API_KEY (or OPENAI_BASE_URL for a local server)')
+const keys = ['OPENAI_API_KEY', 'DEEPSEEK_API_KEY', 'ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'OPENAI_BASE_URL']
+if (live && !keys.some((key) => process.env[key])) {
+  console.error('--live needs OPENAI_API_KEY, DEEPSEEK_API_KEY or ANTHROPIC_API_KEY (or OPENAI_BASE_URL for a local server)')
   process.exit(2)
 }
 

@@ -66,7 +66,8 @@ export class AnthropicClient implements ModelService {
       }
       try {
         for await (const event of stream) {
-          for (const modelEvent of fold.push(event)) yield modelEvent
+          const modelEvent = fold.push(event)
+          if (modelEvent) yield modelEvent
         }
       } catch (error) {
         throw toModelError(error, context)

@@ -27,12 +27,12 @@ export class MessageFold {
   private readonly raw: Record<string, number> = {}
   finished = false
 
-  /** The model events one stream event completes (often none). */
-  push(event: any): ModelEvent[] {
+  /** The model event one stream event completes, if any (never more than one, so nothing is allocated for the many that complete none). */
+  push(event: any): ModelEvent | undefined {
     switch (event?.type) {
       case 'message_start':
         this.takeUsage(event.message?.usage)
-        return []
+        return undefined
       case 'content_block_start': {
         const block = event.content_block ?? {}
         this.blocks.set(event.index, {
@@ -44,8 +44,7 @@ export class MessageFold {
           name: block.name,
           input: block.input,
         })
-        if (block.type === 'text' && block.text) return [{ type: 'text', delta: block.text }]
-        return []
+        return block.type === 'text' && block.text ? { type: 'text', delta: block.text } : undefined
       }
       case 'content_block_delta':
         return this.delta(event.index, event.delta ?? {})
@@ -54,49 +53,49 @@ export class MessageFold {
       case 'message_delta':
         if (event.delta?.stop_reason) this.stopReason = event.delta.stop_reason
         this.takeUsage(event.usage)
-        return []
+        return undefined
       case 'message_stop':
         this.finished = true
-        return [{ type: 'done', finishReason: FINISH[this.stopReason ?? ''] ?? this.stopReason ?? 'stop', usage: this.usage() }]
+        return { type: 'done', finishReason: FINISH[this.stopReason ?? ''] ?? this.stopReason ?? 'stop', usage: this.usage() }
       default:
         // `ping` and event types added later carry nothing the seam needs.
-        return []
+        return undefined
     }
   }
 
-  private delta(index: number, delta: any): ModelEvent[] {
+  private delta(index: number, delta: any): ModelEvent | undefined {
     const open = this.blocks.get(index)
     if (!open) throw new ModelRequestError('MODEL_STREAM', `the server sent a delta for content block ${index}, which was never started`)
     switch (delta.type) {
       case 'text_delta':
         open.text += delta.text
-        return delta.text ? [{ type: 'text', delta: delta.text }] : []
+        return delta.text ? { type: 'text', delta: delta.text } : undefined
       case 'thinking_delta':
         open.text += delta.thinking
-        return delta.thinking ? [{ type: 'thinking', delta: delta.thinking }] : []
+        return delta.thinking ? { type: 'thinking', delta: delta.thinking } : undefined
       case 'signature_delta':
         open.signature = (open.signature ?? '') + delta.signature
-        return []
+        return undefined
       case 'input_json_delta':
         open.text += delta.partial_json
-        return []
+        return undefined
       default:
-        return []
+        return undefined
     }
   }
 
-  private stop(index: number): ModelEvent[] {
+  private stop(index: number): ModelEvent | undefined {
     const open = this.blocks.get(index)
-    if (!open) return []
+    if (!open) return undefined
     this.blocks.delete(index)
     if (open.type === 'thinking')
-      return [{ type: 'thinking-block', block: { text: open.text, ...(open.signature !== undefined && { signature: open.signature }) } }]
-    if (open.type === 'redacted_thinking') return [{ type: 'thinking-block', block: { text: '', redacted: String(open.data ?? '') } }]
+      return { type: 'thinking-block', block: { text: open.text, ...(open.signature !== undefined && { signature: open.signature }) } }
+    if (open.type === 'redacted_thinking') return { type: 'thinking-block', block: { text: '', redacted: String(open.data ?? '') } }
     if (open.type === 'tool_use') {
       const call: ToolCall = { id: String(open.id ?? ''), name: String(open.name ?? ''), arguments: open.text || JSON.stringify(open.input ?? {}) }
-      return [{ type: 'tool-call', call }]
+      return { type: 'tool-call', call }
     }
-    return []
+    return undefined
   }
 
   private takeUsage(usage: any): void {
