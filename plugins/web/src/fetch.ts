@@ -1,5 +1,6 @@
 import Schema from 'schemastery'
 import { defineTool, type Infer, type ToolDefinition } from '@cordage/core'
+import type { Converter } from './converter.js'
 import { WebError } from './errors.js'
 import { fetchRaw, type Transport } from './http.js'
 
@@ -45,17 +46,13 @@ export function renderFetch(
   return text
 }
 
-// The HTML libraries take a noticeable part of a second to import; every CLI command loads this plugin,
-// but only a fetch needs them.
-let converter: Promise<typeof import('./convert.js')> | undefined
-
 /** Maps a transport failure to a coded, model-readable error; the caller's own abort is passed through. */
 function failure(error: unknown, url: string, timedOut: boolean, timeoutMs: number): unknown {
   if (error instanceof WebError) return error
   if (timedOut)
     return new WebError(
       'WEB_FETCH_TIMEOUT',
-      `fetching ${url} did not finish within ${timeoutMs} ms; the server is slow or the body never ends (try again later or a smaller maxBytes)`,
+      `fetching ${url} did not finish within ${timeoutMs} ms; the server is slow, the body never ends or the page is slow to convert (try again later, a smaller maxBytes or format "html")`,
       { cause: error },
     )
   const code = (error as NodeJS.ErrnoException)?.code
@@ -69,7 +66,7 @@ function failure(error: unknown, url: string, timedOut: boolean, timeoutMs: numb
 }
 
 /** The `web_fetch` tool: one GET with a byte cap, a deadline, a redirect limit and SSRF checks on every hop. */
-export function fetchTool(transport: Transport, settings: FetchSettings, lifetime: AbortSignal): ToolDefinition {
+export function fetchTool(transport: Transport, converter: Converter, settings: FetchSettings, lifetime: AbortSignal): ToolDefinition {
   return defineTool({
     name: 'web_fetch',
     description: `Fetch an http(s) URL and return its content: HTML as Markdown of the main content (or format "text"/"html"), text, JSON and XML as is. Reads at most ${settings.maxBytes} bytes, follows up to ${settings.maxRedirects} redirects, and refuses private, loopback and link-local addresses. Non-2xx responses are returned with their status. Cite the URL when you use its content.`,
@@ -89,19 +86,19 @@ export function fetchTool(transport: Transport, settings: FetchSettings, lifetim
         maxRedirects: settings.maxRedirects,
         userAgent: settings.userAgent,
       }
-      let raw
       try {
-        raw = await fetchRaw(args.url.trim(), transport, limits, signal)
+        const raw = await fetchRaw(args.url.trim(), transport, limits, signal)
+        // Conversion runs on a worker thread within what is left of the deadline.
+        const options = { format: args.format ?? 'markdown', baseUrl: raw.finalUrl, readability: settings.readability } as const
+        const converted = await converter.convert(raw.body, raw.contentType, options, signal)
+        // `title` is optional in the schema; schemastery's inferred type cannot say so.
+        return { url: raw.url, finalUrl: raw.finalUrl, status: raw.status, contentType: raw.contentType, ...converted, truncated: raw.truncated } as Infer<
+          typeof WebFetchResult
+        >
       } catch (error) {
         if (exec.signal.aborted || lifetime.aborted) throw exec.signal.reason ?? lifetime.reason
         throw failure(error, args.url, deadline.aborted, settings.timeoutMs)
       }
-      const { convertBody } = await (converter ??= import('./convert.js'))
-      const converted = convertBody(raw.body, raw.contentType, { format: args.format ?? 'markdown', baseUrl: raw.finalUrl, readability: settings.readability })
-      // `title` is optional in the schema; schemastery's inferred type cannot say so.
-      return { url: raw.url, finalUrl: raw.finalUrl, status: raw.status, contentType: raw.contentType, ...converted, truncated: raw.truncated } as Infer<
-        typeof WebFetchResult
-      >
     },
   })
 }

@@ -3,7 +3,7 @@ import { request as httpRequest, type Agent as HttpAgent, type IncomingMessage }
 import { request as httpsRequest, type Agent as HttpsAgent } from 'node:https'
 import { isIP, type LookupFunction } from 'node:net'
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib'
-import type { Readable } from 'node:stream'
+import { pipeline, type Readable, type Transform } from 'node:stream'
 import type { AddressPolicy } from './address.js'
 import { WebError } from './errors.js'
 
@@ -55,7 +55,7 @@ function blocked(url: URL, host: string, addresses: string[], reason: string): W
   const via = addresses.length === 1 && addresses[0] === host ? '' : ` (it resolves to ${addresses.join(', ')})`
   return new WebError(
     'WEB_BLOCKED_ADDRESS',
-    `refused to fetch ${url.origin}: ${host}${via} is a ${reason} address, and web_fetch only reaches public addresses`,
+    `refused to fetch ${url.origin}: ${host}${via} is ${/^(?:[aeio]|un[^i]|IPv4|ISATAP)/i.test(reason) ? 'an' : 'a'} ${reason}, and web_fetch only reaches public addresses`,
   )
 }
 
@@ -69,7 +69,7 @@ function guardedLookup(policy: AddressPolicy, url: URL): LookupFunction {
       if (error) return callback(error)
       const allowed = addresses.filter((entry) => !policy.refusal(entry.address))
       if (!allowed.length) {
-        const reason = policy.refusal(addresses[0]!.address) ?? 'refused'
+        const reason = policy.refusal(addresses[0]!.address) ?? 'refused address'
         return callback(
           blocked(
             url,
@@ -85,22 +85,39 @@ function guardedLookup(policy: AddressPolicy, url: URL): LookupFunction {
   }) as LookupFunction
 }
 
+const DECODERS: Record<string, () => Transform> = { gzip: createGunzip, 'x-gzip': createGunzip, deflate: createInflate, br: createBrotliDecompress }
+// Stacked codings are legal but rare (one is usual, two happen); more is a decompression maze.
+const MAX_CODINGS = 3
+
+/** The body with every `Content-Encoding` layer undone, last applied first; unknown codings are refused. */
 function decoded(response: IncomingMessage): Readable {
-  const encoding = String(response.headers['content-encoding'] ?? '')
-    .trim()
+  const header = String(response.headers['content-encoding'] ?? '')
+  const codings = header
     .toLowerCase()
-  if (encoding === 'gzip' || encoding === 'x-gzip') return response.pipe(createGunzip())
-  if (encoding === 'deflate') return response.pipe(createInflate())
-  if (encoding === 'br') return response.pipe(createBrotliDecompress())
-  return response
+    .split(',')
+    .map((coding) => coding.trim())
+    .filter((coding) => coding && coding !== 'identity')
+  const unknown = codings.find((coding) => !Object.hasOwn(DECODERS, coding))
+  if (unknown !== undefined || codings.length > MAX_CODINGS) {
+    throw new WebError(
+      'WEB_UNSUPPORTED_ENCODING',
+      `the response is encoded as ${JSON.stringify(header.slice(0, 100))}; web_fetch decodes gzip, deflate and br, at most ${MAX_CODINGS} layers`,
+    )
+  }
+  if (!codings.length) return response
+  // pipeline, unlike pipe, passes an error in any layer (or the socket) on to the last stream, where it is read.
+  const layers = codings.reverse().map((coding) => DECODERS[coding]!())
+  pipeline([response, ...layers], () => {})
+  return layers[layers.length - 1]!
 }
 
 /** Reads at most `maxBytes` of the (decompressed) body, then stops the transfer. */
 async function readCapped(response: IncomingMessage, maxBytes: number): Promise<{ body: Buffer; truncated: boolean }> {
   const chunks: Buffer[] = []
   let size = 0
-  const stream = decoded(response)
+  let stream: Readable = response
   try {
+    stream = decoded(response)
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       if (size + chunk.length > maxBytes) {
         chunks.push(chunk.subarray(0, maxBytes - size))
@@ -110,7 +127,7 @@ async function readCapped(response: IncomingMessage, maxBytes: number): Promise<
       size += chunk.length
     }
   } finally {
-    // Ends the transfer (and the decompressor) when the cap was reached or reading failed.
+    // Ends the transfer (and the decompressors) when the cap was reached or reading failed.
     if (stream !== response) stream.destroy()
     response.destroy()
   }

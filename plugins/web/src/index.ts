@@ -6,6 +6,7 @@ import { ConfigError, strictConfig } from '@cordage/core'
 import type { ToolRegistry } from '@cordage/registry'
 import type { WebSearchProvider, WebService } from '@cordage/services'
 import { AddressPolicy } from './address.js'
+import { Converter } from './converter.js'
 import { WebError } from './errors.js'
 import { fetchTool } from './fetch.js'
 import { braveProvider, searxngProvider } from './providers.js'
@@ -24,6 +25,14 @@ export class Web extends Service implements WebService {
       maxRedirects: Schema.natural().default(5).description('Redirects web_fetch follows, each checked like the first request.'),
       timeoutMs: Schema.natural().min(1).default(30_000).description('Deadline of one fetch (all hops and the body) or one search.'),
       userAgent: Schema.string().default('Cordage/0.1 (web_fetch; +https://github.com/cordage)').description('User-Agent header of web_fetch.'),
+      convertTimeoutMs: Schema.natural()
+        .min(1)
+        .default(10_000)
+        .description('Time converting one page may take (within timeoutMs); past it the conversion is stopped (WEB_CONVERSION_LIMIT).'),
+      convertMemoryMb: Schema.natural()
+        .min(32)
+        .default(256)
+        .description('Heap of a conversion thread in MB; a page that needs more is stopped (WEB_CONVERSION_LIMIT).'),
       readability: Schema.boolean()
         .default(true)
         .description('Convert only the main content of HTML pages (Mozilla Readability), falling back to the whole body.'),
@@ -65,16 +74,18 @@ export class Web extends Service implements WebService {
     }
     const agents = { http: new HttpAgent(), https: new HttpsAgent() }
     const lifetime = new AbortController()
+    const converter = new Converter({ timeoutMs: config.convertTimeoutMs, memoryMb: config.convertMemoryMb })
     ctx.effect(
       () => () => {
         lifetime.abort(new WebError('WEB_FETCH_FAILED', 'the web plugin was unloaded'))
         agents.http.destroy()
         agents.https.destroy()
+        return converter.close()
       },
-      'web agents',
+      'web agents and conversion threads',
     )
     const tools: ToolRegistry = ctx.tools
-    tools.register(fetchTool({ policy, agents }, config, lifetime.signal))
+    tools.register(fetchTool({ policy, agents }, converter, config, lifetime.signal))
     if (config.searxng) this.register(searxngProvider(config.searxng))
     if (config.brave) this.register(braveProvider(config.brave))
     if (config.search ?? this.providers.length > 0) tools.register(searchTool(this, config, lifetime.signal))
@@ -118,6 +129,8 @@ export declare namespace Web {
     maxBytes: number
     maxRedirects: number
     timeoutMs: number
+    convertTimeoutMs: number
+    convertMemoryMb: number
     userAgent: string
     readability: boolean
     blockPrivateAddresses: boolean

@@ -16,6 +16,8 @@ describe('web_fetch SSRF protection', () => {
     ['a decimal IPv4 literal', (port: number) => `http://2130706433:${port}/`],
     ['an IPv4-mapped IPv6 literal', (port: number) => `http://[::ffff:127.0.0.1]:${port}/`],
     ['a shortened octal-ish literal', (port: number) => `http://0x7f.1:${port}/`],
+    ['an IPv4-compatible IPv6 literal', (port: number) => `http://[::127.0.0.1]:${port}/`],
+    ['an IPv4-translated IPv6 literal', (port: number) => `http://[::ffff:0:127.0.0.1]:${port}/`],
   ])('refuses loopback reached through %s', async (_label, url) => {
     const target = await serve((_request, response) => response.end('secret'), '127.0.0.1')
     const { call } = await loadWeb({ allowAddresses: [] })
@@ -41,6 +43,21 @@ describe('web_fetch SSRF protection', () => {
     const result = await call('web_fetch', { url })
     expect(codeOf(result)).toBe('WEB_BLOCKED_ADDRESS')
     expect(textOf(result)).toContain(`is a ${reason} address`)
+  })
+
+  it.each([
+    ['IPv4-compatible', 'http://[::10.0.0.7]/', '::a00:7 is an IPv4-compatible address (it carries 10.0.0.7)'],
+    ['IPv4-compatible metadata', 'http://[::169.254.169.254]/', '::a9fe:a9fe is an IPv4-compatible address (it carries 169.254.169.254)'],
+    ['IPv4-translated', 'http://[::ffff:0:192.168.1.1]/', '::ffff:0:c0a8:101 is an IPv4-translated address (it carries 192.168.1.1)'],
+    ['NAT64', 'http://[64:ff9b::10.0.0.1]/', '64:ff9b::a00:1 is a NAT64 address (it carries 10.0.0.1)'],
+    ['6to4', 'http://[2002:a9fe:a9fe::1]/', '2002:a9fe:a9fe::1 is a 6to4 address (it carries 169.254.169.254)'],
+    ['Teredo', 'http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/', 'is a Teredo address (it carries 127.0.0.1)'],
+    ['ISATAP', 'http://[2600::5efe:10.1.2.3]/', '2600::5efe:a01:203 is an ISATAP address (it carries 10.1.2.3, a private address)'],
+  ])('refuses the IPv6 form %s, naming the IPv4 address it carries', async (_label, url, message) => {
+    const { call } = await loadWeb({ allowAddresses: [] })
+    const result = await call('web_fetch', { url })
+    expect(codeOf(result)).toBe('WEB_BLOCKED_ADDRESS')
+    expect(textOf(result)).toContain(message)
   })
 
   it('refuses at the hop a redirect chain from an allowed host into private addresses', async () => {
