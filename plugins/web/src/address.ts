@@ -39,6 +39,11 @@ const BLOCKED: Array<[string, number, 'ipv4' | 'ipv6', string]> = [
   ['ff00::', 8, 'ipv6', 'multicast'],
 ]
 
+/** The 16-bit groups of a colon-separated run (`a:b:c`). */
+function parseGroups(run: string): number[] {
+  return run ? run.split(':').map((group) => parseInt(group, 16)) : []
+}
+
 /** The eight 16-bit groups of an IPv6 address (`isIP` has accepted it). */
 function groupsOf(address: string): number[] {
   let text = address.toLowerCase().split('%')[0]!
@@ -49,9 +54,8 @@ function groupsOf(address: string): number[] {
     text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`
   }
   const [head = '', tail] = text.split('::')
-  const parse = (part: string) => (part ? part.split(':').map((group) => parseInt(group, 16)) : [])
-  const front = parse(head)
-  const back = tail === undefined ? [] : parse(tail)
+  const front = parseGroups(head)
+  const back = tail === undefined ? [] : parseGroups(tail)
   return [...front, ...Array<number>(8 - front.length - back.length).fill(0), ...back]
 }
 

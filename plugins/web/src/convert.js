@@ -150,8 +150,7 @@ function convertHtml(html, options) {
     try {
       const article = new Readability(/** @type {any} */ (document), { maxElemsToParse: MAX_READABILITY_ELEMENTS }).parse()
       // Converting linkedom nodes directly is faster than handing turndown a string for its own parser.
-      if (article?.content && article.textContent?.trim())
-        source = parseHTML(`<!doctype html><html><body>${article.content}</body></html>`).document.body
+      if (article?.content && article.textContent?.trim()) source = parseHTML(`<!doctype html><html><body>${article.content}</body></html>`).document.body
     } catch {
       // The whole body is converted instead.
     }

@@ -12,14 +12,17 @@ export interface ConverterLimits {
   memoryMb: number
 }
 
-// A thread whose heap grew past this (a large page) is replaced, so the memory goes back to the system.
-const RECYCLE_ABOVE_BYTES = 96 << 20
+// A thread that converted a page larger than this, or whose heap passed half its limit, is replaced, so
+// the memory a large page took goes back to the system (a thread's heap only shrinks when V8 decides).
+const RECYCLE_AFTER_BYTES = 1 << 20
 // An idle thread is stopped after this long: a host that fetches once keeps no thread.
 const IDLE_MS = 30_000
 const WORKERS = Math.max(1, Math.min(2, availableParallelism()))
 
 interface Job {
   request: ConversionRequest
+  /** The body's size (its buffer is detached once transferred). */
+  size: number
   transfer: ArrayBuffer[]
   signal: AbortSignal
   resolve(converted: Converted): void
@@ -65,6 +68,7 @@ export class Converter {
       const onAbort = () => this.abort(job, signal.reason)
       const job: Job = {
         request: { body: bytes, contentType, options },
+        size: bytes.byteLength,
         transfer: [bytes],
         signal,
         resolve,
@@ -98,7 +102,7 @@ export class Converter {
   private spawn(): Thread | undefined {
     if (this.closed || this.threads.size >= WORKERS) return undefined
     const worker = new Worker(new URL('./convert-worker.js', import.meta.url), {
-      resourceLimits: { maxOldGenerationSizeMb: this.limits.memoryMb, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
+      resourceLimits: { maxOldGenerationSizeMb: this.limits.memoryMb, stackSizeMb: 4 },
       stdout: false,
       stderr: false,
     })
@@ -144,7 +148,7 @@ export class Converter {
     thread.job = undefined
     if (reply.ok) this.settle(job, undefined, reply.converted)
     else this.settle(job, new WebError(reply.code as 'WEB_CONVERSION_FAILED', reply.message))
-    if (reply.heapBytes > RECYCLE_ABOVE_BYTES) this.stop(thread, undefined)
+    if (job.size > RECYCLE_AFTER_BYTES || reply.heapBytes > (this.limits.memoryMb << 20) / 2) this.stop(thread, undefined)
     else this.idle(thread)
     this.dispatch()
   }

@@ -120,6 +120,8 @@ export function walkHtml(html, handler, options = {}) {
   let attributeValue = ''
   let current = ''
 
+  // A function, not the flag itself, in loop conditions: callbacks inside the loop set it.
+  const running = () => !stopped
   /** @param {boolean | void} answer */
   const check = (answer) => {
     if (answer === false && !stopped) {
@@ -137,7 +139,7 @@ export function walkHtml(html, handler, options = {}) {
   /** @param {string} name */
   const open = (name) => {
     const implied = IMPLIES_CLOSE.get(name)
-    if (implied) while (stack.length && implied.has(stack[stack.length - 1]) && !stopped) pop()
+    if (implied) while (stack.length && implied.has(stack[stack.length - 1]) && running()) pop()
     current = name
     attributes = collect ? Object.create(null) : none
     if (VOID.has(name)) return
@@ -191,7 +193,7 @@ export function walkHtml(html, handler, options = {}) {
           return
         }
         if (openCounts.get(name)) {
-          while (!stopped && pop() !== name);
+          while (running() && pop() !== name);
         } else if (name === 'p') {
           // A stray `</p>` is an empty paragraph.
           open('p')
@@ -212,7 +214,7 @@ export function walkHtml(html, handler, options = {}) {
   if (stopped) return
   tokenizer.end()
   opened()
-  while (stack.length && !stopped) pop()
+  while (stack.length && running()) pop()
 }
 
 /**

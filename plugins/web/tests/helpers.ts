@@ -1,6 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import Schema from 'schemastery'
 import { afterEach } from 'vitest'
+import { defineTool } from '@cordage/core'
 import { createTestContext } from '@cordage/testing'
 import { Web } from '../src/index.js'
 
@@ -66,5 +68,15 @@ export async function loadWeb(config: Partial<Web.Config> = {}, options: { print
   const call = (name: string, args: unknown, signal?: AbortSignal) => ctx.tools.execute({ name, arguments: args, signal })
   return { ctx, fiber, call }
 }
+
+/** A tool that answers at once: what a host that keeps answering answers. */
+export const ping = defineTool({
+  name: 'ping',
+  description: 'Answers at once.',
+  parameters: Schema.object({}),
+  output: { schema: Schema.object({ pong: Schema.boolean().required() }), render: () => [{ type: 'text', text: 'pong' }] },
+  execute: () => ({ pong: true }),
+  concurrency: 'parallel',
+})
 
 export { codeOf, textOf, valueOf } from '@cordage/testing'

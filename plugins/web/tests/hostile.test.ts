@@ -2,10 +2,8 @@
 // memory, crash it or reach what it must not.
 import { readdirSync } from 'node:fs'
 import { gzipSync } from 'node:zlib'
-import Schema from 'schemastery'
 import { describe, expect, it } from 'vitest'
-import { defineTool } from '@cordage/core'
-import { codeOf, loadWeb, serve, textOf, valueOf } from './helpers.js'
+import { codeOf, loadWeb, ping, serve, textOf, valueOf } from './helpers.js'
 
 const paragraphs = `<html><head><title>Flood</title></head><body>${'<p>x</p>'.repeat(400_000)}</body></html>`
 const nested = `<html><body>${'<div>'.repeat(100_000)}deep text${'</div>'.repeat(100_000)}</body></html>`
@@ -19,15 +17,6 @@ const html =
 
 /** Threads of this process (the conversion workers are threads of it). */
 const threads = () => readdirSync('/proc/self/task').length
-
-const ping = defineTool({
-  name: 'ping',
-  description: 'Answers at once.',
-  parameters: Schema.object({}),
-  output: { schema: Schema.object({ pong: Schema.boolean().required() }), render: () => [{ type: 'text', text: 'pong' }] },
-  execute: () => ({ pong: true }),
-  concurrency: 'parallel',
-})
 
 /**
  * Runs `work` while calling `ping` through the registry every few milliseconds; returns its result and the
@@ -59,14 +48,29 @@ describe('web_fetch on hostile pages', () => {
     ['400 000 paragraphs (3.2 MB)', paragraphs, (content: string) => expect(content.match(/x/g)).toHaveLength(400_000)],
     ['100 000 nested elements', nested, (content: string) => expect(content).toBe('deep text')],
     ['4 000 rich paragraphs through a DOM', heavy, (content: string) => expect(content.match(/\*\*bold\*\*/g)).toHaveLength(4_000)],
-  ])('converts %s while the host keeps answering', async (_label, page, check) => {
-    const server = await serve(html(page))
-    const { ctx, call } = await loadWeb()
-    ctx.tools.register(ping)
-    const { result, slowestMs } = await whileProbing(call, call('web_fetch', { url: server.url }))
-    check(valueOf(result).content)
-    // The previous, in-thread conversion held the event loop for seconds to minutes on each of these.
-    expect(slowestMs).toBeLessThan(2000)
+  ])(
+    'converts %s while the host keeps answering',
+    async (_label, page, check) => {
+      const server = await serve(html(page))
+      // A budget a loaded machine meets: this test is about the host, not the budget.
+      const { ctx, call } = await loadWeb({ convertTimeoutMs: 50_000, timeoutMs: 55_000 })
+      ctx.tools.register(ping)
+      const { result, slowestMs } = await whileProbing(call, call('web_fetch', { url: server.url }))
+      check(valueOf(result).content)
+      // The previous, in-thread conversion held the event loop for seconds to minutes on each of these.
+      expect(slowestMs).toBeLessThan(2000)
+    },
+    60_000,
+  )
+
+  it('gives the memory of a large page back once it is converted', async () => {
+    const server = await serve(html(paragraphs))
+    const { call } = await loadWeb()
+    const before = { threads: threads(), rss: process.memoryUsage().rss }
+    expect(valueOf(await call('web_fetch', { url: server.url })).title).toBe('Flood')
+    // The thread that converted it is replaced, and its heap goes with it.
+    await expect.poll(threads, { timeout: 10_000 }).toBe(before.threads)
+    expect(process.memoryUsage().rss - before.rss).toBeLessThan(300 << 20)
   })
 
   it('stops a conversion past its time budget, frees its thread and converts the next page', async () => {
