@@ -79,6 +79,38 @@ export function listPids(): number[] | undefined {
   return pids
 }
 
+function readNumber(path: string, pattern: RegExp): number | undefined {
+  try {
+    const match = pattern.exec(readFileSync(path, 'latin1'))
+    return match ? Number(match[1]) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+const pidMax = hasProc ? readNumber('/proc/sys/kernel/pid_max', /(\d+)/) : undefined
+
+/** Processes created on the machine since boot (`processes` in /proc/stat): a clock that counts forks. */
+export function forkCount(): number | undefined {
+  return hasProc ? readNumber('/proc/stat', /^processes (\d+)$/m) : undefined
+}
+
+/**
+ * The pids that can belong to processes created since `first` was (`forks` = {@link forkCount} then),
+ * itself included. Linux hands out pids in increasing order, wrapping at `pid_max`: unless a whole
+ * cycle of pids was used since, every newer process has a pid from `first` up to the newest one
+ * (`/proc/loadavg`), so older processes need no reading at all. Otherwise, every pid.
+ */
+export function listPidsSince(first: number, forks: number | undefined): number[] | undefined {
+  const pids = listPids()
+  if (!pids) return undefined
+  // Read after the listing, so the newest pid covers every listed one.
+  const newest = readNumber('/proc/loadavg', /\/\d+ (\d+)\s*$/)
+  const now = forkCount()
+  if (forks === undefined || now === undefined || newest === undefined || pidMax === undefined || now - forks >= pidMax / 2) return pids
+  return first <= newest ? pids.filter((pid) => pid >= first && pid <= newest) : pids.filter((pid) => pid >= first || pid <= newest)
+}
+
 /** Whether a process state means it holds nothing any more (only its parent can reap it). */
 export function isDead(info: ProcessInfo): boolean {
   return info.state === 'Z' || info.state === 'X' || info.state === 'x'

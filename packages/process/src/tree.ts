@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { environHolds, hasProc, isDead, listPids, readProcess, type ProcessInfo } from './proc.js'
+import { environHolds, forkCount, hasProc, isDead, listPids, listPidsSince, readProcess, type ProcessInfo } from './proc.js'
 
 /**
  * The variable every process of a tree inherits. Its value is a `:`-separated list of tree tokens: a
@@ -36,6 +36,7 @@ export class ProcessTree {
   readonly marker: string
   private leader: number | undefined
   private leaderStart = 0
+  private forksAtAdoption: number | undefined
   // `pid:start` → whether that process carries the marker. A process's start environment is fixed at
   // exec, so a verdict stays true for its life, even if it later scrubs the memory /proc reads.
   private readonly verdicts = new Map<string, boolean>()
@@ -52,6 +53,7 @@ export class ProcessTree {
 
   /** Records the first process (the leader of its own group or session, when it made one). */
   adopt(pid: number): void {
+    this.forksAtAdoption = forkCount()
     this.leader = pid
     this.leaderStart = readProcess(pid)?.start ?? 0
   }
@@ -130,7 +132,9 @@ export class ProcessTree {
 
   /** One full pass over `/proc`: live members by pid (with their start times), or undefined without `/proc`. */
   private scan(): Map<number, number> | undefined {
-    const pids = hasProc ? listPids() : undefined
+    if (!hasProc) return undefined
+    // Only processes created since the leader can belong to it: their pids come after its pid.
+    const pids = this.leader === undefined || !this.leaderStart ? listPids() : listPidsSince(this.leader, this.forksAtAdoption)
     if (!pids) return undefined
     const candidates: ProcessInfo[] = []
     let leaderReused = false
