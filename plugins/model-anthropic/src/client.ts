@@ -27,6 +27,8 @@ export class AnthropicClient implements ModelService {
       maxRetries: options.maxRetries,
       timeout: options.timeoutMs,
       defaultHeaders: options.headers,
+      // The SDK traces each call itself once a tracer provider is registered; the otel plugin already does.
+      ...(!options.sdkTelemetry && { openTelemetry: false as const }),
     })
     this.wire = {
       model: options.model,

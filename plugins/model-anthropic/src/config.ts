@@ -19,6 +19,7 @@ export interface Config {
   price?: Partial<ModelPrice>
   headers: Record<string, string>
   extraBody: Record<string, unknown>
+  sdkTelemetry?: boolean
 }
 
 const Price = Schema.object({
@@ -45,6 +46,7 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
   contextWindow: Schema.natural().min(1).description('Override the built-in context window (tokens).'),
   price: Price.description('Override the built-in price (US dollars per million tokens).'),
   headers: Schema.dict(String).default({}).description('Extra HTTP headers (e.g. anthropic-beta).'),
+  sdkTelemetry: Schema.boolean().description("Let the SDK emit its own OpenTelemetry spans (off: the otel plugin's spans cover model calls)."),
   extraBody: Schema.dict(Schema.any()).default({}).description('Extra request body fields; the keys above win.'),
 })
 

@@ -1,24 +1,13 @@
-import type { ModelEvent, ModelService } from '@cordage/services'
-import { createTestContext, type TestContext } from '@cordage/testing'
+import type { ModelService } from '@cordage/services'
+import { collectEvents, createTestContext, streamFailure, type TestContext } from '@cordage/testing'
 import type { ToolDefinition } from '@cordage/core'
 import { AnthropicModel } from '../src/index.js'
 
-/** Reads a stream to its end. */
-export async function collect(stream: AsyncIterable<ModelEvent>): Promise<ModelEvent[]> {
-  const events: ModelEvent[] = []
-  for await (const event of stream) events.push(event)
-  return events
-}
+/** Reads a stream to its end (the test kit's `collectEvents`). */
+export const collect = collectEvents
 
-/** The error a stream ends with. */
-export async function failure(stream: AsyncIterable<ModelEvent>): Promise<any> {
-  try {
-    await collect(stream)
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected the stream to fail')
-}
+/** The error a stream ends with (the test kit's `streamFailure`). */
+export const failure = streamFailure
 
 /** A context with the registry and the provider loaded against `baseURL`, without SDK retries. */
 export async function loadModel(

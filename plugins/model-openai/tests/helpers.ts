@@ -1,26 +1,15 @@
 import type { CompletionRequest, ModelEvent, ModelService } from '@cordage/services'
-import { createTestContext, type TestContext } from '@cordage/testing'
+import { collectEvents, createTestContext, streamFailure, type TestContext } from '@cordage/testing'
 import { OpenAIModel } from '../src/index.js'
 
-/** Reads a stream to its end. */
-export async function collect(stream: AsyncIterable<ModelEvent>): Promise<ModelEvent[]> {
-  const events: ModelEvent[] = []
-  for await (const event of stream) events.push(event)
-  return events
-}
+/** Reads a stream to its end (the test kit's `collectEvents`). */
+export const collect = collectEvents
 
 /** Concatenated text deltas. */
 export const textOf = (events: ModelEvent[]) => events.flatMap((event) => (event.type === 'text' ? [event.delta] : [])).join('')
 
-/** The error a stream ends with. */
-export async function failure(stream: AsyncIterable<ModelEvent>): Promise<any> {
-  try {
-    await collect(stream)
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected the stream to fail')
-}
+/** The error a stream ends with (the test kit's `streamFailure`). */
+export const failure = streamFailure
 
 /** A context with the registry and the provider loaded against `baseURL`, with fast retries. */
 export async function loadModel(
