@@ -14,9 +14,19 @@ const OLD = [
     type: 'assistant/message',
     seq: 3,
     time: '2026-06-01T10:00:01.000Z',
-    data: { content: '', toolCalls: [{ id: 'call_1', name: 'glob', arguments: '{"pattern":"*"}' }], finishReason: 'tool_calls', usage: { inputTokens: 50, outputTokens: 9 } },
+    data: {
+      content: '',
+      toolCalls: [{ id: 'call_1', name: 'glob', arguments: '{"pattern":"*"}' }],
+      finishReason: 'tool_calls',
+      usage: { inputTokens: 50, outputTokens: 9 },
+    },
   },
-  { type: 'tool/result', seq: 4, time: '2026-06-01T10:00:01.100Z', data: { callId: 'call_1', name: 'glob', content: [{ type: 'text', text: 'a.ts' }], isError: false } },
+  {
+    type: 'tool/result',
+    seq: 4,
+    time: '2026-06-01T10:00:01.100Z',
+    data: { callId: 'call_1', name: 'glob', content: [{ type: 'text', text: 'a.ts' }], isError: false },
+  },
   { type: 'assistant/message', seq: 5, time: '2026-06-01T10:00:02.000Z', data: { content: 'One file: a.ts.', finishReason: 'stop' } },
   { type: 'session/end', seq: 6, time: '2026-06-01T10:00:02.100Z', data: { reason: 'completed' } },
 ]

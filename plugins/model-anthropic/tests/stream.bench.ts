@@ -69,7 +69,14 @@ bench(
     )
     const provider = new AnthropicClient(options)
     const sdk = new Anthropic({ apiKey: 'sk-bench', baseURL: server.baseURL, maxRetries: 0 })
-    const body = toWireBody(request, { model: options.model, id: provider.id, maxTokens: 4096, thinking: 'default', cache: true, extraBody: {} }) as unknown as Anthropic.MessageCreateParamsStreaming
+    const body = toWireBody(request, {
+      model: options.model,
+      id: provider.id,
+      maxTokens: 4096,
+      thinking: 'default',
+      cache: true,
+      extraBody: {},
+    }) as unknown as Anthropic.MessageCreateParamsStreaming
     let sink = 0
     const baseline = {
       name: 'bare SDK: create({ stream: true }), every event read',
