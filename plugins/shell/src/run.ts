@@ -1,4 +1,4 @@
-import { execa } from 'execa'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { ProcessTree } from '@cordage/process'
 
 /** How one command run ended. `spawnError` is set when the shell could not be started at all. */
@@ -37,57 +37,60 @@ export interface RunningCommand {
  */
 export function spawnCommand(options: SpawnOptions): RunningCommand {
   const tree = new ProcessTree()
-  const subprocess = execa(options.shell, ['-c', options.command], {
-    cwd: options.cwd,
-    env: tree.environment(options.env),
-    extendEnv: false,
-    detached: true,
-    buffer: false,
-    reject: false,
-    stdin: 'ignore',
-    stripFinalNewline: false,
-    cleanup: true,
-  })
+  let subprocess: ChildProcess
+  try {
+    subprocess = spawn(options.shell, ['-c', options.command], {
+      cwd: options.cwd,
+      env: tree.environment(options.env),
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+  } catch (error) {
+    // Synchronous failures (a NUL in the command, a bad argument) are spawn failures like ENOENT.
+    const done = Promise.resolve<RunOutcome>({ exitCode: null, signal: null, spawnError: spawnMessage(error, options) })
+    return { pid: undefined, done, stop: () => done, isRunning: () => false }
+  }
   const pid = subprocess.pid
   if (pid !== undefined) tree.adopt(pid)
   let running = pid !== undefined
-  subprocess.stdout?.on('data', options.onStdout)
-  subprocess.stderr?.on('data', options.onStderr)
-  const exited = new Promise<{ exitCode: number | null; signal: string | null }>((resolve) => {
+  subprocess.stdout!.on('data', options.onStdout)
+  subprocess.stderr!.on('data', options.onStderr)
+  // `exit`: the shell is gone; `close`: every writer of its pipes is gone too; `error`: it never started.
+  const exited = new Promise<RunOutcome>((resolve) => {
     subprocess.once('exit', (exitCode, signal) => {
       running = false
       resolve({ exitCode, signal })
     })
+    subprocess.once('error', (error) => {
+      running = false
+      resolve({ exitCode: null, signal: null, spawnError: spawnMessage(error, options) })
+    })
   })
-  const finished = subprocess.then((result) => result)
+  const closed = new Promise<void>((resolve) => subprocess.once('close', () => resolve()))
   let stopping: Promise<unknown> | undefined
   const stop = () => {
     if (pid !== undefined) stopping ??= tree.terminate({ graceMs: options.killGraceMs })
     return done
   }
   const done = (async (): Promise<RunOutcome> => {
-    if (pid === undefined) {
-      const result = await finished
-      return { exitCode: null, signal: null, spawnError: spawnMessage(result.message, options) }
-    }
-    const exit = await Promise.race([exited, finished.then((result) => ({ exitCode: result.exitCode ?? null, signal: result.signal ?? null }))])
+    const exit = await exited
+    if (pid === undefined || exit.spawnError) return exit
     // Whatever the shell left running dies with it.
     await (stopping ??= tree.terminate({ graceMs: options.killGraceMs }))
-    // The streams close once every writer is gone; a writer that escaped the tree (its marker removed) cannot hold the call.
+    // The pipes close once every writer is gone; a writer that escaped the tree (its marker removed) cannot hold the call.
     let timer: NodeJS.Timeout | undefined
-    const drained = await Promise.race([finished.then(() => true), new Promise<false>((resolve) => (timer = setTimeout(resolve, 1000, false)))])
+    const drained = await Promise.race([closed.then(() => true), new Promise<false>((resolve) => (timer = setTimeout(resolve, 1000, false)))])
     clearTimeout(timer)
     if (!drained) {
-      subprocess.stdout?.destroy()
-      subprocess.stderr?.destroy()
+      subprocess.stdout!.destroy()
+      subprocess.stderr!.destroy()
     }
     return exit
   })()
-  void done.then(() => (running = false))
   return { pid, done, stop, isRunning: () => running }
 }
 
-function spawnMessage(message: string | undefined, options: SpawnOptions): string {
-  const detail = message?.split('\n').find((line) => /ENOENT|EACCES|spawn/.test(line)) ?? message ?? 'unknown error'
-  return `could not start the shell "${options.shell}" in ${options.cwd}: ${detail.trim()}`
+function spawnMessage(error: unknown, options: SpawnOptions): string {
+  const detail = error instanceof Error ? error.message : String(error)
+  return `could not start the shell "${options.shell}" in ${options.cwd}: ${detail.split('\n')[0]!.trim()}`
 }

@@ -24,7 +24,7 @@ bench(
     await compare(
       '(a) spawn-to-settled for `true`',
       { name: 'child_process.spawn + close', fn: () => raw('true', root) },
-      [{ name: 'bash tool (execa, group check, capture, render)', fn: () => execute({ name: 'bash', arguments: { command: 'true' } }) }],
+      [{ name: 'bash tool (spawn, process-tree sweep, capture, render)', fn: () => execute({ name: 'bash', arguments: { command: 'true' } }) }],
       { iterations: 10, rounds: 9, warmup: 3, unit: 'ms' },
     )
   },
