@@ -48,11 +48,19 @@ export const DEFAULT_ENV_DENY: readonly string[] = [
  * (`postgres://app:pw@db`, `redis://:pw@cache`, a Sentry DSN's `https://key@host`), a PEM block
  * (`-----BEGIN … KEY-----`), a JSON Web Token (`eyJ….eyJ….…`).
  */
-const SECRET_VALUES: readonly RegExp[] = [/[a-z][a-z0-9+.-]*:\/\/[^/?#\s@]+@/i, /-----BEGIN [A-Z0-9 ]+-----/, /\beyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\./]
+// The look-behind starts a scheme only where one can start, keeping the test linear on long values.
+const URL_WITH_USERINFO = /(?<![a-z0-9+.-])[a-z][a-z0-9+.-]*:\/\/[^/?#\s@]+@/i
+const PEM_BLOCK = /-----BEGIN [A-Z0-9 ]+-----/
+const JSON_WEB_TOKEN = /\beyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\./
 
 /** Whether `value` holds a credential by its shape (see {@link EnvPolicy}). */
 export function isSecretValue(value: string): boolean {
-  return SECRET_VALUES.some((pattern) => pattern.test(value))
+  // Each shape has a marker a plain search finds: most values are tested without running a pattern.
+  return (
+    (value.includes('@') && URL_WITH_USERINFO.test(value)) ||
+    (value.includes('-----BEGIN ') && PEM_BLOCK.test(value)) ||
+    (value.includes('eyJ') && JSON_WEB_TOKEN.test(value))
+  )
 }
 
 /**

@@ -50,3 +50,13 @@ describe('credentials by name and by value', () => {
     expect(envPolicySchema('tests')({ denyValues: false }).denyValues).toBe(false)
   })
 })
+
+describe('value checks on hostile values', () => {
+  it('stay linear on a megabyte of scheme-like characters', () => {
+    const value = `${'a'.repeat(1 << 20)}@`
+    const started = performance.now()
+    expect(isSecretValue(value)).toBe(false)
+    // A hang detector (quadratic backtracking would take minutes), not a speed measurement.
+    expect(performance.now() - started).toBeLessThan(5_000)
+  })
+})
