@@ -6,7 +6,7 @@ export { failure, errorMessage, freezeResult } from './failure.js'
 export type { JsonSchemaNode, JsonSchema, JsonSchemaType } from './schema.js'
 export { assertSupportedSchema, checkSupportedSchema, nestSchema, SUPPORTED_FORMATS } from './schema.js'
 export type { Validator } from './validator.js'
-export { compileValidator, compileDefaultingValidator } from './validator.js'
+export { compileValidator } from './validator.js'
 export type { ValueSchemaSpec, Infer } from './schemastery.js'
 export { toJsonSchema, isSchemastery } from './schemastery.js'
 export type {
@@ -23,7 +23,7 @@ export type {
 } from './tool.js'
 export { defineTool, TOOL_NAME_PATTERN, TOOL_ANNOTATION_KEYS } from './tool.js'
 export type { ConfigInput, ConfigIssue, KeyShape, StandardConfig } from './config.js'
-export { ConfigError, strictConfig, unknownConfigKeys, formatPath } from './config.js'
+export { ConfigError, strictConfig, unknownConfigKeys } from './config.js'
 export type { Violation } from './errors.js'
 export {
   CordageError,
