@@ -126,6 +126,7 @@ export class Agent {
           turn = await this.requestTurn(model, offered.schemas, signal, turns)
         }
         const turnCost = charge(tally, turn.usage, model)
+        this.reportUsage(model, 'turn', turn.usage, turnCost)
         if (turn.aborted && !turn.text && !turn.calls.length) return finish('aborted')
         const data: SessionEventMap['assistant/message'] = {
           content: turn.text,
@@ -213,7 +214,7 @@ export class Agent {
     })
     this.compactedAt = this.messages.length
     if (!record) return undefined
-    charge(tally, record.usage, model)
+    this.reportUsage(model, 'compaction', record.usage, charge(tally, record.usage, model))
     this.session?.append('session/compact', record)
     const head = this.messages[0]?.role === 'system' ? 1 : 0
     this.messages.splice(0, this.messages.length, ...applyCompaction(this.messages, record))
@@ -229,6 +230,13 @@ export class Agent {
     })
     await this.session?.sync()
     return record
+  }
+
+  /** Emits `agent/usage` for one request, when someone listens (a run budget). */
+  private reportUsage(model: ModelService, purpose: 'turn' | 'compaction', usage: Usage | undefined, cost: number | undefined): void {
+    const { emit, hooks } = contextAccess(this.ctx)
+    if (!usage || !hooks['agent/usage']?.length) return
+    emit('agent/usage', { ...(this.name !== undefined && { agent: this.name }), model: model.id, purpose, usage, ...(cost !== undefined && { cost }) })
   }
 
   /** One model request; its reported prompt size recalibrates the meter. */

@@ -5,7 +5,7 @@ import type { CodeRunner } from './code.js'
 import type { AgentNotice } from './notice.js'
 import type { SubagentService } from './subagents.js'
 import type { JobSnapshot, JobsService } from './jobs.js'
-import type { ModelService } from './model.js'
+import type { AgentUsageEvent, ModelService } from './model.js'
 import type { OpenedAccess, OpenedFile } from './paths.js'
 import type { SpillService } from './spill.js'
 import type { InteractionService, PlanModeService } from './interaction.js'
@@ -48,6 +48,8 @@ declare module 'cordis' {
     'paths/opened'(exec: ToolExec, file: OpenedFile, access: OpenedAccess): string | undefined
     /** Emit `(event)` when an agent loop's run starts and when it ends (emitted only while someone listens); observe-only. */
     'agent/run'(event: AgentRunEvent): void
+    /** Emit `(event)` after each model request of an agent run, with its usage (emitted only while someone listens); observe-only. */
+    'agent/usage'(event: AgentUsageEvent): void
   }
 }
 
@@ -68,7 +70,19 @@ export type { JobsService, JobSnapshot, JobState, JobExit, JobStartOptions, JobH
 
 /** A Cordis context that has the `jobs` service (what `ctx.inject(['jobs'], (ctx) => …)` hands a callback). */
 export type JobsContext = Context & { jobs: JobsService }
-export type { ModelTool, ToolCall, Message, ThinkingBlock, Usage, ModelEvent, CompletionRequest, ModelService, ModelInfo, ModelPrice } from './model.js'
+export type {
+  ModelTool,
+  ToolCall,
+  Message,
+  ThinkingBlock,
+  Usage,
+  ModelEvent,
+  CompletionRequest,
+  ModelService,
+  ModelInfo,
+  ModelPrice,
+  AgentUsageEvent,
+} from './model.js'
 export { ModelRequestError, type ModelRequestErrorCode } from './model-error.js'
 export { configuredPrice, modelInfo, type KnownModel } from './model-info.js'
 export type { SpillInput, SpillSaved, SpillService } from './spill.js'

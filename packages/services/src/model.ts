@@ -104,3 +104,18 @@ export interface ModelService {
   readonly info?: ModelInfo
   stream(request: CompletionRequest): AsyncIterable<ModelEvent>
 }
+
+/**
+ * One model request an agent made and what it used: emitted on the context after each request (turns and
+ * compaction summaries alike), only while someone listens. `agent` is what the run's tool calls carry as
+ * `exec.agent`, so per-root-run limits (a token budget) can charge it as it happens.
+ */
+export interface AgentUsageEvent {
+  agent?: string
+  /** The model service id. */
+  model: string
+  purpose: 'turn' | 'compaction'
+  usage: Usage
+  /** US dollars; absent when the model's price is unknown. */
+  cost?: number
+}
