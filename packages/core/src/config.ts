@@ -11,7 +11,7 @@ export interface ConfigIssue {
 
 /**
  * What a user may write for a plugin whose resolved config is `C`: every key optional, nested plain
- * objects too (the schema fills defaults); arrays and their items are taken whole. Plugins type their
+ * objects too (the schema fills defaults); a dictionary's entries and arrays' items are typed as entries. Plugins type their
  * schema `Schema<ConfigInput<Config>, Config>`.
  */
 export type ConfigInput<C> = C extends readonly unknown[]
@@ -19,7 +19,9 @@ export type ConfigInput<C> = C extends readonly unknown[]
   : C extends (...args: never[]) => unknown
     ? C
     : C extends object
-      ? { [K in keyof C]?: ConfigInput<C[K]> }
+      ? string extends keyof C
+        ? { [K in keyof C]: ConfigInput<C[K]> }
+        : { [K in keyof C]?: ConfigInput<C[K]> }
       : C
 
 /** A plugin's config is invalid (code `INVALID_CONFIG`); thrown at load, naming the plugin and every issue. */

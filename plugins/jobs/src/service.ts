@@ -1,7 +1,6 @@
 import { Context, Service } from 'cordis'
-import Schema from 'schemastery'
 import type { ToolRegistry } from '@cordage/registry'
-import { strictConfig } from '@cordage/core'
+import { Config, inject } from './config.js'
 import { jobKillTool } from './job-kill.js'
 import { jobListTool } from './job-list.js'
 import { jobOutputTool } from './job-output.js'
@@ -9,37 +8,19 @@ import { lineageOf, type AgentLineage, type JobHandle, type JobRead, type JobSna
 import { completionContext } from './describe.js'
 import { JobTable, type CallerLineage } from './table.js'
 
-export declare namespace Jobs {
-  /** Limits of the jobs service. */
-  interface Config {
-    headChars: number
-    tailChars: number
-    maxFinishedJobs: number
-    killTimeoutMs: number
-  }
-}
-
 /**
  * The `jobs` service: background work started by other tools. Owners `start` a job (it becomes an
  * effect of the caller's fiber), feed it output and report its end; `job_output`, `job_list` and
  * `job_kill` expose public snapshots to the model. Unloading the service kills every running job.
  */
 export class Jobs extends Service implements JobsService {
-  static readonly inject = ['tools']
-  static readonly Config: Schema<Partial<Jobs.Config>, Jobs.Config> = strictConfig(
-    'jobs',
-    Schema.object({
-      headChars: Schema.natural().default(20_000).description("Characters kept from the start of each job's output."),
-      tailChars: Schema.natural().min(1).default(1_000_000).description("Characters kept from the end of each job's output (a rolling window)."),
-      maxFinishedJobs: Schema.natural().min(1).default(50).description('Finished jobs kept readable; older ones are forgotten.'),
-      killTimeoutMs: Schema.natural().min(1).default(5_000).description("How long a killed job's owner may take to report its end."),
-    }),
-  )
+  static readonly inject = inject
+  static readonly Config = Config
 
   private readonly table: JobTable
   private readonly lineage: CallerLineage
 
-  constructor(ctx: Context, config: Jobs.Config) {
+  constructor(ctx: Context, config: Config) {
     super(ctx, 'jobs')
     const logger = ctx.logger('jobs')
     const completed = (job: JobSnapshot, owner: AgentLineage | undefined): void => {

@@ -5,6 +5,7 @@ import { createTestContext, testToolContract, valueOf as value } from '@cordage/
 import type { AgentNotice, JobSnapshot, JobsService } from '@cordage/services'
 import { completionContext } from '../src/describe.js'
 import { Jobs } from '../src/service.js'
+import type { Config } from '../src/config.js'
 
 testToolContract(Jobs, {
   cases: [
@@ -18,7 +19,7 @@ testToolContract(Jobs, {
 
 const SNAPSHOT_KEYS = ['droppedChars', 'durationMs', 'endedAt', 'error', 'exitCode', 'id', 'kind', 'outputChars', 'signal', 'startedAt', 'state', 'title']
 
-async function setup(config: Partial<Jobs.Config> = {}) {
+async function setup(config: Partial<Config> = {}) {
   const ctx = await createTestContext()
   const fiber = await ctx.plugin(Jobs, config)
   const completed: JobSnapshot[] = []

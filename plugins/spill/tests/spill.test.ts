@@ -4,10 +4,10 @@ import { describe, expect, it } from 'vitest'
 import Schema from 'schemastery'
 import { defineTool } from '@cordage/core'
 import { createTestContext } from '@cordage/testing'
-import { Spill } from '../src/index.js'
+import { Spill, type Config } from '../src/index.js'
 import { listFiles, repeatTool, tempDir, textOf, toolsPlugin } from './helpers.js'
 
-async function setup(config: Partial<Spill.Config> = {}) {
+async function setup(config: Partial<Config> = {}) {
   const dir = join(await tempDir(), 'spill')
   const ctx = await createTestContext({ print: false })
   await ctx.plugin(toolsPlugin(repeatTool(), repeatTool('read')))

@@ -8,7 +8,7 @@ import { Agent, SessionLog, loadSession, type LoadedSession } from '@cordage/age
 import { defineTool, type ToolExecutionResult } from '@cordage/core'
 import { createTestContext, ScriptedModel, type ScriptStep, type TestContext } from '@cordage/testing'
 import type { ChildRunEvent } from '@cordage/services'
-import { Subagents } from '../src/index.js'
+import { Subagents, type Config } from '../src/index.js'
 
 const dirs: string[] = []
 
@@ -55,7 +55,7 @@ export interface Setup {
  */
 export async function setup(
   script: { turns: ScriptStep[]; routes?: Record<string, ScriptStep[]> },
-  config: Partial<Subagents.Config> = {},
+  config: Partial<Config> = {},
   before?: (ctx: TestContext) => Promise<void> | void,
 ): Promise<Setup> {
   const dir = await tempDir()

@@ -7,7 +7,7 @@ import * as codeMode from '@cordage/plugin-code-mode'
 import { Jobs } from '@cordage/plugin-jobs'
 import * as Workflow from '@cordage/plugin-workflow'
 import type { ChildRunEvent } from '@cordage/services'
-import { Subagents } from '../src/index.js'
+import { Subagents, type Config } from '../src/index.js'
 
 interface Seen {
   agent: string | undefined
@@ -17,7 +17,7 @@ interface Seen {
 }
 
 /** Subagents (no session files), Code Mode, workflow and jobs around a scripted model; records every result and child start. */
-async function setup(script: { turns: ScriptStep[]; routes?: Record<string, ScriptStep[]> }, config: Partial<Subagents.Config> = {}) {
+async function setup(script: { turns: ScriptStep[]; routes?: Record<string, ScriptStep[]> }, config: Partial<Config> = {}) {
   const ctx = await createTestContext()
   await ctx.plugin(codeMode, {})
   await ctx.plugin(Jobs, {})
