@@ -127,7 +127,7 @@ export function lspTool(
     // A backstop over the steps' own limits: start, one request, the diagnostics wait.
     timeoutMs: settings.startTimeoutMs + settings.requestTimeoutMs + settings.diagnosticsWaitMs + 5000,
     async execute(args, exec) {
-      const file = await workspace.file(args.path)
+      const file = workspace.file(args.path)
       const spec = pool.specFor(file.display)
       if (!spec)
         throw new LspError('LSP_NO_SERVER', `no language server is configured for ${file.display}; the lsp plugin's servers config maps file globs to servers`)

@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises'
+import { statSync, type Stats } from 'node:fs'
 import picomatch from 'picomatch'
 import { LspError } from './errors.js'
 import { LanguageServer, type OpenDocument, type ServerOptions, type ServerSpec } from './server.js'
@@ -87,7 +87,7 @@ export class ServerPool {
   async sync(server: LanguageServer, file: SourceFile, text: string): Promise<OpenDocument> {
     for (const [uri, document] of server.documents) {
       if (uri === file.uri) continue
-      const now = await stat(document.real).catch(() => undefined)
+      const now = statOf(document.real)
       if (now && now.mtimeMs === document.mtimeMs && now.size === document.size) continue
       const changed = { real: document.real, display: document.real, uri, size: now?.size ?? 0, mtimeMs: now?.mtimeMs ?? 0 }
       const text = now ? await readSource(changed, this.options.maxFileBytes).catch(() => undefined) : undefined
@@ -132,5 +132,14 @@ export class ServerPool {
     const starting = this.entries.map((entry) => entry.starting?.catch(() => undefined))
     await Promise.all(starting)
     await Promise.all(this.entries.map((entry) => entry.server?.shutdown(this.options.shutdownGraceMs)))
+  }
+}
+
+/** The file's stats, or undefined when it is gone or cannot be reached. */
+function statOf(path: string): Stats | undefined {
+  try {
+    return statSync(path, { throwIfNoEntry: false })
+  } catch {
+    return undefined
   }
 }

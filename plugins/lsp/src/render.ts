@@ -20,7 +20,15 @@ export function displayUri(uri: string, workspaceUri: string): string {
   return uri
 }
 
-const at = (uri: string, range: RangeValue, root: string) => `${displayUri(uri, root)}:${range.start.line + 1}:${range.start.character + 1}`
+/** `path:line:column` (1-based) of a range, each distinct URI decoded once per rendering (results crowd into few files). */
+function positions(root: string): (uri: string, range: RangeValue) => string {
+  const shown = new Map<string, string>()
+  return (uri, range) => {
+    let path = shown.get(uri)
+    if (path === undefined) shown.set(uri, (path = displayUri(uri, root)))
+    return `${path}:${range.start.line + 1}:${range.start.character + 1}`
+  }
+}
 
 function capped(lines: string[], total: number, limit: number, noun: string, truncated: boolean): string {
   let text = lines.join('\n')
@@ -50,14 +58,16 @@ export function renderLsp(value: LspValue, pageSize: number): string {
         list.push(location)
         byFile.set(location.uri, list)
       }
-      const lines = [...byFile.values()].flat().map((location) => at(location.uri, location.range, value.resolvedWorkspaceUri))
+      const at = positions(value.resolvedWorkspaceUri)
+      const lines = [...byFile.values()].flat().map((location) => at(location.uri, location.range))
       return capped(lines, value.locations.length, pageSize, 'locations', value.truncated) + withheldNotice(value.withheld, 'locations')
     }
     case 'symbols': {
       if (!value.symbols.length) return `No symbols.${withheldNotice(value.withheld, 'symbols')}`
+      const at = positions(value.resolvedWorkspaceUri)
       const lines = value.symbols.slice(0, pageSize).map((symbol) => {
         const name = symbol.containerName ? `${symbol.containerName}.${symbol.name}` : symbol.name
-        return `${name} (${symbol.kind}) ${at(symbol.uri, symbol.range, value.resolvedWorkspaceUri)}`
+        return `${name} (${symbol.kind}) ${at(symbol.uri, symbol.range)}`
       })
       return capped(lines, value.symbols.length, pageSize, 'symbols', value.truncated) + withheldNotice(value.withheld, 'symbols')
     }
@@ -67,7 +77,7 @@ export function renderLsp(value: LspValue, pageSize: number): string {
       if (!value.diagnostics.length) return `No diagnostics in ${path}.${stale}`
       const lines = value.diagnostics.slice(0, pageSize).map((item) => {
         const origin = [item.source, item.code].filter(Boolean).join(' ')
-        return `${at(value.uri, item.range, value.resolvedWorkspaceUri)}: ${item.severity}${origin ? ` [${origin}]` : ''}: ${item.message.replace(/\n/g, '\n    ')}`
+        return `${path}:${item.range.start.line + 1}:${item.range.start.character + 1}: ${item.severity}${origin ? ` [${origin}]` : ''}: ${item.message.replace(/\n/g, '\n    ')}`
       })
       return capped(lines, value.diagnostics.length, pageSize, 'diagnostics', value.truncated) + stale
     }

@@ -1,5 +1,5 @@
-import { realpathSync } from 'node:fs'
-import { readFile, realpath, stat } from 'node:fs/promises'
+import { closeSync, constants, fstatSync, openSync, read, readSync, realpathSync, statSync } from 'node:fs'
+import { promisify } from 'node:util'
 import { relative, resolve, sep } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { ConfigError } from '@cordage/core'
@@ -42,13 +42,16 @@ export class Workspace {
     return relative(this.root, real).split(sep).join('/') || '.'
   }
 
-  /** Resolves `input` to an existing regular file inside the root. */
-  async file(input: string): Promise<SourceFile> {
+  /**
+   * Resolves `input` to an existing regular file inside the root. Synchronous: one `realpath` and one `stat`
+   * system call, where the promise-based calls each made a thread-pool round trip.
+   */
+  file(input: string): SourceFile {
     if (input.includes('\0')) throw new LspError('LSP_NOT_FOUND', `the path ${JSON.stringify(input)} contains a NUL byte`)
     const lexical = resolve(this.root, input)
     let real: string
     try {
-      real = await realpath(lexical)
+      real = realpathSync.native(lexical)
     } catch {
       throw new LspError('LSP_NOT_FOUND', `${JSON.stringify(input)} does not exist; check the path (glob can list files)`)
     }
@@ -58,19 +61,42 @@ export class Workspace {
         `${JSON.stringify(input)} resolves to ${real}, outside the workspace root ${this.root}; only files inside the root can be queried`,
       )
     }
-    const stats = await stat(real)
+    const stats = statSync(real)
     if (!stats.isFile()) throw new LspError('LSP_NOT_FOUND', `${this.display(real)} is not a regular file`)
     return { real, display: this.display(real), uri: pathToFileURL(real).href, size: stats.size, mtimeMs: stats.mtimeMs }
   }
 }
 
-/** The text of a source file, refused over `maxBytes` (servers get whole documents). */
+// Source files up to this size are read synchronously (a few syscalls); larger ones off the event loop.
+const SMALL = 1 << 20
+const readAsync = promisify(read)
+
+/**
+ * The text of a source file, refused over `maxBytes` (servers get whole documents). The file is opened
+ * without blocking and checked again on the descriptor, and at most `maxBytes + 1` bytes are read: since
+ * it was resolved, the path may have become a FIFO (which would block the read forever) or grown.
+ */
 export async function readSource(file: SourceFile, maxBytes: number): Promise<string> {
-  if (file.size > maxBytes) {
-    throw new LspError(
-      'LSP_FILE_TOO_LARGE',
-      `${file.display} is ${file.size} bytes; the lsp tool sends files of at most ${maxBytes} bytes to a language server`,
-    )
+  const tooLarge = (size: number) =>
+    new LspError('LSP_FILE_TOO_LARGE', `${file.display} is ${size} bytes; the lsp tool sends files of at most ${maxBytes} bytes to a language server`)
+  if (file.size > maxBytes) throw tooLarge(file.size)
+  const fd = openSync(file.real, constants.O_RDONLY | constants.O_NONBLOCK)
+  try {
+    const stats = fstatSync(fd)
+    if (!stats.isFile()) throw new LspError('LSP_NOT_FOUND', `${file.display} is not a regular file`)
+    if (stats.size > maxBytes) throw tooLarge(stats.size)
+    const buffer = Buffer.allocUnsafe(Math.min(stats.size, maxBytes) + 1)
+    let length = 0
+    for (;;) {
+      const count =
+        stats.size <= SMALL
+          ? readSync(fd, buffer, length, buffer.length - length, null)
+          : (await readAsync(fd, buffer, length, buffer.length - length, null)).bytesRead
+      if (count === 0 || (length += count) === buffer.length) break
+    }
+    if (length > maxBytes) throw tooLarge(length)
+    return buffer.toString('utf8', 0, length)
+  } finally {
+    closeSync(fd)
   }
-  return readFile(file.real, 'utf8')
 }

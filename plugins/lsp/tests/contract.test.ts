@@ -1,17 +1,10 @@
-import { join } from 'node:path'
 import { testToolContract } from '@cordage/testing'
 import * as lsp from '../src/index.js'
-import { project } from './helpers.js'
+import { fakeServer, project } from './helpers.js'
 
 // A real child process speaking JSON-RPC (see fixtures/fake-server.mjs) keeps the suite fast; the
 // TypeScript server is exercised in typescript.test.ts.
-const server = {
-  name: 'fake',
-  command: process.execPath,
-  args: [join(import.meta.dirname, 'fixtures/fake-server.mjs'), 'symbols'],
-  globs: ['**/*.txt'],
-  languageId: 'plaintext',
-}
+const server = fakeServer('symbols')
 
 testToolContract(lsp, {
   config: async () => ({ root: await project({ 'a.txt': 'one\ntwo\n', 'b.rb': 'x\n' }), servers: [server], diagnosticsWaitMs: 200 }),

@@ -1,16 +1,7 @@
-import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { codeOf, languageServers, loadLsp, project, textOf, valueOf } from './helpers.js'
+import { codeOf, fakeServer, languageServers, loadLsp, project, textOf, valueOf } from './helpers.js'
 
-const FAKE = join(import.meta.dirname, 'fixtures/fake-server.mjs')
-const fake = (mode: string, env: Record<string, string> = {}) => ({
-  name: `fake-${mode}`,
-  command: process.execPath,
-  args: [FAKE, mode],
-  globs: ['**/*.txt'],
-  languageId: 'plaintext',
-  env,
-})
+const fake = fakeServer
 const files = { 'a.txt': 'one\ntwo\nthree\n' }
 const hover = { operation: 'hover', path: 'a.txt', line: 1, character: 1 }
 

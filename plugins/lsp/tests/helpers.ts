@@ -27,6 +27,17 @@ export const typescriptServer = {
   initializationOptions: { tsserver: { path: TSSERVER, useSyntaxServer: 'never' } },
 }
 
+/** The fake server (a real child process speaking JSON-RPC, `fixtures/fake-server.mjs`) in `mode`, for `*.txt` files. */
+export const FAKE_SERVER = join(import.meta.dirname, 'fixtures/fake-server.mjs')
+export const fakeServer = (mode: string, env: Record<string, string> = {}) => ({
+  name: `fake-${mode}`,
+  command: process.execPath,
+  args: [FAKE_SERVER, mode],
+  globs: ['**/*.txt'],
+  languageId: 'plaintext',
+  env,
+})
+
 /** Files of the fixture project. */
 export const fixture: Record<string, string> = {
   'tsconfig.json': JSON.stringify({

@@ -1,6 +1,9 @@
+import { execFileSync } from 'node:child_process'
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import * as Policy from '@cordage/plugin-policy'
-import { codeOf, cursor, fixture, loadLsp, project, textOf, valueOf } from './helpers.js'
+import { codeOf, cursor, fakeServer, fixture, loadLsp, project, textOf, valueOf } from './helpers.js'
 
 // A project whose src/secret.ts is denied by a path rule, and an allowed file that uses what it declares.
 const secret =
@@ -71,6 +74,26 @@ describe('lsp results honour path rules', { timeout: 180_000 }, () => {
       expect(textOf(allowed)).toContain('add(a: number, b: number): number')
       const elsewhere = await call({ operation: 'definition', path: 'src/main.ts', ...cursor(main, 'add', 2) })
       expect(textOf(elsewhere)).toBe('src/math.ts:1:17')
+    } finally {
+      await fiber.dispose()
+    }
+  })
+})
+
+describe('lsp and hostile files', () => {
+  const server = fakeServer('symbols')
+
+  it('does not hang when an open document is replaced by a FIFO: it is closed on the server and the call answers', { timeout: 30_000 }, async () => {
+    const root = await project({ 'a.txt': 'one\n', 'b.txt': 'two\n' })
+    const { call, fiber } = await loadLsp(root, { servers: [server] })
+    try {
+      expect(valueOf(await call({ operation: 'symbols', path: 'a.txt' })).symbols).toHaveLength(150)
+      rmSync(join(root, 'a.txt'))
+      execFileSync('mkfifo', [join(root, 'a.txt')])
+      expect(valueOf(await call({ operation: 'symbols', path: 'b.txt' })).symbols).toHaveLength(150)
+      const fifo = await call({ operation: 'symbols', path: 'a.txt' })
+      expect(codeOf(fifo)).toBe('LSP_NOT_FOUND')
+      expect(textOf(fifo)).toBe('Error: a.txt is not a regular file')
     } finally {
       await fiber.dispose()
     }
