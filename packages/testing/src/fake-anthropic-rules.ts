@@ -106,7 +106,8 @@ export class PromptCache {
 
   constructor(private readonly minTokens = 0) {}
 
-  apply(body: any): CacheOutcome {
+  /** The request's cache outcome; with `store: false`, only measured (nothing is written). */
+  apply(body: any, store = true): CacheOutcome {
     const segments: Array<{ text: string; breakpoint: boolean }> = []
     for (const tool of body.tools ?? []) segments.push(segment('tool', tool))
     for (const block of blocksOf(body.system)) segments.push(segment('system', block))
@@ -134,7 +135,7 @@ export class PromptCache {
       }
     })
     let write = 0
-    if (lastBreakpoint >= 0 && through[lastBreakpoint] >= this.minTokens) {
+    if (store && lastBreakpoint >= 0 && through[lastBreakpoint] >= this.minTokens) {
       write = Math.max(0, through[lastBreakpoint] - read)
       segments.forEach(({ breakpoint }, index) => {
         if (breakpoint) this.cached.set(hashes[index], through[index])

@@ -60,6 +60,8 @@ export interface FakeAnthropicOptions {
   alwaysThinks?: boolean
   /** Smallest prefix (tokens, estimated as characters / 4) the cache stores; the real API's is 1024 or more. */
   minCacheTokens?: number
+  /** A small model: a prompt above this many tokens (characters / 4) gets the API's "prompt is too long" 400. */
+  contextWindow?: number
 }
 
 /** A running fake Anthropic Messages server on 127.0.0.1. */
@@ -102,6 +104,10 @@ export async function startFakeAnthropic(turns: FakeAnthropicTurn[] = [], option
     if (body === undefined) return sendError(res, { status: 400, message: 'There was an issue with your request body: not valid JSON' })
     const invalid = checkMessagesRequest(body, secret, issued, options.alwaysThinks ?? false)
     if (invalid) return sendError(res, { status: 400, message: invalid })
+    const size = cache.apply(body, false).total
+    if (options.contextWindow !== undefined && size > options.contextWindow) {
+      return sendError(res, { status: 400, message: `prompt is too long: ${size} tokens > ${options.contextWindow} maximum` })
+    }
     const next = script.shift()
     if (next === undefined) return sendError(res, { status: 400, message: `fake Anthropic server: no scripted turn left for request ${requests.length}` })
     if (options.loop) script.push(next)

@@ -120,3 +120,28 @@ it('puts cache breakpoints on the tools, the system prompt and the conversation,
   expect(result.cost).toBeCloseTo(expected, 12)
   await dispose()
 })
+
+it('over real HTTP, a prompt the API refuses as too long is compacted and the run goes on, thinking rules kept', async () => {
+  const big = 'y'.repeat(20_000)
+  server = await startFakeAnthropic(
+    [
+      { thinking: 'Read the big file.', toolCalls: [{ id: 'toolu_big', name: 'word_length', arguments: { word: big } }] },
+      // The compaction request: its summary.
+      { text: 'Task: measure the word. Files: none. State: the measured word was very long. Next: answer.' },
+      { thinking: 'Answer now.', text: 'It has 20000 letters.' },
+    ],
+    { alwaysThinks: true, contextWindow: 8000 },
+  )
+  const { ctx, dispose } = await loadModel(server.baseURL, { model: 'claude-haiku-4-5', contextWindow: 1_000_000 })
+  ctx.tools.register(lengthTool)
+  const events: AgentEvent[] = []
+  const result = await new Agent(ctx, { system: 'You measure words.', onEvent: (event) => events.push(event) }).run('How long is the word?')
+  expect(result).toMatchObject({ stopReason: 'completed', text: 'It has 20000 letters.' })
+  expect(events.find((event) => event.type === 'compact')).toMatchObject({ reason: 'overflow' })
+  const codes = server.requests.map((request) => (request.cache ? 200 : 400))
+  // The refused turn, the summary request refused too, the summary request with old results cleared, the turn after compaction.
+  expect(codes).toEqual([200, 400, 400, 200, 200])
+  const last = server.requests.at(-1)!.body.messages
+  expect(last[0].content[0].text).toContain('<context source="compaction">')
+  await dispose()
+})
