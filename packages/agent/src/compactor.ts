@@ -54,7 +54,8 @@ export async function compactConversation(input: CompactInput): Promise<CompactR
   // cleared too: the model can read again what it needs.
   const after = (record: Pick<CompactRecord, 'keepFrom' | 'cleared'>) =>
     sumOf(applyCompaction(messages, { ...record, summary: 'x', reason: input.reason, tokensBefore: 0, tokensAfter: 0 }))
-  if (input.reason === 'overflow' || after(plan) + estimateToolTokens(input.tools) > budget) plan = planCompaction(messages, input.estimates, keepTokens, clearAbove, true)
+  if (input.reason === 'overflow' || after(plan) + estimateToolTokens(input.tools) > budget)
+    plan = planCompaction(messages, input.estimates, keepTokens, clearAbove, true)
   // Nothing older than the turn that must stay, and nothing to clear: a compaction would only add a summary.
   if (plan.keepFrom <= (messages[0]?.role === 'system' ? 1 : 0) && !plan.cleared.length) return undefined
   const prompt: Message = { role: 'user', content: input.focus ? `${COMPACTION_PROMPT}\n\nFocus the summary on: ${input.focus}` : COMPACTION_PROMPT }
