@@ -3,11 +3,10 @@
 // or text. Runs in the conversion worker (converter.ts), so the host never waits on a hostile page.
 // Plain JavaScript: the worker imports it from src/ and dist/ alike.
 import { TextDecoder } from 'node:util'
-import { Readability } from '@mozilla/readability'
-import { parseHTML } from 'linkedom'
-import TurndownService from 'turndown'
-import { HIDDEN, streamText, textOf, tidyText } from './text.js'
-import { measureHtml } from './tokens.js'
+import { parseDocument } from './dom.js'
+import { mainContent } from './extract.js'
+import { toMarkdown } from './markdown.js'
+import { streamText, textOf } from './text.js'
 
 /**
  * What `web_fetch` returns the body as.
@@ -37,21 +36,11 @@ export class ConversionError extends Error {
 const TEXT_TYPES =
   /^(text\/|application\/(json|xml|javascript|ecmascript|x-javascript|x-ndjson|ld\+json|rss\+xml|atom\+xml|x-yaml|yaml|toml|x-sh|sql|graphql)$)|\+(json|xml)$/
 const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml'])
-// Past these a DOM, Readability and turndown cost seconds and hundreds of megabytes (and they recurse per
-// level), so the page's text is streamed from its markup instead.
-const MAX_DOM_ELEMENTS = 20_000
-const MAX_DOM_DEPTH = 256
-// Readability costs seconds on huge documents; past the element cap it throws before touching the page.
-const MAX_READABILITY_ELEMENTS = 10_000
+// Past these a tree costs more memory than the text is worth, and the Markdown writer recurses per level,
+// so the page's text is streamed from its markup instead.
+const MAX_TREE_ELEMENTS = 100_000
+const MAX_TREE_DEPTH = 256
 const WINDOWS_1252 = '€\0‚ƒ„…†‡ˆ‰Š‹Œ\0Ž\0\0‘’“”•–—˜™š›œ\0žŸ'.split('').map((char) => (char === '\0' ? '' : char))
-const STRIP = [...HIDDEN].join(', ')
-
-const turndown = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '*' })
-// Inline data: images can be megabytes of base64 that say nothing to the model.
-turndown.addRule('drop-data-images', {
-  filter: (node) => node.nodeName === 'IMG' && /^data:/i.test(node.getAttribute('src') ?? ''),
-  replacement: () => '',
-})
 
 /**
  * Splits a Content-Type header into its media type and charset label.
@@ -122,44 +111,35 @@ function decode(body, label) {
 }
 
 /**
- * Converts HTML through a DOM (Readability, turndown); any failure in the converters falls back to plain text.
+ * Converts HTML through its document tree: the main content (unless `readability` is off) as Markdown or
+ * text; any failure in the converters falls back to the streamed text.
  * @param {string} html
  * @param {ConvertOptions} options
  * @returns {Converted}
  */
 function convertHtml(html, options) {
-  let { document } = parseHTML(html)
-  // linkedom roots a fragment (`<p>…</p>` with no <html>) at its first element and puts an empty body inside it.
-  if (document.documentElement?.nodeName !== 'HTML') document = parseHTML(`<!doctype html><html><body>${html}</body></html>`).document
-  const title = tidyText(document.title ?? '') || undefined
-  /** @param {string} content @returns {Converted} */
-  const withTitle = (content) => ({ content, ...(title && { title }) })
-  for (const node of document.querySelectorAll(STRIP)) node.remove()
-  // Links and images become absolute so the model can fetch what a page points to.
-  for (const node of document.querySelectorAll('a[href], img[src]')) {
-    const attribute = node.nodeName === 'A' ? 'href' : 'src'
-    try {
-      node.setAttribute(attribute, new URL(node.getAttribute(attribute) ?? '', options.baseUrl).href)
-    } catch {
-      // Left as written.
-    }
-  }
-  /** @type {any} */
-  let source = document.body ?? document.documentElement
-  if (options.readability) {
-    try {
-      const article = new Readability(/** @type {any} */ (document), { maxElemsToParse: MAX_READABILITY_ELEMENTS }).parse()
-      // Converting linkedom nodes directly is faster than handing turndown a string for its own parser.
-      if (article?.content && article.textContent?.trim()) source = parseHTML(`<!doctype html><html><body>${article.content}</body></html>`).document.body
-    } catch {
-      // The whole body is converted instead.
-    }
-  }
   try {
-    return withTitle(options.format === 'text' ? textOf(source) : turndown.turndown(source).trim())
+    const parsed = parseDocument(html, { maxElements: MAX_TREE_ELEMENTS, maxDepth: MAX_TREE_DEPTH })
+    // A page too large or too deep for a tree: its text is streamed from the markup.
+    if (!parsed) return streamed(html)
+    const { root, title } = parsed
+    const whole = childNamed(childNamed(root, 'html') ?? root, 'body') ?? root
+    const source = (options.readability && mainContent(whole)) || whole
+    const content = options.format === 'text' ? textOf(source) : toMarkdown(source, { baseUrl: options.baseUrl })
+    return { content, ...(title && { title }) }
   } catch {
-    return withTitle(textOf(source))
+    return streamed(html)
   }
+}
+
+/**
+ * @param {import('./dom.js').Element} parent
+ * @param {string} name
+ * @returns {import('./dom.js').Element | undefined}
+ */
+function childNamed(parent, name) {
+  for (const child of parent.children) if (typeof child !== 'string' && child.name === name) return child
+  return undefined
 }
 
 /**
@@ -191,7 +171,5 @@ export function convertBody(body, contentType, options) {
   const html = HTML_TYPES.has(mediaType)
   const text = decode(body, charsetOf(body, parsed.charset, html)).replace(/^\uFEFF/, '')
   if (!html || options.format === 'html') return { content: text }
-  // Measured first, in one linear pass: a page too large or too deep for a DOM never gets one.
-  if (measureHtml(text, { maxElements: MAX_DOM_ELEMENTS, maxDepth: MAX_DOM_DEPTH }).over) return streamed(text)
   return convertHtml(text, options)
 }

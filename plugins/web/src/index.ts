@@ -35,7 +35,7 @@ export class Web extends Service implements WebService {
         .description('Heap of a conversion thread in MB; a page that needs more is stopped (WEB_CONVERSION_LIMIT).'),
       readability: Schema.boolean()
         .default(true)
-        .description('Convert only the main content of HTML pages (Mozilla Readability), falling back to the whole body.'),
+        .description("Convert only the main content of HTML pages (found after Mozilla Readability's method), falling back to the whole body."),
       blockPrivateAddresses: Schema.boolean()
         .default(true)
         .description('SSRF protection: refuse loopback, private, link-local and metadata addresses after DNS resolution and on every redirect.'),

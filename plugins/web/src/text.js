@@ -1,6 +1,6 @@
 // @ts-check
-// Plain text out of HTML: from a parsed DOM, or streamed from the markup for pages too large or too
-// deep for a DOM. Plain JavaScript: the conversion worker imports it from src/ and dist/ alike.
+// Plain text out of HTML: from the document tree (dom.js), or streamed from the markup for pages too
+// large or too deep for a tree. Plain JavaScript: the conversion worker imports it from src/ and dist/ alike.
 import { walkHtml } from './tokens.js'
 
 /** Elements whose content starts and ends a line. */
@@ -11,11 +11,6 @@ const BLOCKS = new Set(
 )
 /** Elements whose content is never readable text (and may be huge: inline scripts, SVG paths, data URIs). */
 export const HIDDEN = new Set('script style noscript template iframe svg canvas object embed link meta'.split(' '))
-
-/**
- * The part of a DOM node (linkedom's) the walker reads.
- * @typedef {{ nodeType: number, nodeName: string, nodeValue: string | null, firstChild: DomNode | null, nextSibling: DomNode | null }} DomNode
- */
 
 /**
  * Collapses runs of spaces and blank lines.
@@ -30,29 +25,27 @@ export function tidyText(text) {
 }
 
 /**
- * Readable text of a DOM subtree: block elements start new lines; walked without recursion.
- * @param {DomNode} root
+ * Readable text of a document tree: block elements start new lines; walked without recursion.
+ * @param {import('./dom.js').Element} root
  */
 export function textOf(root) {
   /** @type {string[]} */
   const parts = []
-  /** @type {Array<DomNode | string>} */
-  const stack = [root]
-  while (stack.length) {
-    const item = /** @type {DomNode | string} */ (stack.pop())
-    if (typeof item === 'string') {
-      parts.push(item)
-      continue
+  // A `null` marks the end of a block element: a line break, written after its content.
+  /** @type {Array<import('./dom.js').Element | string | null>} */
+  const work = [root]
+  while (work.length) {
+    const item = work.pop()
+    if (item === null) parts.push('\n')
+    else if (typeof item === 'string') parts.push(item)
+    else if (item && !item.omitted) {
+      const block = BLOCKS.has(item.name)
+      if (block) {
+        parts.push('\n')
+        work.push(null)
+      }
+      for (let index = item.children.length - 1; index >= 0; index--) work.push(/** @type {import('./dom.js').Element | string} */ (item.children[index]))
     }
-    if (item.nodeType === 3) parts.push(item.nodeValue ?? '')
-    if (item.nodeType !== 1 && item.nodeType !== 9 && item.nodeType !== 11) continue
-    const block = BLOCKS.has(item.nodeName.toLowerCase())
-    if (block) stack.push('\n')
-    /** @type {DomNode[]} */
-    const children = []
-    for (let child = item.firstChild; child; child = child.nextSibling) children.push(child)
-    for (let index = children.length - 1; index >= 0; index--) stack.push(/** @type {DomNode} */ (children[index]))
-    if (block) stack.push('\n')
   }
   return tidyText(parts.join(''))
 }

@@ -84,8 +84,8 @@ export const VOID = new Set([
 const FOREIGN = new Set(['svg', 'math'])
 
 /**
- * What a walk reports. `open` gets the element's depth (1 for a top-level element) and its attributes
- * (an empty object unless the walk collects them); returning `false` from any callback stops the walk.
+ * What a walk reports. `open` gets the element's depth (1 for a top-level element) and the attributes
+ * the walk collects (an empty object otherwise); returning `false` from any callback stops the walk.
  * @typedef {{
  *   open(name: string, attributes: Record<string, string>, depth: number): void | boolean
  *   close(name: string): void | boolean
@@ -103,14 +103,16 @@ function character(codePoint) {
  * at the end) and text with entities decoded.
  * @param {string} html
  * @param {HtmlHandler} handler
- * @param {{ attributes?: boolean }} [options] `attributes`: collect attribute values (otherwise `{}`).
+ * @param {{ attributes?: ReadonlySet<string> }} [options] `attributes`: the names whose values to collect.
  */
 export function walkHtml(html, handler, options = {}) {
   /** @type {string[]} */
   const stack = []
   /** @type {Map<string, number>} */
   const openCounts = new Map()
-  const collect = options.attributes === true
+  // Only the attributes asked for are read: the others cost no string and no property.
+  const wanted = options.attributes
+  let collecting = false
   /** @type {Record<string, string>} */
   const none = Object.freeze({})
   let foreign = 0
@@ -141,7 +143,7 @@ export function walkHtml(html, handler, options = {}) {
     const implied = IMPLIES_CLOSE.get(name)
     if (implied) while (stack.length && implied.has(stack[stack.length - 1]) && running()) pop()
     current = name
-    attributes = collect ? Object.create(null) : none
+    attributes = none
     if (VOID.has(name)) return
     stack.push(name)
     openCounts.set(name, (openCounts.get(name) ?? 0) + 1)
@@ -166,15 +168,20 @@ export function walkHtml(html, handler, options = {}) {
       onattribname(start, end) {
         attributeName = slice(start, end).toLowerCase()
         attributeValue = ''
+        collecting = wanted !== undefined && wanted.has(attributeName)
       },
       onattribdata(start, end) {
-        if (collect) attributeValue += slice(start, end)
+        if (collecting) attributeValue += slice(start, end)
       },
       onattribentity(codePoint) {
-        if (collect) attributeValue += character(codePoint)
+        if (collecting) attributeValue += character(codePoint)
       },
       onattribend() {
-        if (collect && !(attributeName in attributes)) attributes[attributeName] = attributeValue
+        if (!collecting) return
+        collecting = false
+        // A plain object: only the wanted names (never `__proto__`) become keys.
+        if (attributes === none) attributes = {}
+        if (!Object.hasOwn(attributes, attributeName)) attributes[attributeName] = attributeValue
       },
       onopentagend: () => opened(),
       onselfclosingtag() {
@@ -215,25 +222,4 @@ export function walkHtml(html, handler, options = {}) {
   tokenizer.end()
   opened()
   while (stack.length && running()) pop()
-}
-
-/**
- * Counts elements and the deepest nesting, stopping as soon as either passes its limit.
- * @param {string} html
- * @param {{ maxElements: number, maxDepth: number }} limits
- * @returns {{ elements: number, depth: number, over: boolean }}
- */
-export function measureHtml(html, limits) {
-  let elements = 0
-  let depth = 0
-  walkHtml(html, {
-    open(_name, _attributes, level) {
-      elements++
-      if (level > depth) depth = level
-      return elements <= limits.maxElements && depth <= limits.maxDepth
-    },
-    close() {},
-    text() {},
-  })
-  return { elements, depth, over: elements > limits.maxElements || depth > limits.maxDepth }
 }

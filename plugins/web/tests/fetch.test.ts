@@ -52,12 +52,12 @@ describe('web_fetch', () => {
     expect(value.content).not.toContain('About')
   })
 
-  it('converts a page over the Readability element cap whole instead of spending seconds on it', async () => {
+  it('extracts the main content of a page of thousands of elements too', async () => {
     const big = `<html><body><nav>Site menu</nav><article>${'<p><span>cell</span></p>'.repeat(6000)}</article></body></html>`
     const server = await serve(html(big))
     const { call } = await loadWeb()
     const content = valueOf(await call('web_fetch', { url: server.url })).content
-    expect(content.startsWith('Site menu')).toBe(true)
+    expect(content).not.toContain('Site menu')
     expect(content.match(/cell/g)).toHaveLength(6000)
   })
 

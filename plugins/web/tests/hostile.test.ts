@@ -7,8 +7,12 @@ import { codeOf, loadWeb, ping, serve, textOf, valueOf } from './helpers.js'
 
 const paragraphs = `<html><head><title>Flood</title></head><body>${'<p>x</p>'.repeat(400_000)}</body></html>`
 const nested = `<html><body>${'<div>'.repeat(100_000)}deep text${'</div>'.repeat(100_000)}</body></html>`
-// Under the DOM limits, but seconds of DOM, Readability and turndown work.
-const heavy = `<html><body><article>${'<p><span>cell</span> <b>bold</b> and <a href="/x">a link</a></p>'.repeat(4_000)}</article></body></html>`
+// Under the tree limits: a page the whole pipeline runs on (parse, main content, Markdown).
+const rich = (count: number) =>
+  `<html><body><article>${'<p><span>cell</span> <b>bold</b> and <a href="/x">a link</a></p>'.repeat(count)}</article></body></html>`
+const heavy = rich(4_000)
+// 96 000 elements: a tree of them needs more than the smallest heap a conversion thread may have.
+const heavier = rich(24_000)
 
 const html =
   (body: string | Buffer, headers: Record<string, string> = {}) =>
@@ -84,7 +88,7 @@ describe('web_fetch on hostile pages', () => {
   })
 
   it('stops a conversion past its memory budget without harm to the host, and converts the next page', async () => {
-    const server = await serve((request, response) => html(request.url === '/heavy' ? heavy : '<p>small <b>page</b></p>')(request, response))
+    const server = await serve((request, response) => html(request.url === '/heavy' ? heavier : '<p>small <b>page</b></p>')(request, response))
     const { call } = await loadWeb({ convertMemoryMb: 32 })
     const result = await call('web_fetch', { url: `${server.url}/heavy` })
     expect(codeOf(result)).toBe('WEB_CONVERSION_LIMIT')
