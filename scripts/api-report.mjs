@@ -18,16 +18,14 @@ const update = process.argv.includes('--update')
 const temporary = mkdtempSync(join(tmpdir(), 'cordage-api-'))
 const problems = []
 
-// The compiler settings the declarations were built with (tsconfig.base.json), for API Extractor's own compiler.
+// The compiler settings the declarations were built with, for API Extractor's own compiler (which
+// reads only the entry point and what it reaches, so nothing is emitted or composed).
 const compilerOptions = {
-  target: 'ES2022',
-  lib: ['ES2023'],
-  module: 'ESNext',
-  moduleResolution: 'Bundler',
-  types: ['node'],
-  strict: true,
-  esModuleInterop: true,
-  skipLibCheck: true,
+  ...JSON.parse(readFileSync(join(root, 'tsconfig.base.json'), 'utf8')).compilerOptions,
+  composite: false,
+  declaration: false,
+  declarationMap: false,
+  sourceMap: false,
 }
 
 function configFor(name) {
