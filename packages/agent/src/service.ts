@@ -92,7 +92,9 @@ export class AgentService extends Service {
   create(options: CreateAgentOptions = {}): Agent {
     const { persist = this.config.persist, id, ...rest } = options
     const model = rest.model ?? this.home.get('model')
-    const session = persist ? this.track(SessionLog.create({ cwd: this.config.cwd, dir: this.config.sessionDir, id, model: model?.id })) : undefined
+    const store = this.home.get('sessions')
+    const where = { cwd: this.config.cwd, id, model: model?.id }
+    const session = persist ? this.track(store ? SessionLog.createIn(store, where) : SessionLog.create({ ...where, dir: this.config.sessionDir })) : undefined
     return this.adopt(
       new Agent(this.home, {
         system: this.config.system,
@@ -105,9 +107,22 @@ export class AgentService extends Service {
     )
   }
 
-  /** An agent continuing session `idOrPath` (repaired as `SessionLog.open` describes). */
+  /** An agent continuing session file `idOrPath` (repaired as `SessionLog.open` describes). */
   resume(idOrPath: string, options: Omit<AgentOptions, 'session' | 'messages'> = {}): Agent {
-    const session = this.track(SessionLog.open(resolveSessionFile(idOrPath, { cwd: this.config.cwd, dir: this.config.sessionDir })))
+    return this.continue(SessionLog.open(resolveSessionFile(idOrPath, { cwd: this.config.cwd, dir: this.config.sessionDir })), options)
+  }
+
+  /** An agent continuing session `id` of `ctx.sessions` (the session files when no store is loaded). */
+  async resumeStored(id: string, options: Omit<AgentOptions, 'session' | 'messages'> = {}): Promise<Agent> {
+    const store = this.home.get('sessions')
+    return this.continue(
+      store ? await SessionLog.openIn(store, id) : SessionLog.open(resolveSessionFile(id, { cwd: this.config.cwd, dir: this.config.sessionDir })),
+      options,
+    )
+  }
+
+  private continue(opened: SessionLog, options: Omit<AgentOptions, 'session' | 'messages'>): Agent {
+    const session = this.track(opened)
     return this.adopt(
       new Agent(this.home, {
         maxTurns: this.config.maxTurns,

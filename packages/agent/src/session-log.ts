@@ -2,7 +2,9 @@ import { closeSync, fsync, ftruncateSync, mkdirSync, openSync, writeSync } from 
 import { randomBytes } from 'node:crypto'
 import { isAbsolute, join, resolve } from 'node:path'
 import { SessionError } from './errors.js'
-import { loadSession } from './session-load.js'
+import type { SessionStore, StoredEvent } from '@cordage/services'
+import { JsonlSessionStore } from './jsonl-store.js'
+import { loadSession, repairMissingResults } from './session-load.js'
 import { SESSION_VERSION, type SessionEvent, type SessionEventMap, type SessionEventType, type SessionHeader, type SessionParent } from './session-types.js'
 
 /** Where sessions live and how they are named. */
@@ -37,6 +39,14 @@ export function resolveSessionFile(idOrPath: string, location: SessionLocation =
   return join(sessionDir(location), `${idOrPath}.jsonl`)
 }
 
+function newHeader(id: string, now: Date, options: Omit<CreateSessionOptions, 'id'>): SessionHeader {
+  const header: SessionHeader = { type: 'session', version: SESSION_VERSION, id, createdAt: now.toISOString(), cwd: resolve(options.cwd ?? process.cwd()) }
+  if (options.model !== undefined) header.model = options.model
+  if (options.parent !== undefined) header.parent = options.parent
+  if (options.depth) header.depth = options.depth
+  return header
+}
+
 function newSessionId(now: Date): string {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15)
   return `${stamp}-${randomBytes(3).toString('hex')}`
@@ -57,10 +67,7 @@ export class SessionLog {
     const dir = sessionDir(options)
     mkdirSync(dir, { recursive: true, mode: 0o700 })
     const file = join(dir, `${id}.jsonl`)
-    const header: SessionHeader = { type: 'session', version: SESSION_VERSION, id, createdAt: now.toISOString(), cwd: resolve(options.cwd ?? process.cwd()) }
-    if (options.model !== undefined) header.model = options.model
-    if (options.parent !== undefined) header.parent = options.parent
-    if (options.depth) header.depth = options.depth
+    const header = newHeader(id, now, options)
     let fd: number
     try {
       fd = openSync(file, 'wx', 0o600)
@@ -76,6 +83,55 @@ export class SessionLog {
     log.writeLine(JSON.stringify(header))
     return log
   }
+
+  /**
+   * A new session in `store`. The JSONL store gets a file written line by line as `create` does; any
+   * other store gets the header now (`ready` settles when it is stored) and each batch of events appended
+   * since the last `sync()` in one `store.append` (one transaction per turn).
+   */
+  static createIn(store: SessionStore, options: Omit<CreateSessionOptions, 'dir'> = {}): SessionLog {
+    if (store instanceof JsonlSessionStore) {
+      const log = SessionLog.create({ ...options, dir: store.dir })
+      log.onWrite = () => store.notify(log.id)
+      return log
+    }
+    const now = new Date()
+    const id = options.id ?? newSessionId(now)
+    if (!/^[\w.-]{1,128}$/.test(id))
+      throw new SessionError('INVALID_SESSION_ID', `invalid session id ${JSON.stringify(id)}: use letters, digits, '.', '_' and '-'`)
+    const header = newHeader(id, now, options)
+    const log = new SessionLog(`${store.kind}:${id}`, undefined, header, [], [], store)
+    log.ready = store.create(header)
+    // A failed create surfaces at the first sync (and to whoever awaits `ready`), never as an unhandled rejection.
+    log.ready.catch(() => {})
+    return log
+  }
+
+  /** Opens session `id` of `store` to continue it, repaired as `open` repairs a file (the repairs are stored first). */
+  static async openIn(store: SessionStore, id: string): Promise<SessionLog> {
+    if (store instanceof JsonlSessionStore) {
+      const log = SessionLog.open(store.fileOf(id))
+      log.onWrite = () => store.notify(log.id)
+      return log
+    }
+    const stored = await store.read(id)
+    const events = stored.events as SessionEvent[]
+    const log = new SessionLog(`${store.kind}:${id}`, undefined, stored.header as SessionHeader, [...events], [...stored.warnings], store)
+    for (const repair of repairMissingResults(events)) {
+      const data = repair.data as SessionEventMap['tool/result']
+      log.warnings.push(`tool call ${data.callId} (${data.name}) had no result; recorded ABORTED_BEFORE_DISPATCH`)
+      log.append('tool/result', data)
+    }
+    await log.sync()
+    return log
+  }
+
+  /** Settles when the store has the header (at once for a file). */
+  ready: Promise<void> = Promise.resolve()
+  /** Called after each line written to a file (the JSONL store wakes its followers). */
+  private onWrite: (() => void) | undefined
+  /** Events appended since the last sync began, for a store that is not a file. */
+  private pending: SessionEvent[] = []
 
   /**
    * Opens an existing session to continue it: drops a torn last line from the file, writes the synthetic
@@ -111,11 +167,12 @@ export class SessionLog {
   private constructor(
     /** The absolute path of the session file. */
     readonly file: string,
-    private readonly fd: number,
+    private readonly fd: number | undefined,
     readonly header: SessionHeader,
     private readonly log: SessionEvent[],
     /** What loading tolerated (torn line, repairs); empty for a new session. */
     readonly warnings: string[],
+    private readonly store?: SessionStore,
   ) {
     this.seq = log.reduce((max, event) => Math.max(max, event.seq), 0)
   }
@@ -138,7 +195,10 @@ export class SessionLog {
   append<T extends SessionEventType>(type: T, data: SessionEventMap[T]): SessionEvent<T> {
     if (this.isClosed) throw new SessionError('SESSION_CLOSED', `session ${this.id} is closed`)
     const event = { type, seq: ++this.seq, time: new Date().toISOString(), data } as SessionEvent<T>
-    this.writeLine(JSON.stringify(event))
+    if (this.store) {
+      this.pending.push(event as SessionEvent)
+      this.dirty = true
+    } else this.writeLine(JSON.stringify(event))
     this.log.push(event as SessionEvent)
     return event
   }
@@ -164,18 +224,36 @@ export class SessionLog {
   private flush(): Promise<void> {
     if (this.isClosed) return Promise.resolve()
     this.dirty = false
-    const flushing: Promise<void> = new Promise<void>((done, fail) =>
-      fsync(this.fd, (error) => {
+    const flushing: Promise<void> = (this.store ? this.flushToStore(this.store) : this.fsync(this.fd!)).finally(() => {
+      if (this.inFlight === flushing) this.inFlight = undefined
+    })
+    this.inFlight = flushing
+    return flushing
+  }
+
+  private fsync(fd: number): Promise<void> {
+    return new Promise<void>((done, fail) =>
+      fsync(fd, (error) => {
         if (!error) return done()
         // Those lines are not known to be on disk: the next sync must try again.
         this.dirty = true
         fail(error)
       }),
-    ).finally(() => {
-      if (this.inFlight === flushing) this.inFlight = undefined
-    })
-    this.inFlight = flushing
-    return flushing
+    )
+  }
+
+  private async flushToStore(store: SessionStore): Promise<void> {
+    const batch = this.pending
+    this.pending = []
+    try {
+      await this.ready
+      if (batch.length) await store.append(this.id, batch as StoredEvent[])
+    } catch (error) {
+      // Not stored: put the batch back in front of what came since, so the next sync retries it in order.
+      this.pending = [...batch, ...this.pending]
+      this.dirty = true
+      throw error
+    }
   }
 
   /** Writes `session/end` (unless `end` is `false`), fsyncs and closes the file. Idempotent. */
@@ -184,7 +262,7 @@ export class SessionLog {
     if (end) this.append('session/end', end)
     await this.sync()
     this.isClosed = true
-    closeSync(this.fd)
+    if (this.fd !== undefined) closeSync(this.fd)
   }
 
   private writeLine(line: string): void {
@@ -192,6 +270,7 @@ export class SessionLog {
     this.dirty = true
     const buffer = Buffer.from(line + '\n', 'utf8')
     let offset = 0
-    while (offset < buffer.length) offset += writeSync(this.fd, buffer, offset)
+    while (offset < buffer.length) offset += writeSync(this.fd!, buffer, offset)
+    this.onWrite?.()
   }
 }

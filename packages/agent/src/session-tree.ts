@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path'
 import type { SessionHeader } from './session-types.js'
 
 /** Reads the header line of a session file, or undefined when it has none that parses. */
-function readHeader(file: string): SessionHeader | undefined {
+export function readHeader(file: string): SessionHeader | undefined {
   let fd: number
   try {
     fd = openSync(file, 'r')

@@ -12,6 +12,7 @@ import type { InteractionService, PlanModeService } from './interaction.js'
 import type { SystemSection } from './system.js'
 import type { TodoList } from './todo.js'
 import type { WebService } from './web.js'
+import type { SessionStore } from './sessions.js'
 import type { ToolExec } from '@cordage/core'
 
 declare module 'cordis' {
@@ -26,6 +27,8 @@ declare module 'cordis' {
     model: ModelService
     /** Optional: where bounded output goes in full (`@cordage/plugin-spill`); read it with `ctx.get('spill')`. */
     spill: SpillService
+    /** Where agent sessions are kept: JSONL files by default, PostgreSQL with `@cordage/plugin-store-postgres`. */
+    sessions: SessionStore
   }
 
   interface Events {
@@ -88,3 +91,15 @@ export { configuredPrice, modelInfo, type KnownModel } from './model-info.js'
 export type { SpillInput, SpillSaved, SpillService } from './spill.js'
 export type { WebService, WebSearchProvider, WebSearchHit } from './web.js'
 export type { OpenedAccess, OpenedFile } from './paths.js'
+export type {
+  SessionStore,
+  StoredSessionHeader,
+  StoredEvent,
+  StoredSession,
+  SessionStatus,
+  SessionSummary,
+  SessionListFilter,
+  FollowOptions,
+} from './sessions.js'
+export { SessionStoreError, assertSessionId, assertNextSeqs, matchesFilter } from './sessions.js'
+export { followEvents, type FollowSource } from './session-follow.js'
