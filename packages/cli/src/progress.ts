@@ -1,6 +1,6 @@
-import { formatCost, formatUsage, type AgentEvent, type AgentResult } from '@cordage/agent'
+import { addUsage, emptyUsage, formatCost, formatUsage, type AgentEvent, type AgentResult, type UsageTotals } from '@cordage/agent'
 import { contentText } from '@cordage/core'
-import type { ChildRunEvent } from '@cordage/services'
+import type { AgentUsageEvent, ChildRunEvent } from '@cordage/services'
 import { formatDuration, oneLine, type Output } from './output.js'
 
 /** Streams an agent run: text as it arrives and one line per tool call with its status and duration. */
@@ -12,6 +12,8 @@ export class Progress {
   private held = false
   private waiting: NodeJS.Timeout | undefined
   private readonly running = new Map<string, { name: string; summary: string; timer: NodeJS.Timeout }>()
+  /** Every agent's model usage on the context, by its name (a child run's is its run id). */
+  private readonly spent = new Map<string, { usage: UsageTotals; cost: number | undefined }>()
 
   constructor(
     private readonly output: Output,
@@ -112,9 +114,19 @@ export class Progress {
       return
     }
     const mark = event.isError ? this.output.style('red', '✗') : this.output.style('green', '✓')
-    const cost = event.usage ? ` · ${formatUsage(event.usage)} · ${formatCost(event.cost)}` : ''
+    const spent = event.usage ? { usage: event.usage, cost: event.cost } : this.spent.get(event.runId)
+    const cost = spent ? ` · ${formatUsage(spent.usage)} · ${formatCost(spent.cost)}` : ''
     const duration = event.durationMs === undefined ? (cost ? ` (${cost.slice(3)})` : '') : ` (${formatDuration(event.durationMs)}${cost})`
     this.print(`${indent}${this.output.style('dim', '└')} ${mark} ${event.tool} ${label} ${this.output.style('dim', `${event.stopReason ?? ''}${duration}`)}`)
+  }
+
+  /** Counts one model request of any agent on the context (`agent/usage`): child runs' totals come from here. */
+  usage(event: AgentUsageEvent): void {
+    const key = event.agent ?? ''
+    let spent = this.spent.get(key)
+    if (!spent) this.spent.set(key, (spent = { usage: emptyUsage(), cost: 0 }))
+    addUsage(spent.usage, event.usage)
+    spent.cost = spent.cost === undefined || event.cost === undefined ? undefined : spent.cost + event.cost
   }
 
   /** Prints the run's closing summary (to stderr, so stdout stays the model's text and tool lines). */
@@ -126,8 +138,17 @@ export class Progress {
     // Tokens and cost when the provider reported usage; an unknown price says so rather than $0.
     const tokens = result.usage.inputTokens || result.usage.outputTokens ? ` · ${formatUsage(result.usage)} tokens · ${formatCost(result.cost)}` : ''
     const status = result.stopReason === 'completed' ? this.output.style('green', 'completed') : this.output.style('yellow', result.stopReason)
+    // Child runs report their requests on the context under their own names: their sum is shown apart.
+    const children = { usage: emptyUsage(), cost: 0 as number | undefined, runs: 0 }
+    for (const [name, spent] of this.spent) {
+      if (name === session?.id) continue
+      children.runs++
+      addUsage(children.usage, spent.usage)
+      children.cost = children.cost === undefined || spent.cost === undefined ? undefined : children.cost + spent.cost
+    }
+    const sub = children.runs ? ` · subagents (${children.runs}): ${formatUsage(children.usage)} tokens · ${formatCost(children.cost)}` : ''
     this.output.error(
-      this.output.style('dim', `${status} · ${result.turns} turn${result.turns === 1 ? '' : 's'}${tokens}${session ? ` · session ${session.id}` : ''}`),
+      this.output.style('dim', `${status} · ${result.turns} turn${result.turns === 1 ? '' : 's'}${tokens}${sub}${session ? ` · session ${session.id}` : ''}`),
     )
   }
 

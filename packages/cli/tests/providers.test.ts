@@ -107,3 +107,23 @@ describe('compaction in the CLI', { timeout: 90_000 }, () => {
     expect(messages.filter((message: any) => message.role === 'user' && message.content === 'hello')).toHaveLength(0)
   })
 })
+
+describe('usage of subagents in the CLI', { timeout: 90_000 }, () => {
+  it("the closing line adds the subagents' tokens and cost, and each child's end line shows its own", async () => {
+    const tape = {
+      version: 1,
+      turns: [
+        { toolCalls: [{ id: 'call_1', name: 'subagent', arguments: { prompt: 'Count to three.' } }], usage: { inputTokens: 100, outputTokens: 10 } },
+        { text: 'one two three', usage: { inputTokens: 40, outputTokens: 5 } },
+        { text: 'The child counted.', usage: { inputTokens: 150, outputTokens: 8 } },
+      ],
+    }
+    const dir = project({ 'cordage.yml': 'plugins:\n  subagent: {}\n', 'tape.json': JSON.stringify(tape) })
+    const result = await cordage(['run', '--cassette', 'tape.json', 'delegate'], { cwd: dir })
+    expect(result.code).toBe(0)
+    expect(result.stdout).toMatch(/└ ✓ subagent Count to three\. completed \(\d+ms · 40 in · 5 out · unknown price\)/)
+    expect(result.stderr).toMatch(
+      /completed · 2 turns · 250 in · 18 out tokens · unknown price · subagents \(1\): 40 in · 5 out tokens · unknown price · session/,
+    )
+  })
+})

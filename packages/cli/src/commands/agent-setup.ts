@@ -51,6 +51,8 @@ export async function startAgent(input: CommandInput, progress: Progress): Promi
     })
     // Child runs report themselves on the context, whichever tool started them.
     runtime.ctx.on('agent/child', (event) => progress.child(event))
+    // Every model request of every agent (the children's included) for their tokens and cost.
+    runtime.ctx.on('agent/usage', (event) => progress.usage(event))
     // Nested calls (Code Mode) are not agent events; the registry reports them with their parent token.
     runtime.ctx.on('tools/result', (exec, result) => {
       if (exec.parent !== undefined) progress.nested(exec.name, result.isError, result.isError ? result.error.info?.code : undefined)
