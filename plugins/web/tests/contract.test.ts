@@ -31,6 +31,7 @@ testToolContract(Web, {
     { tool: 'web_fetch', arguments: { url: 'http://127.0.0.1/' }, expect: 'error' },
     { tool: 'web_fetch', arguments: { url: 'gopher://x/' }, expect: 'error' },
     { tool: 'web_search', arguments: { query: 'anything' } },
+    { tool: 'web_search', arguments: { queries: ['one', 'two'] } },
     { tool: 'web_search', arguments: { query: '' }, expect: 'error' },
   ],
 })

@@ -58,12 +58,16 @@ describe('web_search', () => {
       response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(searxngBody))
     })
     const { call } = await loadWeb({ searxng: `${server.url}/searx` })
-    const result = await call('web_search', { query: ' cordis plugin ', maxResults: 5 })
+    const result = await call('web_search', { queries: [' cordis plugin '], maxResults: 5 })
     expect(valueOf(result)).toEqual({
-      query: 'cordis plugin',
-      results: [
-        { title: 'Cordis guide', url: 'https://cordis.io/guide', snippet: 'Plugins & services' },
-        { title: '', url: 'https://github.com/cordiverse/cordis', snippet: '' },
+      searches: [
+        {
+          query: 'cordis plugin',
+          results: [
+            { title: 'Cordis guide', url: 'https://cordis.io/guide', snippet: 'Plugins & services' },
+            { title: '', url: 'https://github.com/cordiverse/cordis', snippet: '' },
+          ],
+        },
       ],
     })
     const url = new URL(seen[0]!.url!, server.url)
@@ -89,8 +93,8 @@ describe('web_search', () => {
     })
     process.env.TEST_BRAVE_KEY = 'secret-key'
     const { call } = await loadWeb({ brave: { baseUrl: `${server.url}/res/v1`, apiKeyEnv: 'TEST_BRAVE_KEY' } })
-    const value = valueOf(await call('web_search', { query: 'cordis', maxResults: 1 }))
-    expect(value.results).toEqual([{ title: 'Cordis', url: 'https://cordis.io/', snippet: 'Meta framework for plugins' }])
+    const value = valueOf(await call('web_search', { queries: ['cordis'], maxResults: 1 }))
+    expect(value.searches[0].results).toEqual([{ title: 'Cordis', url: 'https://cordis.io/', snippet: 'Meta framework for plugins' }])
     const url = new URL(seen[0]!.url!, server.url)
     expect(url.pathname).toBe('/res/v1/web/search')
     expect(url.searchParams.get('q')).toBe('cordis')
@@ -133,7 +137,7 @@ describe('web_search', () => {
     const { ctx, call } = await loadWeb({ search: true, searchProvider: 'fake' })
     const provider: WebSearchProvider = { id: 'fake', search: async (query) => [{ title: query, url: 'https://example.com/', snippet: 's' }] }
     const fiber = await ctx.plugin({ name: 'fake-search', inject: ['web'], apply: (inner) => void inner.web.register(provider) })
-    expect(valueOf(await call('web_search', { query: 'hello' })).results[0].title).toBe('hello')
+    expect(valueOf(await call('web_search', { queries: ['hello'] })).searches[0].results[0].title).toBe('hello')
     await fiber.dispose()
     const result = await call('web_search', { query: 'hello' })
     expect(codeOf(result)).toBe('WEB_SEARCH_UNAVAILABLE')
@@ -151,6 +155,88 @@ describe('web_search', () => {
     const { call } = await loadWeb({ search: true })
     expect(codeOf(await call('web_search', { query: ' ' }))).toBe('INVALID_ARGS')
     expect(codeOf(await call('web_search', { query: 'x', maxResults: 50 }))).toBe('INVALID_ARGS')
+  })
+
+  it.each([
+    ['no queries', { queries: [] }, 'must NOT have fewer than 1 items'],
+    ['five queries', { queries: ['a', 'b', 'c', 'd', 'e'] }, 'must NOT have more than 4 items'],
+    ['a blank query among others', { queries: ['x', ' '] }, 'must match pattern'],
+    ['neither queries nor query', {}, 'web_search needs queries'],
+    ['more than four with the old query', { query: 'z', queries: ['a', 'b', 'c', 'd'] }, 'at most 4 queries per call; got 5'],
+  ])('rejects %s as invalid arguments', async (_label, args, message) => {
+    const { call } = await loadWeb({ search: true })
+    const result = await call('web_search', args)
+    expect(codeOf(result)).toBe('INVALID_ARGS')
+    expect(textOf(result)).toContain(message)
+  })
+
+  it('searches up to four queries in parallel and groups the results per query, in the order given', async () => {
+    const pending: Array<() => void> = []
+    const server = await serve((request, response) => {
+      const query = new URL(request.url!, 'http://h').searchParams.get('q')!
+      const body = JSON.stringify({ results: [1, 2].map((n) => ({ url: `https://${query}.example/${n}`, title: `${query} ${n}`, content: '' })) })
+      // No search is answered before all three have arrived: they run in parallel, not one after another.
+      pending.push(() => response.writeHead(200, { 'content-type': 'application/json' }).end(body))
+      if (pending.length === 3) for (const answer of pending) answer()
+    })
+    const { call } = await loadWeb({ searxng: server.url })
+    const result = await call('web_search', { queries: ['alpha', 'beta', 'alpha', 'gamma'], maxResults: 2 })
+    expect(server.requests).toHaveLength(3)
+    expect(
+      valueOf(result).searches.map((search: { query: string; results: Array<{ url: string }> }) => [search.query, search.results.map((hit) => hit.url)]),
+    ).toEqual([
+      ['alpha', ['https://alpha.example/1', 'https://alpha.example/2']],
+      ['beta', ['https://beta.example/1', 'https://beta.example/2']],
+      ['gamma', ['https://gamma.example/1', 'https://gamma.example/2']],
+    ])
+    expect(textOf(result)).toMatchInlineSnapshot(`
+      "Results for "alpha":
+
+      1. [alpha 1](https://alpha.example/1)
+      2. [alpha 2](https://alpha.example/2)
+
+      Results for "beta":
+
+      1. [beta 1](https://beta.example/1)
+      2. [beta 2](https://beta.example/2)
+
+      Results for "gamma":
+
+      1. [gamma 1](https://gamma.example/1)
+      2. [gamma 2](https://gamma.example/2)
+
+      Fetch a result with web_fetch for its full text; cite the URLs you use as Markdown links."
+    `)
+  })
+
+  it('keeps the searches that answered when another fails, and fails the call only when all do', async () => {
+    const { ctx, call } = await loadWeb({ search: true })
+    const provider: WebSearchProvider = {
+      id: 'flaky',
+      search: async (query) => {
+        if (query.startsWith('bad')) throw new Error(`no index for ${query}`)
+        return [{ title: query, url: `https://example.com/${query}`, snippet: '' }]
+      },
+    }
+    await ctx.plugin({ name: 'flaky-search', inject: ['web'], apply: (inner) => void inner.web.register(provider) })
+    const partial = await call('web_search', { queries: ['good', 'bad one'] })
+    expect(valueOf(partial).searches).toEqual([
+      { query: 'good', results: [{ title: 'good', url: 'https://example.com/good', snippet: '' }] },
+      { query: 'bad one', results: [], error: { code: 'WEB_SEARCH_FAILED', message: 'flaky: no index for bad one' } },
+    ])
+    expect(textOf(partial)).toContain('Search for "bad one" failed: flaky: no index for bad one')
+    const failed = await call('web_search', { queries: ['bad a', 'bad b'] })
+    expect(codeOf(failed)).toBe('WEB_SEARCH_FAILED')
+    expect(textOf(failed)).toContain('flaky: no index for bad a')
+  })
+
+  it('still accepts the single query argument, as one search', async () => {
+    const { ctx, call } = await loadWeb({ search: true })
+    const provider: WebSearchProvider = { id: 'echo', search: async (query) => [{ title: query, url: 'https://example.com/', snippet: '' }] }
+    await ctx.plugin({ name: 'echo-search', inject: ['web'], apply: (inner) => void inner.web.register(provider) })
+    expect(valueOf(await call('web_search', { query: ' old style ' })).searches).toEqual([
+      { query: 'old style', results: [{ title: 'old style', url: 'https://example.com/', snippet: '' }] },
+    ])
   })
 
   it('renders an empty result set', async () => {
