@@ -6,6 +6,7 @@ import { editTool } from './edit.js'
 import { globTool } from './glob.js'
 import { grepTool } from './grep.js'
 import { Workspace } from './paths.js'
+import { LineIndexCache } from './line-index.js'
 import { openedGate } from './opened.js'
 import { readTool } from './read.js'
 import { findRipgrep } from './ripgrep.js'
@@ -64,6 +65,7 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
     settings: config,
     workspace: new Workspace(config.root ?? process.cwd(), config.allowOutsideRoot),
     tracker: new ReadTracker(config.requireReadBeforeWrite),
+    lineIndexes: new LineIndexCache(),
     rgPath,
     lifetime: lifetime.signal,
     admit: openedGate(ctx),
@@ -71,6 +73,7 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
   ctx.effect(
     () => () => {
       runtime.tracker.clear()
+      runtime.lineIndexes.clear()
       lifetime.abort(new Error('the fs plugin was unloaded'))
     },
     'fs lifetime',

@@ -1,4 +1,5 @@
 import type { FileHandle } from 'node:fs/promises'
+import { CHUNK, type LineStart } from './line-index.js'
 
 /** One numbered line (1-based) without its terminator. */
 export interface Line {
@@ -19,12 +20,15 @@ export interface LineWindowOptions {
   /** Keep only these line numbers (within the window). */
   only?: ReadonlySet<number>
   signal?: AbortSignal
+  /** Start reading here instead of at the first byte (a chunk boundary from a line index, before the window). */
+  from?: LineStart
+  /** Stop once the window is complete: `totalLines` is then only what was read (the caller knows the real count). */
+  untilWindow?: boolean
 }
 
 /** The kept window, the file's line count, or a binary verdict. */
 export type LineWindow = { binary: true } | { binary: false; lines: Line[]; totalLines: number }
 
-const CHUNK = 1 << 20
 const NUMBER_COLUMN = 7
 
 /**
@@ -33,17 +37,19 @@ const NUMBER_COLUMN = 7
  * the first 8 000 bytes makes the file binary (the heuristic git uses). The caller owns `handle`.
  */
 export async function readLines(handle: FileHandle, options: LineWindowOptions): Promise<LineWindow> {
-  const { offset, limit, maxBytes, maxLineLength, only, signal } = options
+  const { offset, limit, maxBytes, maxLineLength, only, signal, from, untilWindow } = options
   const keepLimit = maxLineLength * 4 + 4
   const buffer = Buffer.allocUnsafe(CHUNK)
   const lines: Line[] = []
-  let total = 0
+  // Mid-line at a chunk boundary: that line's number is linesBefore + 1, and it is before the window.
+  let total = from?.linesBefore ?? 0
+  let position = from?.position ?? 0
   let used = 0
   let collecting = limit > 0
   let pieces: Buffer[] = []
   let pieceBytes = 0
   let lastByte = -1
-  let first = true
+  let first = position === 0
   const keep = (piece: Buffer) => {
     // The buffer is reused: copy what is kept, and only as much as can ever be shown.
     if (pieceBytes < keepLimit) pieces.push(Buffer.from(piece.subarray(0, keepLimit - pieceBytes)))
@@ -67,8 +73,10 @@ export async function readLines(handle: FileHandle, options: LineWindowOptions):
   }
   for (;;) {
     if (signal?.aborted) throw signal.reason
-    const { bytesRead } = await handle.read(buffer, 0, CHUNK, null)
+    if (untilWindow && !collecting) return { binary: false, lines, totalLines: total }
+    const { bytesRead } = await handle.read(buffer, 0, CHUNK, position)
     if (bytesRead === 0) break
+    position += bytesRead
     const chunk = bytesRead === CHUNK ? buffer : buffer.subarray(0, bytesRead)
     if (first) {
       first = false

@@ -1,15 +1,20 @@
+import type { BigIntStats } from 'node:fs'
+import type { FileHandle } from 'node:fs/promises'
 import Schema from 'schemastery'
 import { defineTool, type ToolDefinition } from '@cordage/core'
 import { openContained, openedFile } from './contained.js'
 import { FsError, fsFailure } from './errors.js'
-import { readLines } from './lines.js'
+import { CHUNK, countLines } from './line-index.js'
+import { readLines, type LineWindow, type LineWindowOptions } from './lines.js'
 import type { FsRuntime } from './runtime.js'
 
 const Parameters = Schema.object({
   path: Schema.string().required().description('File to read, relative to the workspace root (or absolute inside it).'),
-  offset: Schema.natural().min(1).description('1-based line number to start at (default 1).'),
+  offset: Schema.number().step(1).description('1-based line number to start at (default 1); negative counts back from the end (-100: the last 100 lines).'),
   limit: Schema.natural().min(1).description('Maximum number of lines to return.'),
 })
+
+type WindowBounds = Pick<LineWindowOptions, 'limit' | 'maxBytes' | 'maxLineLength' | 'signal'>
 
 const Output = Schema.object({
   path: Schema.string().required(),
@@ -32,6 +37,34 @@ export function renderRead(value: { path: string; offset: number; lines: Array<{
   return out
 }
 
+/**
+ * The window of lines starting at `requested` (negative: counted back from the end). A small file read
+ * forward is streamed once. Otherwise the file's line index (kept for an unchanged file, else counted
+ * in one pass that keeps no lines) gives the line count and the chunk the window starts in, and only
+ * the window is read from there: paging a large file, or reading its end, does not split it from the start.
+ */
+async function windowOf(
+  runtime: FsRuntime,
+  handle: FileHandle,
+  real: string,
+  stats: BigIntStats,
+  requested: number,
+  bounds: WindowBounds,
+): Promise<{ window: LineWindow; offset: number }> {
+  if (requested > 0 && stats.size <= CHUNK) return { window: await readLines(handle, { offset: requested, ...bounds }), offset: requested }
+  const countStarted = BigInt(Date.now()) * 1_000_000n
+  let index = runtime.lineIndexes.get(real, stats)
+  if (!index) {
+    index = await countLines(handle, bounds.signal)
+    runtime.lineIndexes.remember(real, stats, index, countStarted)
+  }
+  if (index.binary) return { window: { binary: true }, offset: requested }
+  const offset = requested > 0 ? requested : Math.max(1, index.totalLines + requested + 1)
+  if (offset > index.totalLines) return { window: { binary: false, lines: [], totalLines: index.totalLines }, offset }
+  const window = await readLines(handle, { offset, ...bounds, from: index.startOf(offset), untilWindow: true })
+  return { window: window.binary ? window : { ...window, totalLines: index.totalLines }, offset }
+}
+
 /** The `read` tool: a bounded, numbered window of a text file, streamed. */
 export function readTool(runtime: FsRuntime): ToolDefinition {
   const { settings, workspace, tracker } = runtime
@@ -47,8 +80,11 @@ export function readTool(runtime: FsRuntime): ToolDefinition {
     concurrency: 'parallel',
     async execute(args, exec) {
       const target = await workspace.resolve(args.path)
-      const offset = args.offset ?? 1
+      const requested = args.offset ?? 1
+      if (requested === 0)
+        throw new FsError('OFFSET_OUT_OF_RANGE', 'offset 0 is not a line: lines are numbered from 1, and a negative offset counts back from the end')
       let window
+      let offset
       let stats
       let handle
       try {
@@ -58,13 +94,13 @@ export function readTool(runtime: FsRuntime): ToolDefinition {
         if (stats.isDirectory()) throw new FsError('IS_DIRECTORY', `${target.display} is a directory, not a file; use glob to list its files`)
         if (!stats.isFile()) throw new FsError('NOT_FOUND', `${target.display} is not a regular file`)
         runtime.admit(exec, openedFile(handle, target.real, stats), 'read')
-        window = await readLines(handle, {
-          offset,
+        const bounds = {
           limit: Math.min(args.limit ?? settings.maxReadLines, settings.maxReadLines),
           maxBytes: settings.maxReadBytes,
           maxLineLength: settings.maxLineLength,
           signal: exec.signal,
-        })
+        }
+        ;({ window, offset } = await windowOf(runtime, handle, target.real, stats, requested, bounds))
       } catch (error) {
         if (exec.signal.aborted) throw error
         throw fsFailure(error, target.display)

@@ -1,4 +1,5 @@
 import type { Config } from './index.js'
+import type { LineIndexCache } from './line-index.js'
 import type { OpenedGate } from './opened.js'
 import type { ReadTracker } from './tracker.js'
 import type { Workspace } from './paths.js'
@@ -15,6 +16,8 @@ export interface FsRuntime {
   rgPath: string | undefined
   /** Aborts when the plugin unloads: searches still running stop and their processes are killed. */
   lifetime: AbortSignal
+  /** Line indexes of large files read recently (unchanged versions only), for paging without a full scan. */
+  lineIndexes: LineIndexCache
   /** Reports each file opened for a call to path rules before it is read or changed (throws `DENIED`). */
   admit: OpenedGate
 }

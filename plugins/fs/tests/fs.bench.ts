@@ -1,26 +1,34 @@
-// Benchmarks against the tools a developer would run by hand, measured in the same run:
-// grep and glob on a copy of the repository's node_modules/.pnpm vs rg directly, and a read near the end
-// of a 100 MB file vs tail. The copy sits outside the repository, whose .gitignore ignores node_modules.
+// Benchmarks against the tools a developer would run by hand, measured in the same run in interleaved
+// rounds: grep and glob on a copy of the repository's node_modules/.pnpm vs rg directly, and reads of a
+// 100 MB file vs tail. The copy sits outside the repository, whose .gitignore ignores node_modules.
 import { spawn } from 'node:child_process'
-import { cp, mkdtemp, open, rm } from 'node:fs/promises'
+import { cp, mkdtemp, open, rm, stat, utimes } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { rgPath } from '@vscode/ripgrep'
-import { afterAll, bench, describe } from 'vitest'
-import { createTestContext } from '@cordage/testing'
+import { afterAll, bench } from 'vitest'
+import { compare, createTestContext, type Comparison } from '@cordage/testing'
 import * as fs from '../src/index.js'
+
+const once = { iterations: 1, warmupIterations: 0, time: 0, warmupTime: 0 }
+const options = { iterations: 1, rounds: 15, warmup: 2, unit: 'ms' as const }
+const GREP = 'export function \\w+'
+const LINES = 1_000_000
+const OFFSET = LINES - 1000
 
 const base = await mkdtemp(join(tmpdir(), 'cordage-fs-bench-'))
 const tree = join(base, 'pnpm')
 await cp(join(import.meta.dirname, '../../../node_modules/.pnpm'), tree, { recursive: true, verbatimSymlinks: true })
-const big = join(base, 'big.log')
-const LINES = 1_000_000
-{
-  const handle = await open(big, 'w')
+// Two copies of one 100 MB log: big.log unchanged (its line index may be kept), fresh.log touched before
+// every read (a file that just changed is always counted again).
+for (const name of ['big.log', 'fresh.log']) {
+  const handle = await open(join(base, name), 'w')
   const block = Array.from({ length: 10_000 }, (_, i) => `entry ${String(i).padStart(5, '0')} ${'payload '.repeat(11)}`).join('\n') + '\n'
   for (let i = 0; i < LINES / 10_000; i++) await handle.write(block)
   await handle.close()
 }
+// A version is indexed only once it had settled for 2 s before it was counted.
+await new Promise((resolve) => setTimeout(resolve, 2_100))
 
 const ctx = await createTestContext({ print: false })
 await ctx.plugin(fs, { root: base, maxResults: 100_000 })
@@ -41,77 +49,67 @@ async function call(name: string, args: object): Promise<void> {
   if (result.isError) throw new Error(result.error.message)
 }
 
-const samples = new Map<string, number[]>()
-function timed(label: string, fn: () => Promise<void>): () => Promise<void> {
-  samples.set(label, [])
-  return async () => {
-    const start = performance.now()
-    await fn()
-    samples.get(label)!.push(performance.now() - start)
-  }
+async function touched(path: string): Promise<void> {
+  const now = new Date()
+  await utimes(join(base, path), now, now)
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN
-const options = { iterations: 15, warmupIterations: 3, time: 0 }
-const GREP = 'export function \\w+'
-const OFFSET = LINES - 1000
+const line = (result: Comparison, candidate: string, baseline: string, target: string) =>
+  `  ${candidate.padEnd(44)} ${(result[candidate]! / 1000).toFixed(1).padStart(7)} ms vs ${baseline.padEnd(26)} ${(result[baseline]! / 1000).toFixed(1).padStart(7)} ms  ratio ${(result[candidate]! / result[baseline]!).toFixed(2)}× (target ${target})`
 
-describe('grep on node_modules/.pnpm', () => {
-  bench(
-    'grep tool (ripgrep path)',
-    timed('grep tool', () => call('grep', { pattern: GREP, path: 'pnpm' })),
-    options,
-  )
-  bench(
-    'rg -n directly',
-    timed('rg grep', () => run(rgPath, ['-n', '--no-require-git', GREP], tree)),
-    options,
-  )
-})
-
-describe('glob on node_modules/.pnpm', () => {
-  bench(
-    'glob tool (ripgrep path)',
-    timed('glob tool', () => call('glob', { pattern: '*.d.ts', path: 'pnpm' })),
-    options,
-  )
-  bench(
-    'rg --files -g directly',
-    timed('rg glob', () => run(rgPath, ['--files', '--no-require-git', '-g', '*.d.ts'], tree)),
-    options,
-  )
-})
-
-describe('read 1000 lines near the end of a 100 MB file', () => {
-  bench(
-    'read tool (offset)',
-    timed('read tool', () => call('read', { path: 'big.log', offset: OFFSET, limit: 1000 })),
-    options,
-  )
-  bench(
-    'tail -n +K | head -n 1000',
-    timed('tail +K', () => run('sh', ['-c', `tail -n +${OFFSET} big.log | head -n 1000`], base)),
-    options,
-  )
-  bench(
-    'tail -n 1000',
-    timed('tail -n', () => run('tail', ['-n', '1000', 'big.log'], base)),
-    options,
-  )
-})
+bench(
+  'fs tools vs rg and tail',
+  async () => {
+    const grep = await compare(
+      `grep ${GREP} on node_modules/.pnpm`,
+      { name: 'rg -n', fn: () => run(rgPath, ['-n', '--no-require-git', GREP], tree) },
+      [{ name: 'grep tool', fn: () => call('grep', { pattern: GREP, path: 'pnpm' }) }],
+      options,
+    )
+    const glob = await compare(
+      'glob *.d.ts on node_modules/.pnpm',
+      { name: 'rg --files -g', fn: () => run(rgPath, ['--files', '--no-require-git', '-g', '*.d.ts'], tree) },
+      [{ name: 'glob tool', fn: () => call('glob', { pattern: '*.d.ts', path: 'pnpm' }) }],
+      options,
+    )
+    const near = await compare(
+      `read 1 000 lines at line ${OFFSET} of a 100 MB file`,
+      { name: 'tail -n +K | head', fn: () => run('sh', ['-c', `tail -n +${OFFSET} big.log | head -n 1000`], base) },
+      [
+        {
+          name: 'read, file just changed (counted)',
+          fn: () => touched('fresh.log').then(() => call('read', { path: 'fresh.log', offset: OFFSET, limit: 1000 })),
+        },
+        { name: 'read, unchanged file (line index)', fn: () => call('read', { path: 'big.log', offset: OFFSET, limit: 1000 }) },
+      ],
+      options,
+    )
+    const end = await compare(
+      'the last 1 000 lines of a 100 MB file',
+      { name: 'tail -n 1000', fn: () => run('tail', ['-n', '1000', 'big.log'], base) },
+      [
+        { name: 'read -1000, file just changed (counted)', fn: () => touched('fresh.log').then(() => call('read', { path: 'fresh.log', offset: -1000 })) },
+        { name: 'read -1000, unchanged file (line index)', fn: () => call('read', { path: 'big.log', offset: -1000 }) },
+      ],
+      options,
+    )
+    if ((await stat(join(base, 'big.log'))).size !== 101_000_000) throw new Error('the log changed size')
+    console.log(
+      [
+        '\nSummary (medians of interleaved rounds, same run):',
+        line(grep, 'grep tool', 'rg -n', '≤ 1.2×'),
+        line(glob, 'glob tool', 'rg --files -g', '≤ 1.15×'),
+        line(near, 'read, file just changed (counted)', 'tail -n +K | head', '≤ 1.2×'),
+        line(near, 'read, unchanged file (line index)', 'tail -n +K | head', '≤ 1.2×'),
+        line(end, 'read -1000, file just changed (counted)', 'tail -n 1000', 'none'),
+        line(end, 'read -1000, unchanged file (line index)', 'tail -n 1000', 'none'),
+      ].join('\n'),
+    )
+  },
+  once,
+)
 
 afterAll(async () => {
-  const m = Object.fromEntries([...samples].map(([label, values]) => [label, median(values)]))
-  const line = (label: string, baseline: string) =>
-    `${label.padEnd(10)} ${m[label]!.toFixed(1).padStart(8)} ms   ${baseline.padEnd(8)} ${m[baseline]!.toFixed(1).padStart(8)} ms   ratio ${(m[label]! / m[baseline]!).toFixed(2)}`
-  console.log(
-    [
-      'medians (ms) and ratios, same run:',
-      line('grep tool', 'rg grep'),
-      line('glob tool', 'rg glob'),
-      line('read tool', 'tail +K'),
-      line('read tool', 'tail -n'),
-    ].join('\n'),
-  )
+  await ctx.fiber.dispose()
   await rm(base, { recursive: true, force: true })
 })
