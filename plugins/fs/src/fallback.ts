@@ -55,7 +55,9 @@ async function listFiles(root: string, query: GlobQuery | GrepQuery, pattern: st
 /** The pure-JS `glob`: the whole list is acquired (tinyglobby has no early stop), then capped. */
 export async function nodeGlob(root: string, query: GlobQuery): Promise<Found<string>> {
   const files = (await listFiles(root, query, query.pattern)).sort()
-  return { items: files.slice(0, query.max), truncated: files.length > query.max }
+  const items = files.slice(0, query.max)
+  query.onItems?.(items)
+  return { items, truncated: files.length > query.max }
 }
 
 function compile(pattern: string, caseInsensitive: boolean): RegExp {
@@ -81,17 +83,30 @@ export async function nodeGrep(root: string, query: GrepQuery): Promise<Found<Fo
     for (let offset = 0; offset < contents.length; offset++) {
       const data = contents[offset]
       if (!data || data.subarray(0, 65536).includes(0)) continue
-      if (!scan(files[start + offset]!, data.toString('utf8'), regex, query, items)) return { items: items.sort(compareMatches), truncated: true }
+      if (!scan(files[start + offset]!, data, regex, query, items)) return { items: items.sort(compareMatches), truncated: true }
     }
   }
   return { items: items.sort(compareMatches), truncated: false }
 }
 
 /** Appends the matches of one file (with context, as ripgrep reports it); false when the cap stopped it. */
-function scan(file: string, text: string, regex: RegExp, query: GrepQuery, items: FoundMatch[]): boolean {
-  const lines = text.split('\n')
+function scan(file: string, data: Buffer, regex: RegExp, query: GrepQuery, items: FoundMatch[]): boolean {
+  const lines = data.toString('utf8').split('\n')
   if (lines[lines.length - 1] === '') lines.pop()
-  const line = (index: number) => clipLine(lines[index]!.endsWith('\r') ? lines[index]!.slice(0, -1) : lines[index]!, query.maxLineLength)
+  // Where each line starts in the bytes (a clipped line states its length in bytes, as ripgrep's output gives it).
+  let starts: number[] | undefined
+  const bytesOf = (index: number, text: string) => {
+    if (!starts) {
+      starts = [0]
+      for (let at = data.indexOf(10); at !== -1; at = data.indexOf(10, at + 1)) starts.push(at + 1)
+    }
+    const end = index + 1 < starts.length ? starts[index + 1]! - 1 : data.length
+    return end - starts[index]! - (data[end - 1] === 13 && text.length < lines[index]!.length ? 1 : 0)
+  }
+  const line = (index: number) => {
+    const text = lines[index]!.endsWith('\r') ? lines[index]!.slice(0, -1) : lines[index]!
+    return text.length > query.maxLineLength ? clipLine(text, query.maxLineLength, bytesOf(index, text)) : text
+  }
   const matches: FoundMatch[] = []
   const context: ContextLine[] = []
   let lastMatch = -Infinity
@@ -114,5 +129,6 @@ function scan(file: string, text: string, regex: RegExp, query: GrepQuery, items
     } else if (index - lastMatch <= query.context) context.push({ lineNumber: index + 1, line: line(index) })
   }
   attachContext(matches, context, query.context)
+  if (matches.length) query.onItems?.(matches)
   return complete
 }

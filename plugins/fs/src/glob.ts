@@ -6,6 +6,7 @@ import { pageFooter, takePage } from './page.js'
 import { ripgrepGlob } from './ripgrep.js'
 import type { FsRuntime } from './runtime.js'
 import type { PagedTool } from './spill.js'
+import { PipelinedCheck } from './pipelined-check.js'
 import { keepContained } from './recheck.js'
 import { resolveSearchRoot } from './search-root.js'
 
@@ -20,6 +21,9 @@ const Output = Schema.object({
 })
 
 type GlobValue = { paths: string[]; truncated: boolean }
+
+// Paths per containment check while the walk streams: large enough that a directory's files share one check.
+const CHECK_BATCH = 256
 
 /** The `glob` tool: lists files by pattern, honouring .gitignore; renders the first page. */
 export function globTool(runtime: FsRuntime): PagedTool {
@@ -45,9 +49,22 @@ export function globTool(runtime: FsRuntime): PagedTool {
       try {
         const { cwd, prefix } = root
         if (cwd === undefined) throw new FsError('NOT_A_DIRECTORY', `${args.path} is a file; glob needs a directory as path`)
-        const query = { cwd, realCwd: root.real, pattern: args.pattern, max: settings.maxResults, signal: AbortSignal.any([exec.signal, runtime.lifetime]) }
+        // Paths are checked against the root while the walk still streams them.
+        const check = new PipelinedCheck<string>(async (paths) => {
+          const inside = await keepContained(workspace, cwd, paths)
+          return paths.filter((path) => inside.has(path))
+        }, CHECK_BATCH)
+        const signal = AbortSignal.any([exec.signal, runtime.lifetime])
+        const query = {
+          cwd,
+          realCwd: root.real,
+          pattern: args.pattern,
+          max: settings.maxResults,
+          signal,
+          onItems: (paths: readonly string[]) => check.add(paths),
+        }
         const found = runtime.rgPath ? await ripgrepGlob(runtime.rgPath, query) : await nodeGlob(workspace.root, query)
-        const kept = await keepContained(workspace, cwd, found.items)
+        const kept = await check.kept()
         return { paths: found.items.filter((item) => kept.has(item)).map((item) => prefix + item), truncated: found.truncated }
       } finally {
         await root.close()

@@ -7,7 +7,9 @@ import { pageFooter, takePage } from './page.js'
 import { ripgrepGrep } from './ripgrep.js'
 import type { FsRuntime } from './runtime.js'
 import type { PagedTool } from './spill.js'
+import { PipelinedCheck } from './pipelined-check.js'
 import { keepVerifiedMatches } from './recheck.js'
+import type { FoundMatch } from './search.js'
 import { resolveSearchRoot, type SearchRoot } from './search-root.js'
 
 const Parameters = Schema.object({
@@ -43,6 +45,9 @@ type Match = {
 }
 type GrepValue = { matches: Match[]; truncated: boolean }
 
+// Matches per verification while the search streams (whole files: a file's matches arrive together).
+const CHECK_BATCH = 64
+
 /** One rendered entry per match, `path:line:text` (context as `path-line-text`, gaps as `--`), lines shown once. */
 function entries(matches: readonly Match[]): string[] {
   const out: string[] = []
@@ -77,9 +82,15 @@ export function grepTool(runtime: FsRuntime): PagedTool {
     const files = new Set(value.matches.map((match) => match.path)).size
     return `${text}${pageFooter(shown, value.matches.length, 'matches', value.truncated, settings.maxResults, spilled)}${shown === value.matches.length && !value.truncated ? `\n\n(${value.matches.length} ${value.matches.length === 1 ? 'match' : 'matches'} in ${files} ${files === 1 ? 'file' : 'files'}.)` : ''}`
   }
-  // A single file was opened and verified itself; a directory walk is checked path by path.
   const search = async (root: SearchRoot, args: Infer<typeof Parameters>, exec: ToolExec) => {
     const { signal } = exec
+    // A directory walk's matches are verified file by file while the search streams (a single file was opened and verified
+    // itself); each file is shown to path rules as it is opened to verify them (another name of a denied file is refused).
+    const admit = (file: OpenedFile) => runtime.admit(exec, file, 'read')
+    const cwd = root.cwd
+    const check = cwd
+      ? new PipelinedCheck<FoundMatch>((matches) => keepVerifiedMatches(workspace, cwd, matches, settings.maxLineLength, admit), CHECK_BATCH)
+      : undefined
     const query = {
       cwd: root.cwd ?? dirname(root.real),
       realCwd: root.cwd ? root.real : dirname(root.real),
@@ -91,11 +102,11 @@ export function grepTool(runtime: FsRuntime): PagedTool {
       max: settings.maxResults,
       maxLineLength: settings.maxLineLength,
       signal: AbortSignal.any([signal, runtime.lifetime]),
+      onItems: check && ((matches: readonly FoundMatch[]) => check.add(matches)),
     }
     const found = runtime.rgPath ? await ripgrepGrep(runtime.rgPath, query) : await nodeGrep(workspace.root, query)
-    // Each file with matches is shown to path rules as it is opened to verify them (another name of a denied file is refused).
-    const admit = (file: OpenedFile) => runtime.admit(exec, file, 'read')
-    const kept = root.cwd ? await keepVerifiedMatches(workspace, root.cwd, found.items, settings.maxLineLength, admit) : found.items
+    const verified = check && (await check.kept())
+    const kept = verified ? found.items.filter((match) => verified.has(match)) : found.items
     const display = root.file ? workspace.display(root.real) : undefined
     const matches = kept.map((match) => ({ ...match, path: display ?? root.prefix + match.path }))
     // Context arrays are optional in the value; schemastery's inferred type marks arrays as always present.

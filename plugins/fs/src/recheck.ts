@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readFileSync, type BigIntStats } from 'node:fs'
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, type BigIntStats } from 'node:fs'
 import { CordageError } from '@cordage/core'
 import type { OpenedFile } from '@cordage/services'
 import { setImmediate } from 'node:timers/promises'
@@ -16,6 +16,7 @@ const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = constants
 const BATCH = 128
 // Files up to this size are re-read whole and synchronously; larger ones are streamed.
 const SMALL = 1 << 20
+const shared = Buffer.allocUnsafe(SMALL)
 
 /** Opens `path` (without following a final symlink unless `follow`); the descriptor if it lies inside the root. */
 function openInside(workspace: Workspace, path: string, flags: number, follow = false): number | undefined {
@@ -136,17 +137,40 @@ async function linesOf(
   const fd = openInside(workspace, path, O_RDONLY)
   if (fd === undefined) return undefined
   try {
-    const stats = fstatSync(fd, { bigint: true })
-    if (stats.nlink > 1n) admitDescriptor(fd, path, stats, admit)
+    const stats = fstatSync(fd)
+    if (stats.nlink > 1) admitDescriptor(fd, path, fstatSync(fd, { bigint: true }), admit)
     if (stats.size > SMALL) return await streamedLinesOf(workspace, path, only, maxLineLength)
-    const lines = readFileSync(fd).toString('utf8').split('\n')
-    return new Map([...only].filter((number) => number <= lines.length).map((number) => [number, lines[number - 1]!.replace(/\r$/, '')]))
+    // One buffer for every small file: thousands of files with matches would otherwise each leave one to collect.
+    const length = readSync(fd, shared, 0, SMALL, 0)
+    return wantedLines(shared.subarray(0, length), only, maxLineLength)
   } catch (error) {
     if (CordageError.is(error)) throw error
     return undefined
   } finally {
     closeSync(fd)
   }
+}
+
+/**
+ * The wanted lines of a file's bytes (`\r` stripped), each decoded only as far as the comparison looks:
+ * a minified bundle's megabyte-long line is not turned into a string to compare its first characters.
+ */
+function wantedLines(data: Buffer, only: ReadonlySet<number>, maxLineLength: number): Map<number, string> {
+  const found = new Map<number, string>()
+  const last = Math.max(...only)
+  // A character takes at most 4 bytes, so this many decode to more than maxLineLength characters.
+  const enough = maxLineLength * 4 + 4
+  for (let number = 1, start = 0; number <= last; number++) {
+    const newline = data.indexOf(10, start)
+    const end = newline === -1 ? data.length : newline
+    if (only.has(number)) {
+      const text = data.toString('utf8', start, Math.min(end, start + enough))
+      found.set(number, text.endsWith('\r') ? text.slice(0, -1) : text)
+    }
+    if (newline === -1) break
+    start = newline + 1
+  }
+  return found
 }
 
 function admitDescriptor(fd: number, path: string, stats: BigIntStats, admit: (file: OpenedFile) => void): void {

@@ -6,6 +6,8 @@ export interface GlobQuery {
   pattern: string
   max: number
   signal: AbortSignal
+  /** Called with collected paths as the search finds them (to check them meanwhile). */
+  onItems?: (paths: readonly string[]) => void
 }
 
 /** A `grep` query over a real directory (`cwd`, ignore rules apply) or one file (`file`). */
@@ -21,6 +23,8 @@ export interface GrepQuery {
   max: number
   maxLineLength: number
   signal: AbortSignal
+  /** Called with each file's collected matches (context attached) as the search finishes the file. */
+  onItems?: (matches: readonly FoundMatch[]) => void
 }
 
 /** A context line next to a match. */
@@ -44,9 +48,14 @@ export interface Found<T> {
   truncated: boolean
 }
 
-/** Cuts a line to `max` characters, marking the cut. */
-export function clipLine(line: string, max: number): string {
-  return line.length > max ? `${line.slice(0, max)} … [line truncated: ${line.length} characters in total]` : line
+/** Cuts a line to `max` characters, marking the cut with its length in bytes (`bytes`), as `read` does. */
+export function clipLine(line: string, max: number, bytes: number): string {
+  return line.length > max ? `${line.slice(0, max)} … [line truncated: ${bytes} bytes in total]` : line
+}
+
+/** How many bytes of a line always decode to more than `max` characters (a character takes at most 4): all a clipped line needs. */
+export function clipBytes(max: number): number {
+  return max * 4 + 4
 }
 
 /** Attaches the context lines within `context` of each match (shared by both engines so their values agree). */

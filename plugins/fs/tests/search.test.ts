@@ -197,7 +197,10 @@ describe('glob and grep on a 20 000-file tree', () => {
       'blob.bin': Buffer.concat([Buffer.from('needle\n'), Buffer.from([0, 1, 2]), Buffer.from('needle\n')]),
       'uni.md': 'café needle ☕\nno\nneedle again\n',
       'long.js': `${'x'.repeat(3000)}needle\n`,
+      'wide.txt': `${'€'.repeat(150)}needle\r\n`,
       'sub/deep/a.txt': 'needle\nneedle\nx\ny\nz\nneedle\n',
+      // A newline in a file name: ripgrep's plain output is parsed by its NUL after the path.
+      'odd\nname.txt': 'before\nneedle\n',
     })
     const [rg, node] = await Promise.all(
       ['ripgrep', 'node'].map(async (search) => {
@@ -210,14 +213,18 @@ describe('glob and grep on a 20 000-file tree', () => {
       'dos.txt:2',
       'dos.txt:4',
       'long.js:1',
+      'odd\nname.txt:2',
       'sub/deep/a.txt:1',
       'sub/deep/a.txt:2',
       'sub/deep/a.txt:6',
       'uni.md:1',
       'uni.md:3',
+      'wide.txt:1',
     ])
     expect(rg.matches[0].line).toBe('needle one')
-    expect(rg.matches[2].line).toMatch(/^x{100} … \[line truncated: 3006 characters in total\]$/)
+    // A clipped line states its length in bytes, as read does (a megabyte line is never decoded whole to count it).
+    expect(rg.matches[2].line).toMatch(/^x{100} … \[line truncated: 3006 bytes in total\]$/)
+    expect(rg.matches.at(-1).line).toBe(`${'€'.repeat(100)} … [line truncated: 456 bytes in total]`)
   })
 
   it('greps a single file by path', async () => {
