@@ -84,8 +84,15 @@ function checkLayers(pkg, offences) {
   }
 }
 
+/** A schemastery schema, or another Standard Schema (zod) where a config's rules need one. */
 function isSchema(value) {
-  return typeof value === 'function' && typeof value.type === 'string' && typeof value.toJSON === 'function'
+  const schemastery = typeof value === 'function' && typeof value.type === 'string' && typeof value.toJSON === 'function'
+  return schemastery || (typeof value === 'object' && value !== null && typeof value['~standard']?.validate === 'function')
+}
+
+/** Resolves `config` through the schema (schemastery is callable; a Standard Schema validates). */
+function resolveConfig(schema, config) {
+  return typeof schema === 'function' ? schema(config) : schema['~standard'].validate(config)
 }
 
 /** Shape offences of one plugin, checked on its built entry point. */
@@ -114,10 +121,10 @@ async function checkShape(pkg, offences) {
   if (typeof mod.name !== 'string' || !mod.name) offences.push(`${label}: exports no \`name\``)
   if (!Array.isArray(mod.inject) && (typeof mod.inject !== 'object' || mod.inject === null))
     offences.push(`${label}: exports no \`inject\` (an array or object, [] when it needs nothing)`)
-  if (!isSchema(mod.Config)) offences.push(`${label}: exports no schemastery \`Config\``)
+  if (!isSchema(mod.Config)) offences.push(`${label}: exports no \`Config\` schema (schemastery, or a Standard Schema)`)
   else {
     try {
-      mod.Config({ __unknownKey__: true })
+      resolveConfig(mod.Config, { __unknownKey__: true })
       offences.push(`${label}: Config accepts unknown keys (wrap it in strictConfig(name, …) from @cordage/core)`)
     } catch (error) {
       if (error?.code !== 'INVALID_CONFIG') offences.push(`${label}: Config rejects unknown keys without INVALID_CONFIG (use strictConfig)`)

@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { createTestContext, type TestContext } from '@cordage/testing'
 import * as plugin from '../src/index.js'
+import { mcpOutputSchema, structuredContent } from '../src/schema.js'
 import { fixtureTools } from './fixtures/tools.mjs'
 import { REPO_ROOT, serveCommand, until } from './helpers.js'
 
@@ -209,15 +210,15 @@ describe('mcp-server', () => {
 
   it('wraps non-object output schemas as { result } and rebases local refs', () => {
     const schema = { type: 'array' as const, items: { $ref: '#/$defs/x' }, $defs: { x: { type: 'string' as const } } }
-    expect(plugin.mcpOutputSchema(schema)).toEqual({
+    expect(mcpOutputSchema(schema)).toEqual({
       type: 'object',
       properties: { result: { type: 'array', items: { $ref: '#/properties/result/$defs/x' }, $defs: { x: { type: 'string' } } } },
       required: ['result'],
       additionalProperties: false,
     })
     const objectRoot = { type: 'object' as const, properties: {} }
-    expect(plugin.mcpOutputSchema(objectRoot)).toBe(objectRoot)
-    expect(plugin.structuredContent(schema, ['a'])).toEqual({ result: ['a'] })
+    expect(mcpOutputSchema(objectRoot)).toBe(objectRoot)
+    expect(structuredContent(schema, ['a'])).toEqual({ result: ['a'] })
   })
 
   it('rejects an invalid config at load', async () => {

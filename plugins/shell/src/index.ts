@@ -2,12 +2,14 @@ import type { Context } from 'cordis'
 import Schema from 'schemastery'
 import type { ToolRegistry } from '@cordage/registry'
 import type { JobsService } from '@cordage/services'
-import { ConfigError, envFilter, envPolicySchema, strictConfig, type EnvPolicy } from '@cordage/core'
+import { ConfigError, envFilter, envPolicySchema, strictConfig, type EnvPolicy, type ConfigInput } from '@cordage/core'
 import { bashTool } from './bash.js'
 import { resolveRoot } from './cwd.js'
 import type { RunningCommand } from './run.js'
 
+/** Plugin name. */
 export const name = 'shell'
+/** Registers `bash`; background commands become jobs when `jobs` is loaded. */
 export const inject = ['tools']
 
 /** Shell plugin configuration (see the README for the defaults and their reasons). */
@@ -21,10 +23,8 @@ export interface Config {
   env: EnvPolicy
 }
 
-/** What a caller may pass: every key optional (defaults fill the rest, `env` keys included). */
-export type ConfigInput = Partial<Omit<Config, 'env'>> & { env?: Partial<Config['env']> }
-
-export const Config: Schema<ConfigInput, Config> = strictConfig(
+/** Validated at load: unknown keys and wrong types fail with INVALID_CONFIG. */
+export const Config: Schema<ConfigInput<Config>, Config> = strictConfig(
   name,
   Schema.object({
     root: Schema.string().description('Workspace root; `cwd` must stay inside it. Default: process.cwd() at load.'),
@@ -37,6 +37,7 @@ export const Config: Schema<ConfigInput, Config> = strictConfig(
   }),
 )
 
+/** Registers `bash` rooted at `config.root`; unloading kills every command it started. */
 export function apply(ctx: Context, config: Config): void {
   if (config.defaultTimeoutMs > config.maxTimeoutMs) {
     throw new ConfigError(name, [
@@ -66,3 +67,6 @@ export function apply(ctx: Context, config: Config): void {
 
 export type { ForegroundValue } from './foreground.js'
 export { ShellSpawnError, ShellCwdError, JobsUnavailableError } from './errors.js'
+
+/** The plugin as one object (the module itself is also a valid plugin). */
+export default { name, inject, Config, apply }

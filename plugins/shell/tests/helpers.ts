@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll } from 'vitest'
+import type { ConfigInput } from '@cordage/core'
 import { createTestContext } from '@cordage/testing'
 import { Jobs } from '@cordage/plugin-jobs'
 import * as shell from '../src/index.js'
@@ -37,7 +38,7 @@ export async function readPid(file: string, timeoutMs = 10_000): Promise<number>
 export { valueOf as value } from '@cordage/testing'
 
 /** A context with the registry, optionally the jobs service, and the shell plugin rooted at a temp dir. */
-export async function setup(options: { jobs?: boolean; config?: shell.ConfigInput } = {}) {
+export async function setup(options: { jobs?: boolean; config?: ConfigInput<shell.Config> } = {}) {
   const root = tempDir()
   const ctx = await createTestContext()
   const jobsFiber = options.jobs === false ? undefined : await ctx.plugin(Jobs, {})

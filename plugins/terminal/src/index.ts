@@ -1,6 +1,6 @@
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
-import { envPolicySchema, strictConfig, type EnvPolicy } from '@cordage/core'
+import { envPolicySchema, strictConfig, type EnvPolicy, type ConfigInput } from '@cordage/core'
 import type { ToolRegistry } from '@cordage/registry'
 import type { AgentNotice } from '@cordage/services'
 import { terminalCloseTool } from './close.js'
@@ -41,10 +41,7 @@ export interface Config {
   env: EnvPolicy
 }
 
-/** What a caller may pass: every key optional. */
-export type ConfigInput = Partial<Omit<Config, 'env'>> & { env?: Partial<Config['env']> }
-
-export const Config: Schema<ConfigInput, Config> = strictConfig(
+export const Config: Schema<ConfigInput<Config>, Config> = strictConfig(
   name,
   Schema.object({
     root: Schema.string().description('Workspace root; `cwd` must stay inside it. Default: process.cwd() at load.'),

@@ -3,7 +3,7 @@ import { mkdtempSync, realpathSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, describe } from 'vitest'
-import type { ToolExecutionResult } from '@cordage/core'
+import type { ConfigInput, ToolExecutionResult } from '@cordage/core'
 import { createTestContext, valueOf } from '@cordage/testing'
 import type { AgentNotice } from '@cordage/services'
 import * as terminal from '../src/index.js'
@@ -63,7 +63,7 @@ export async function eventually(check: () => boolean, ms = 10_000): Promise<boo
 }
 
 /** A context with the registry and the terminal plugin rooted at a temp dir; disposed after each test. */
-export async function setup(config: terminal.ConfigInput = {}) {
+export async function setup(config: ConfigInput<terminal.Config> = {}) {
   const root = tempDir()
   const ctx = await createTestContext()
   const fiber = await ctx.plugin(terminal, { root, ...config })
