@@ -2,27 +2,31 @@ import { Context, Service } from 'cordis'
 import { skipShadowContexts } from '@cordage/registry'
 import type Schema from 'schemastery'
 import type { CompletionRequest, ModelEvent, ModelInfo, ModelService } from '@cordage/services'
-import { strictConfig } from '@cordage/core'
+import { strictConfig, type ConfigInput } from '@cordage/core'
 import { AnthropicClient } from './client.js'
 import { Config as ConfigSchema, resolveOptions, type Config as ModelAnthropicConfig } from './config.js'
 
+/** Plugin name. */
 export const name = 'model-anthropic'
+/** Needs no service. Provides `model` (`ModelService`, declared in `@cordage/services`). */
 export const inject: string[] = []
 
-export declare namespace AnthropicModel {
-  type Config = ModelAnthropicConfig
-}
+/** Plugin configuration (see the README's Config table). */
+export type Config = ModelAnthropicConfig
+/** Validated at load: unknown keys and wrong types fail with INVALID_CONFIG. */
+export const Config: Schema<ConfigInput<Config>, Config> = strictConfig(name, ConfigSchema)
 
 /** The `model` service over the Anthropic Messages API, on the official `@anthropic-ai/sdk`. */
 export class AnthropicModel extends Service implements ModelService {
-  static readonly Config: Schema<Partial<AnthropicModel.Config>, AnthropicModel.Config> = strictConfig(name, ConfigSchema)
+  static readonly inject = inject
+  static readonly Config = Config
 
   readonly id: string
   readonly info: ModelInfo
   /** The underlying Cordis-free client. */
   readonly client: AnthropicClient
 
-  constructor(ctx: Context, config: AnthropicModel.Config) {
+  constructor(ctx: Context, config: Config) {
     super(ctx, 'model')
     // Calls never need the caller's context: skip per-call shadow contexts.
     skipShadowContexts(this)

@@ -1,7 +1,7 @@
 import type { ModelService } from '@cordage/services'
 import { collectEvents, createTestContext, streamFailure, type TestContext } from '@cordage/testing'
 import type { ToolDefinition } from '@cordage/core'
-import { AnthropicModel } from '../src/index.js'
+import { AnthropicModel, type Config } from '../src/index.js'
 
 /** Reads a stream to its end (the test kit's `collectEvents`). */
 export const collect = collectEvents
@@ -12,7 +12,7 @@ export const failure = streamFailure
 /** A context with the registry and the provider loaded against `baseURL`, without SDK retries. */
 export async function loadModel(
   baseURL: string,
-  config: Partial<AnthropicModel.Config> = {},
+  config: Partial<Config> = {},
 ): Promise<{ ctx: TestContext; model: ModelService; dispose: () => Promise<void> }> {
   const ctx = await createTestContext({ print: false })
   const fiber = await ctx.plugin(AnthropicModel, { baseURL, apiKey: 'sk-ant-test', maxRetries: 0, ...config })

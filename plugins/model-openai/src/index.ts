@@ -2,27 +2,31 @@ import { Context, Service } from 'cordis'
 import { skipShadowContexts } from '@cordage/registry'
 import type Schema from 'schemastery'
 import type { CompletionRequest, ModelEvent, ModelInfo, ModelService } from '@cordage/services'
-import { strictConfig } from '@cordage/core'
+import { strictConfig, type ConfigInput } from '@cordage/core'
 import { OpenAIClient } from './client.js'
 import { Config as ConfigSchema, resolveOptions, type Config as ModelOpenAIConfig } from './config.js'
 
+/** Plugin name. */
 export const name = 'model-openai'
+/** Needs no service. Provides `model` (`ModelService`, declared in `@cordage/services`). */
 export const inject: string[] = []
 
-export declare namespace OpenAIModel {
-  type Config = ModelOpenAIConfig
-}
+/** Plugin configuration (see the README's Config table). */
+export type Config = ModelOpenAIConfig
+/** Validated at load: unknown keys and wrong types fail with INVALID_CONFIG. */
+export const Config: Schema<ConfigInput<Config>, Config> = strictConfig(name, ConfigSchema)
 
 /** The `model` service over an OpenAI-compatible Chat Completions endpoint (OpenAI, DeepSeek, Ollama, vLLM, llama.cpp). */
 export class OpenAIModel extends Service implements ModelService {
-  static readonly Config: Schema<Partial<OpenAIModel.Config>, OpenAIModel.Config> = strictConfig(name, ConfigSchema)
+  static readonly inject = inject
+  static readonly Config = Config
 
   readonly id: string
   readonly info: ModelInfo
   /** The underlying Cordis-free client (usable on its own, e.g. to record a cassette). */
   readonly client: OpenAIClient
 
-  constructor(ctx: Context, config: OpenAIModel.Config) {
+  constructor(ctx: Context, config: Config) {
     super(ctx, 'model')
     // Calls never need the caller's context: skip per-call shadow contexts.
     skipShadowContexts(this)

@@ -1,6 +1,6 @@
 import type { CompletionRequest, ModelEvent, ModelService } from '@cordage/services'
 import { collectEvents, createTestContext, streamFailure, type TestContext } from '@cordage/testing'
-import { OpenAIModel } from '../src/index.js'
+import { OpenAIModel, type Config } from '../src/index.js'
 
 /** Reads a stream to its end (the test kit's `collectEvents`). */
 export const collect = collectEvents
@@ -14,7 +14,7 @@ export const failure = streamFailure
 /** A context with the registry and the provider loaded against `baseURL`, with fast retries. */
 export async function loadModel(
   baseURL: string,
-  config: Partial<OpenAIModel.Config> = {},
+  config: Partial<Config> = {},
 ): Promise<{ ctx: TestContext; model: ModelService; dispose: () => Promise<void> }> {
   const ctx = await createTestContext({ print: false })
   const fiber = await ctx.plugin(OpenAIModel, { baseURL, apiKey: 'sk-test', model: 'fake-model', backoffMs: 1, ...config })
