@@ -67,7 +67,7 @@ export { composeSystem } from './system.js'
 export type { TodoCounts, TodoItem, TodoList, TodoStatus } from './todo.js'
 export type { ChildRunEvent } from './child.js'
 export type { SubagentService, ChildRunOptions, ChildRunCaller, ChildRunResult } from './subagents.js'
-export type { CodeRunner, CodeRunOptions, CodeRunResult, CodeHostFunction } from './code.js'
+export type { CodeRunner, CodeRunOptions, CodeRunResult, CodeHostFunction, CodeSession, CodeSessionOptions } from './code.js'
 export { JobSnapshotSchema } from './jobs.js'
 export type { JobsService, JobSnapshot, JobState, JobExit, JobStartOptions, JobHandle, JobRead } from './jobs.js'
 

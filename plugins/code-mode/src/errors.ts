@@ -26,3 +26,17 @@ export class HostFunctionError extends CordageError {
     super('INVALID_ARGS', message)
   }
 }
+
+/**
+ * An evaluation in a code session did not complete (code `CODE_RUN_FAILED`). `kind` `runtime`: the
+ * code threw (the message is its description, with the QuickJS stack); `timeout`: it outlived its
+ * `timeoutMs`; anything else: the session ended, and the message says why.
+ */
+export class CodeSessionError extends CordageError {
+  constructor(
+    readonly kind: CodeRunFailureKind,
+    readonly detail: string,
+  ) {
+    super('CODE_RUN_FAILED', detail)
+  }
+}

@@ -10,7 +10,7 @@ import type { SandboxLimits } from './budget.js'
 import { SandboxPool } from './pool.js'
 import { CodeModeRunner } from './service.js'
 
-export { CodeRunError, HostFunctionError, type CodeRunFailureKind } from './errors.js'
+export { CodeRunError, CodeSessionError, HostFunctionError, type CodeRunFailureKind } from './errors.js'
 export type { ProgramOutput } from './sandbox.js'
 export type { SandboxLimits } from './budget.js'
 

@@ -42,8 +42,8 @@ function streakAllows(): boolean {
 export class SandboxWorker {
   readonly logs: SharedArrayBuffer
   readonly meter: Float64Array
-  /** The run holding this worker: it receives the messages and learns when the thread ends. */
-  holder: { message(message: WorkerMessage): void; exit(error: Error | undefined): void } | undefined
+  /** The run or session holding this worker: it receives the messages and learns when the thread ends. */
+  holder: { message(message: WorkerMessage): void; exit(error: Error | undefined): void; session?: boolean } | undefined
   /** Called once when the thread ends for any reason (the pool's bookkeeping). */
   onExit: (() => void) | undefined
   readonly ready: Promise<void>
@@ -112,10 +112,14 @@ export class SandboxWorker {
     this.ready.catch(() => {})
   }
 
-  /** Hands a message to the worker (completions in its mailbox when they fit) and rings the doorbell it sleeps on. */
-  post(message: HostMessage): void {
+  /**
+   * Hands a message to the worker (a run's completions in its mailbox when they fit) and rings the
+   * doorbell it sleeps on. `queued`: through the port only, for a session, whose messages may follow
+   * one another before the worker read the mailbox (a second write would replace the first).
+   */
+  post(message: HostMessage, queued = false): void {
     // oxlint-disable-next-line unicorn/require-post-message-target-origin -- a MessagePort, not a window
-    if (message.type !== 'settle' || !writeBox(this.control, DOWN_LENGTH, this.down, message)) this.inbox.postMessage(message)
+    if (queued || message.type !== 'settle' || !writeBox(this.control, DOWN_LENGTH, this.down, message)) this.inbox.postMessage(message)
     Atomics.add(this.control, DOORBELL, 1)
     Atomics.notify(this.control, DOORBELL)
   }
@@ -207,10 +211,10 @@ export class SandboxPool {
     await worker.terminate()
   }
 
-  /** How many workers hold a run. */
+  /** How many workers hold a run (a session holds its worker while idle, so it does not count). */
   private running(): number {
     let count = 0
-    for (const worker of this.live) if (worker.holder) count++
+    for (const worker of this.live) if (worker.holder && !worker.holder.session) count++
     return count
   }
 

@@ -7,7 +7,7 @@
  *
  * Protocol (see protocol.ts): `host('L' + text)` appends a log line. Calls are queued in an outbox the
  * worker drains after each pump (one crossing per batch instead of one callback per call).
- * `prelude(host)` returns `[bind, settle, finish, describe, drain, watch]`:
+ * `prelude(host)` returns `[bind, settle, finish, describe, drain, watch, track, harvest]`:
  *   bind(toolNamesJson, hostNamesJson) defines `tools`, the host functions, `console` is defined earlier;
  *   settle(`<id>\n1<value JSON>` | `<id>\n0<message>`) resolves or rejects call `<id>`;
  *   finish() → the JSON text of the program's return value (undefined for undefined), or throws
@@ -15,7 +15,10 @@
  *   describe(error) → a printable description of an uncaught exception;
  *   drain() → the program's state (`0` pending, `1` returned, `2` threw) followed, while pending, by
  *     the queued `<id>\n<wire name>\n<arguments JSON>` submissions, joined by U+0001;
- *   watch(promise) → records the state of the program's promise for `drain` and `finish`.
+ *   watch(promise) → records the state of the program's promise for `drain` and `finish`;
+ *   track(id, promise) → (sessions) records how one invocation's promise settles, for `harvest`;
+ *   harvest() → (sessions) the JSON text of an array of `<id>\n1<value JSON>` | `<id>\n0<description>`
+ *     entries for the invocations settled since the last harvest (`<id>\n1` alone: undefined).
  *
  * @param {(payload: string) => void} host
  * @returns {Function[]}
@@ -268,5 +271,32 @@ export default function prelude(host) {
     return state + (state === 0 ? out : '')
   }
 
-  return [bind, settle, finish, describe, drain, watch]
+  // Invocations of a session (worker `invoke`) settled since the last harvest. Each value is encoded
+  // as it settles, so a value that is not JSON fails its own invocation, never the session.
+  let settled = []
+  function track(id, promise) {
+    apply(then, promise, [
+      function (value) {
+        let text
+        try {
+          text = value === undefined ? '' : encode(value, [], [])
+        } catch (error) {
+          settled[settled.length] = id + '\n0' + describe(error)
+          return
+        }
+        settled[settled.length] = id + '\n1' + text
+      },
+      function (error) {
+        settled[settled.length] = id + '\n0' + describe(error)
+      },
+    ])
+  }
+
+  function harvest() {
+    const out = settled
+    settled = []
+    return stringify(out)
+  }
+
+  return [bind, settle, finish, describe, drain, watch, track, harvest]
 }

@@ -43,9 +43,15 @@ export interface WorkerData {
   rawLane: boolean
 }
 
-/** Host → worker. `tools` and `hostFunctions` are JSON arrays of names to bind. */
+/**
+ * Host → worker. `tools` and `hostFunctions` are JSON arrays of names to bind. `open` starts a session
+ * instead of a run (worker-session.js): a persistent context whose `invoke`s (async function bodies,
+ * numbered by the host) may overlap; each step may use `stepMs` of CPU; `end` closes it.
+ */
 export type HostMessage =
   | { type: 'run'; code: string; tools: string; hostFunctions: string }
+  | { type: 'open'; hostFunctions: string; stepMs: number }
+  | { type: 'invoke'; id: number; code: string; file?: string }
   /** `took`: µs the host spent between the worker's `wait` and this answer (the tools' time); the worker spins only after quick ones. */
   | { type: 'settle'; completions: string[]; took: number }
   | { type: 'end' }
@@ -63,6 +69,12 @@ export type WorkerMessage =
   | { type: 'wait'; calls: string; took: number }
   | { type: 'done'; result?: string; failure?: RunFailure; heapBytes: number; reusable: boolean }
   | { type: 'ended'; heapBytes: number; reusable: boolean }
+  /**
+   * A session's reply to each `open`, `invoke` and `settle`: the host function calls queued, the
+   * invocations settled (`<id>\n1<value JSON>`, `<id>\n1` for undefined, or `<id>\n0<description>`), and
+   * the console lines since the last reply. A session that breached a limit replies `done` with the failure.
+   */
+  | { type: 'progress'; calls: string; settled: string[]; logs: string[] }
 
 /** One call the program queued: its id, what to call, and the arguments' JSON text. */
 export interface QueuedCall {

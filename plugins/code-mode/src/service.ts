@@ -1,54 +1,23 @@
-import { toJsonValue, type JsonValue, type ToolExecutionResult } from '@cordage/core'
+import type { JsonValue, ToolExecutionResult } from '@cordage/core'
 import type { ExecuteInput } from '@cordage/registry'
-import type { CodeHostFunction, CodeRunner, CodeRunOptions, CodeRunResult } from '@cordage/services'
+import type { CodeHostFunction, CodeRunner, CodeRunOptions, CodeRunResult, CodeSession, CodeSessionOptions } from '@cordage/services'
 import type { SandboxLimits } from './budget.js'
 import type { CatalogSnapshot } from './catalog.js'
-import { HostFunctionError } from './errors.js'
+import { callHost, hostFunctions } from './host-functions.js'
 import type { SandboxPool } from './pool.js'
 import type { CallOutcome } from './protocol.js'
 import { runProgram } from './sandbox.js'
 import { CallScheduler } from './scheduler.js'
+import { openSession } from './session.js'
+
+const outcomeOf = (result: ToolExecutionResult): CallOutcome =>
+  result.isError ? { ok: false, message: result.error.message } : { ok: true, json: JSON.stringify(result.value) }
 
 /** What programs reach through the registry: dispatch, concurrency rules, and the bindable tools. */
 export interface ToolAccess {
   execute(input: ExecuteInput): Promise<ToolExecutionResult>
   isParallel(name: string, args: JsonValue): boolean
   catalog(): CatalogSnapshot
-}
-
-const HOST_PATH = /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/
-// The prelude's own globals, and the global properties that cannot be redefined.
-const RESERVED = new Set(['tools', 'console', 'ToolCallError', 'globalThis', 'undefined', 'NaN', 'Infinity'])
-
-/** Checks `host` keys: dotted identifiers, no reserved root, no key that is a property path of another. */
-function hostFunctions(host: Record<string, CodeHostFunction>): Map<string, CodeHostFunction> {
-  const paths = new Map<string, CodeHostFunction>()
-  for (const [path, fn] of Object.entries(host)) {
-    if (!HOST_PATH.test(path)) throw new HostFunctionError(`host function "${path}" is not a dotted identifier path (e.g. "agents.run")`)
-    const parts = path.split('.')
-    if (RESERVED.has(parts[0]!)) throw new HostFunctionError(`host function "${path}" would replace the program's "${parts[0]}"`)
-    if (typeof fn !== 'function') throw new HostFunctionError(`host function "${path}" is not a function`)
-    paths.set(path, fn)
-  }
-  for (const path of paths.keys()) {
-    const parts = path.split('.')
-    for (let length = 1; length < parts.length; length++) {
-      const prefix = parts.slice(0, length).join('.')
-      if (paths.has(prefix)) throw new HostFunctionError(`host functions "${prefix}" and "${path}" overlap: one is a property of the other`)
-    }
-  }
-  return paths
-}
-
-const outcomeOf = (result: ToolExecutionResult): CallOutcome =>
-  result.isError ? { ok: false, message: result.error.message } : { ok: true, json: JSON.stringify(result.value) }
-
-async function callHost(fn: CodeHostFunction, args: JsonValue, signal: AbortSignal): Promise<CallOutcome> {
-  try {
-    return { ok: true, json: JSON.stringify(toJsonValue(await fn(args, signal))) }
-  } catch (error) {
-    return { ok: false, message: error instanceof Error ? error.message : String(error) }
-  }
 }
 
 /**
@@ -93,5 +62,9 @@ export class CodeModeRunner implements CodeRunner {
       scheduler,
       ...(signal && { signal }),
     })
+  }
+
+  open(options: CodeSessionOptions = {}): Promise<CodeSession> {
+    return openSession(this.pool, this.limits, options)
   }
 }

@@ -7,6 +7,7 @@ import { newQuickJSWASMModule, newVariant, RELEASE_SYNC } from 'quickjs-emscript
 import prelude from './prelude.js'
 import { DOORBELL, DOWN_LENGTH, handMail, readBox, Spinner } from './channel.js'
 import { describeHandle, openLane } from './lane.js'
+import { createSessionMode } from './worker-session.js'
 
 /** @typedef {import('./protocol.js').WorkerData} WorkerData */
 /** @typedef {import('./protocol.js').HostMessage} HostMessage */
@@ -17,7 +18,8 @@ import { describeHandle, openLane } from './lane.js'
 /** @typedef {import('quickjs-emscripten').QuickJSRuntime} QuickJSRuntime */
 /**
  * @typedef {{ runtime: QuickJSRuntime, context: QuickJSContext, owned: QuickJSHandle[], helpers: QuickJSHandle[], lane: import('./lane.js').Lane, run?: Run }} Sandbox
- * @typedef {{ sandbox: Sandbox, failure?: RunFailure, outputBytes: number, metered: boolean }} Run
+ * @typedef {import('./worker-session.js').SessionState} SessionState
+ * @typedef {{ sandbox: Sandbox, failure?: RunFailure, outputBytes: number, metered: boolean, budgetMs: number, growFailures: number, session?: SessionState }} Run
  */
 
 const port = /** @type {import('node:worker_threads').MessagePort} */ (parentPort)
@@ -35,6 +37,18 @@ const memory = new /** @type {any} */ (globalThis).WebAssembly.Memory({
   initial: BASE_BYTES / PAGE,
   maximum: Math.ceil((BASE_BYTES + limits.memoryBytes) / PAGE),
 })
+// When even the "out of memory" error cannot be allocated, QuickJS throws null instead; a failed
+// growth of the WASM memory during the run tells that apart from a program's own `throw null`.
+let growFailures = 0
+const grow = memory.grow
+memory.grow = /** @param {number} pages */ (pages) => {
+  try {
+    return grow.call(memory, pages)
+  } catch (error) {
+    growFailures++
+    throw error
+  }
+}
 const quickjs = await newQuickJSWASMModule(newVariant(RELEASE_SYNC, { wasmModule: /** @type {any} */ (wasmModule), wasmMemory: memory }))
 const PRELUDE = `(${prelude.toString()})`
 const meter = new Float64Array(meterBuffer)
@@ -72,15 +86,18 @@ function createSandbox() {
   runtime.setInterruptHandler(() => {
     const run = sandbox.run
     if (!run || run.failure) return run !== undefined
-    if (run.metered && meter[1] + (now() - meter[0]) > limits.cpuTimeMs) fail(run, 'cpu')
+    if (run.metered && meter[1] + (now() - meter[0]) > run.budgetMs) fail(run, 'cpu')
     return run.failure !== undefined
   })
   const host = context.newFunction('host', (payload) => {
-    if (sandbox.run) appendLog(sandbox.run, context.getString(payload).slice(1))
+    const run = sandbox.run
+    if (!run) return
+    if (run.session) sessions.log(run, context.getString(payload).slice(1))
+    else appendLog(run, context.getString(payload).slice(1))
   })
   const setup = context.unwrapResult(context.evalCode(PRELUDE, 'prelude.js'))
   const helpers = context.unwrapResult(context.callFunction(setup, context.undefined, host))
-  sandbox.helpers = [0, 1, 2, 3, 4, 5].map((index) => context.getProp(helpers, index))
+  sandbox.helpers = [0, 1, 2, 3, 4, 5, 6, 7].map((index) => context.getProp(helpers, index))
   sandbox.owned.push(host, setup, helpers, ...sandbox.helpers)
   sandbox.lane = openLane(sandbox, rawLane)
   return sandbox
@@ -136,35 +153,77 @@ function enter(run, step) {
   } finally {
     meter[1] += now() - meter[0]
     meter[0] = 0
-    if (meter[1] > limits.cpuTimeMs) fail(run, 'cpu')
+    if (meter[1] > run.budgetMs) fail(run, 'cpu')
   }
 }
 
-/** A VM exception that means a size limit was hit, not a program bug. @param {string} text */
-const classify = (text) => (/^InternalError: (out of memory|string too long)/.test(text) ? 'memory' : 'runtime')
+/**
+ * A VM exception that means a size limit was hit, not a program bug: an out-of-memory error, or the
+ * null QuickJS throws when not even that error could be allocated (a growth of the heap failed).
+ * @param {Run} run @param {string} text @returns {'memory' | 'runtime'}
+ */
+function classify(run, text) {
+  if (/^InternalError: (out of memory|string too long)/.test(text)) return 'memory'
+  return text === 'Uncaught null' && growFailures > run.growFailures ? 'memory' : 'runtime'
+}
+
+/** Fails the run with what the VM threw, as a breached limit (worded by the host) or an uncaught exception. @param {Run} run @param {string} text */
+function failOn(run, text) {
+  const kind = classify(run, text)
+  fail(run, kind, kind === 'memory' && text === 'Uncaught null' ? '' : text)
+}
 
 /** Describes a thrown VM value as text (inside the VM, under the same limits). @param {Run} run @param {QuickJSHandle} error */
 function explain(run, error) {
   return enter(run, () => describeHandle(run.sandbox, error))
 }
 
-/** @param {Extract<HostMessage, { type: 'run' }>} message */
-function start(message) {
+/**
+ * Takes the prepared sandbox (or makes one), binds the tools and host functions, and makes it the
+ * current run, metered from here on.
+ * @param {string} tools @param {string} hostFunctions @param {number} budgetMs @param {SessionState} [session]
+ */
+function begin(tools, hostFunctions, budgetMs, session) {
   const sandbox = ready ?? createSandbox()
   ready = undefined
   /** @type {Run} */
-  const run = (current = sandbox.run = { sandbox, outputBytes: 0, metered: false })
+  const run = { sandbox, outputBytes: 0, metered: false, budgetMs, growFailures }
+  if (session) run.session = session
+  current = sandbox.run = run
   meter[0] = 0
   meter[1] = 0
   const { context, helpers } = sandbox
-  const names = [context.newString(message.tools), context.newString(message.hostFunctions)]
+  const names = [context.newString(tools), context.newString(hostFunctions)]
   context.unwrapResult(context.callFunction(helpers[0], context.undefined, ...names)).dispose()
   for (const handle of names) handle.dispose()
   run.metered = true
+  return run
+}
+
+const sessions = createSessionMode({
+  begin: (hostFunctions, budgetMs, session) => begin('[]', hostFunctions, budgetMs, session),
+  enter,
+  fail,
+  classify,
+  explain,
+  post,
+  end(run) {
+    current = undefined
+    disposeSandbox(run.sandbox)
+    return memory.buffer.byteLength
+  },
+  maxLogBytes: limits.maxOutputBytes,
+})
+
+/** @param {Extract<HostMessage, { type: 'run' }>} message */
+function start(message) {
+  const run = begin(message.tools, message.hostFunctions, limits.cpuTimeMs)
+  const { context, helpers } = run.sandbox
   const evaluated = enter(run, () => context.evalCode(`(async () => {'use strict';${message.code}\n})()`, 'program.js'))
   if (evaluated.error) {
     const text = explain(run, evaluated.error)
-    fail(run, text.startsWith('SyntaxError') ? 'syntax' : classify(text), text)
+    if (text.startsWith('SyntaxError')) fail(run, 'syntax', text)
+    else failOn(run, text)
     return finish(run)
   }
   evaluated.value.consume((main) => context.unwrapResult(context.callFunction(helpers[5], context.undefined, main)).dispose())
@@ -175,11 +234,11 @@ function start(message) {
 function step(run) {
   const { context, helpers, lane } = run.sandbox
   const thrown = enter(run, () => lane.jobs())
-  if (thrown !== undefined) fail(run, classify(thrown), thrown)
+  if (thrown !== undefined) failOn(run, thrown)
   if (run.failure) return finish(run)
   const batch = enter(run, () => lane.drain())
   if (typeof batch !== 'string') {
-    fail(run, classify(batch.problem), batch.problem)
+    failOn(run, batch.problem)
     return finish(run)
   }
   if (run.failure) return finish(run)
@@ -188,11 +247,11 @@ function step(run) {
   const encoded = enter(run, () => context.callFunction(helpers[2], context.undefined))
   if (encoded.error) {
     const text = explain(run, encoded.error)
-    if (threw) fail(run, classify(text), text)
+    if (threw) failOn(run, text)
     else
       fail(
         run,
-        classify(text) === 'memory' ? 'memory' : 'runtime',
+        classify(run, text) === 'memory' ? 'memory' : 'runtime',
         `the program's return value is not JSON: ${text.replace(/^TypeError: /, '').split('\n')[0]}`,
       )
     return finish(run)
@@ -238,15 +297,19 @@ function crash(error) {
 /** @param {HostMessage} message */
 function handle(message) {
   if (message.type === 'run') start(message)
+  else if (message.type === 'open') sessions.open(message)
+  else if (message.type === 'invoke' && current?.session) sessions.invoke(current, message)
   else if (message.type === 'settle' && current) {
     const run = current
     const { lane } = run.sandbox
     for (const completion of message.completions) {
       const thrown = enter(run, () => lane.settle(completion))
-      if (thrown !== undefined) fail(run, classify(thrown), thrown)
-      if (run.failure) return finish(run)
+      if (thrown !== undefined) failOn(run, thrown)
+      if (run.failure) break
     }
-    step(run)
+    if (run.session) sessions.step(run)
+    else if (run.failure) finish(run)
+    else step(run)
   } else if (message.type === 'end') {
     if (current) {
       const run = current
@@ -270,6 +333,8 @@ function serve() {
     if (message) {
       stepping = performance.now()
       if (message.type === 'settle') spinner.took = message.took
+      // A session's CPU budget is per step: each message starts one.
+      if (current?.session) meter[1] = 0
       handle(message)
       continue
     }
@@ -278,7 +343,7 @@ function serve() {
       ready = createSandbox()
       continue
     }
-    if (current && spinner.engage() && spinner.spin(() => Atomics.load(control, DOORBELL) !== seen)) continue
+    if (current && !current.session && spinner.engage() && spinner.spin(() => Atomics.load(control, DOORBELL) !== seen)) continue
     Atomics.wait(control, DOORBELL, seen)
   }
 }

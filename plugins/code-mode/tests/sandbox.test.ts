@@ -41,6 +41,14 @@ describe('sandbox limits: each breach is a CODE_RUN_FAILED result and the host k
     expect(valueOf(await run('return (await tools.lookup({ id: 1 })).name'))).toEqual({ logs: [], result: 'user-1' })
   })
 
+  it('reports a heap exhausted by a long promise chain as memory, and a thrown null as the program threw it', async () => {
+    // Past the cap QuickJS cannot even allocate its "out of memory" error and throws null instead.
+    const { run } = await setup([lookup], { cpuTimeMs: 60_000 })
+    const chain = failureOf(await run('let p = Promise.resolve(0); for (let i = 0; i < 3e6; i++) p = p.then((v) => v + 1); return await p'))
+    expect(chain.message).toMatch(/^run_code failed \(memory\): the program exceeded the memory limit of 33554432 bytes/)
+    expect(failureOf(await run('throw null')).message).toMatch(/^run_code failed \(runtime\): Uncaught null/)
+  })
+
   it('fails a run whose single built-in call overran the CPU budget, though it could not be interrupted', async () => {
     const { run } = await setup([], { cpuTimeMs: 1, memoryBytes: 64 << 20 })
     const failure = failureOf(await run('return "x".repeat(2e7).length'))
