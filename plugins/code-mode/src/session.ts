@@ -125,15 +125,22 @@ class SandboxSession implements CodeSession {
 
   private stopBusy(): void {
     if (this.failure) return
-    this.end(new CodeSessionError('cpu', `a step of the session used more than ${this.limits.cpuTimeMs} ms of CPU time and the session was ended`))
+    this.end(new CodeSessionError('cpu', this.limitDetail('cpu')))
     void this.pool.discard(this.worker)
+  }
+
+  /** The model-readable sentence for a limit the session breached. */
+  private limitDetail(kind: CodeSessionError['kind'] | undefined): string {
+    if (kind === 'cpu') return `a step of the session used more than ${this.limits.cpuTimeMs} ms of CPU time and the session was ended (an endless loop?)`
+    if (kind === 'memory') return `the session exceeded the memory limit of ${this.limits.memoryBytes} bytes and was ended`
+    return kind ? limitDetail(kind, this.limits) : 'the session ended'
   }
 
   private onMessage(message: WorkerMessage): void {
     if (message.type === 'ended') return this.pool.release(this.worker, message.heapBytes)
     if (message.type === 'done') {
       const failure = message.failure
-      this.end(new CodeSessionError(failure?.kind ?? 'aborted', failure?.detail || (failure ? limitDetail(failure.kind, this.limits) : 'the session ended')))
+      this.end(new CodeSessionError(failure?.kind ?? 'aborted', failure?.detail || this.limitDetail(failure?.kind)))
       if (message.reusable) this.pool.release(this.worker, message.heapBytes)
       return
     }

@@ -43,3 +43,29 @@ export const EVENTS: readonly EventEntry[] = [
   },
   { name: 'agent/child', mode: 'emit', signature: '(event: ChildRunEvent) => void', note: 'a child run (subagent, workflow agent) started or ended' },
 ]
+
+// Cordage's own namespaces and Cordis's internals: mounted code may listen to what they carry (as JSON),
+// but never speak in them: an emitted `agent/notice` would reach every running agent's model.
+const RESERVED_NAMESPACE = /^(tools|agent|jobs|plan|todo|internal)\//
+const EVENT_NAME = /^[A-Za-z][\w-]*(\/[\w-]+)*$/
+
+/** How a mounted listener joins an event: as a pre/post-execute decision, or as an observer given JSON copies of the arguments. */
+export type ListenMode = 'pre-execute' | 'post-execute' | 'observe'
+
+/** How mounted code may listen to `name`, or why it may not (a model-readable reason). */
+export function listenMode(name: string): ListenMode | { refused: string } {
+  if (!EVENT_NAME.test(name) || name.length > 100) return { refused: `"${name.slice(0, 100)}" is not an event name` }
+  if (name === 'tools/pre-execute') return 'pre-execute'
+  if (name === 'tools/post-execute') return 'post-execute'
+  if (name === 'tools/execute' || name === 'tools/present')
+    return { refused: `${name} wraps tool bodies and presentation and is withheld from mounted plugins; use tools/pre-execute or tools/post-execute` }
+  if (name.startsWith('internal/')) return { refused: `${name} is internal to the plugin runtime` }
+  return 'observe'
+}
+
+/** Why mounted code may not emit `name`, or undefined when it may. */
+export function emitRefusal(name: string): string | undefined {
+  if (!EVENT_NAME.test(name) || name.length > 100) return `"${name.slice(0, 100)}" is not an event name`
+  if (RESERVED_NAMESPACE.test(name)) return `${name} belongs to the runtime; mounted plugins emit events of their own (e.g. "myplugin/tick")`
+  return undefined
+}

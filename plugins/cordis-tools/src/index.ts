@@ -1,6 +1,8 @@
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
 import { strictConfig } from '@cordage/core'
+import { unproxied } from '@cordage/registry'
+import type { CodeRunner } from '@cordage/services'
 import { inspectTool } from './inspect-tool.js'
 import { mountTools } from './mount-tools.js'
 import { Mounts } from './mounts.js'
@@ -8,9 +10,14 @@ import { Mounts } from './mounts.js'
 export const name = 'cordis-tools'
 export const inject = ['tools']
 
-/** Limits of mounted code. */
+/** Bounds of mounted code, and which installed packages may be mounted. */
 export interface Config {
   timeoutMs: number
+  toolTimeoutMs: number
+  maxMounts: number
+  packages: string[]
+  packageApproval: 'ask' | 'allow'
+  cwd: string
 }
 
 export const Config: Schema<Partial<Config>, Config> = strictConfig(
@@ -19,7 +26,14 @@ export const Config: Schema<Partial<Config>, Config> = strictConfig(
     timeoutMs: Schema.natural()
       .min(1)
       .default(5000)
-      .description('How long the synchronous part of mounted code may run (evaluation, apply, each listener or tool call) before it is stopped.'),
+      .description('Bound of each call into mounted code that is not a tool body (evaluation, apply, a listener, a timer, a disposer), and the CPU one step of it may use.'),
+    toolTimeoutMs: Schema.natural().min(1).default(60_000).description('timeoutMs of mounted tools that declare none.'),
+    maxMounts: Schema.natural().min(1).max(64).default(8).description('Mounts of code at once (each holds a sandbox worker thread).'),
+    packages: Schema.array(Schema.string()).default([]).description('Installed packages that cordis_mount { package } may load (trusted code, run in the host).'),
+    packageApproval: Schema.union(['ask', 'allow'] as const)
+      .default('ask')
+      .description("'ask': mounting a package asks the approval service (denied without one); 'allow': no question."),
+    cwd: Schema.string().description('Where packages are resolved from (node_modules of it and its parents); default the working directory.'),
   }),
 )
 
@@ -31,7 +45,15 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
   let group!: Context
   await ctx.plugin({ name: 'cordis-dynamic', apply: (inner: Context) => void (group = inner) })
   const logger = ctx.logger('cordis-tools')
-  const mounts = new Mounts(group, config.timeoutMs, { info: (text) => logger.info(text), warn: (text) => logger.warn(text) })
+  const mounts = new Mounts(group, ctx, { ...config, cwd: config.cwd ?? process.cwd() }, logger, {
+    tools: unproxied(ctx.get('tools')!),
+    codeMode: () => ctx.get('codeMode') as CodeRunner | undefined,
+    approval: () => ctx.get('approval'),
+  })
+  ctx.on('agent/child', (event) => (event.type === 'start' ? mounts.childStarted(event.runId) : void mounts.childEnded(event.runId)))
+  ctx.tools.guard(mounts.guard)
+  // Before the group fiber goes: each mount's disposers still reach its sandbox, within the bound.
+  ctx.effect(() => () => mounts.close(), 'cordis-tools: mounts')
   ctx.tools.register(inspectTool(ctx, mounts))
   for (const tool of mountTools(mounts)) ctx.tools.register(tool)
 }

@@ -3,15 +3,20 @@ import { defineTool, type ToolDefinition } from '@cordage/core'
 import { MountHandleSchema } from './inspect-tool.js'
 import type { Mounts } from './mounts.js'
 
-const MOUNT_DESCRIPTION = `Mount a temporary plugin into the running agent. \`code\` is the body of an async JavaScript function (plain JS, not TypeScript) that returns a plugin: \`(ctx) => { … }\` or \`{ name, inject: ['service'], apply(ctx, config) { … } }\`.
-In apply, ctx offers: ctx.tools.register(defineTool({ name, description, parameters: <JSON Schema>, output: { schema: <JSON Schema>, render: (args, value) => [{ type: 'text', text }] }, execute: async (args) => value })), ctx.tools.list/get/execute (calls go through the full pipeline), ctx.on(event, listener) (waterfall listeners must return next()), ctx.emit, ctx.provide(name, value), ctx.effect, ctx.setTimeout/setInterval, and the services named in inject. A plugin whose inject is not yet available mounts as pending and starts when it appears. Returns a handle; remove it with cordis_unmount.`
+const MOUNT_DESCRIPTION = `Mount a temporary plugin into the running agent, from \`code\` or from an installed \`package\` the configuration allows (\`config\` is passed to it).
+\`code\` is the body of an async JavaScript function (plain JS, not TypeScript) that returns a plugin: \`(ctx) => { … }\` or \`{ name, inject: ['service'], apply(ctx, config) { … } }\`. It runs in a sandbox: no process, require, timers or network; values cross as JSON.
+In apply, ctx offers: ctx.tools.register(defineTool({ name, description, parameters: <JSON Schema>, output: { schema: <JSON Schema>, render: (args, value) => [{ type: 'text', text }], presentationMeta? }, execute: async (args, exec) => value })), await ctx.tools.list() / get(name) / execute({ name, arguments }) (calls go through the full pipeline, policy included), ctx.on(event, listener) (tools/pre-execute and tools/post-execute listeners get (exec, [result,] next) and return a decision or next(); they can only make decisions stricter; other events give JSON copies), ctx.emit(name, ...args) (your own event names), ctx.provide(name, object) (its methods become async for others), ctx.effect(() => dispose), ctx.setTimeout/setInterval, and services other mounts provide, named in inject (their methods are async). Each call into the code is time-bounded; code that spins or exhausts memory is removed. A plugin whose inject is not yet available mounts as pending and starts when it appears. Returns a handle; remove it with cordis_unmount.`
 
 /** `cordis_mount` and `cordis_unmount`. */
 export function mountTools(mounts: Mounts): ToolDefinition[] {
   const mount = defineTool({
     name: 'cordis_mount',
     description: MOUNT_DESCRIPTION,
-    parameters: Schema.object({ code: Schema.string().required().description('The function body that returns the plugin.') }),
+    parameters: Schema.object({
+      code: Schema.string().description('The function body that returns the plugin.'),
+      package: Schema.string().description("An installed package's name (only those on the configured allow-list)."),
+      config: Schema.dict(Schema.any()).description("The plugin's config (default {})."),
+    }),
     output: {
       schema: MountHandleSchema,
       render: (_args, value) => [
@@ -24,7 +29,7 @@ export function mountTools(mounts: Mounts): ToolDefinition[] {
         },
       ],
     },
-    execute: (args) => mounts.mount(args.code),
+    execute: (args, exec) => mounts.mount(args, exec),
   })
   const unmount = defineTool({
     name: 'cordis_unmount',
@@ -35,7 +40,7 @@ export function mountTools(mounts: Mounts): ToolDefinition[] {
       schema: Schema.object({ id: Schema.string().required(), pluginName: Schema.string().required() }),
       render: (_args, value) => [{ type: 'text', text: `Temporary plugin ${value.id} ("${value.pluginName}") was unmounted.` }],
     },
-    execute: (args) => mounts.unmount(args.id),
+    execute: (args, exec) => mounts.unmount(args.id, exec),
   })
   return [mount, unmount]
 }

@@ -51,3 +51,14 @@ export function services(ctx: Context): ServiceEntry[] {
   }
   return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
 }
+
+/** The services one fiber provides. */
+export function servicesOf(ctx: Context, fiber: Fiber): string[] {
+  const store = ctx.reflect.store
+  const names: string[] = []
+  for (const key of Object.getOwnPropertySymbols(store)) {
+    const impl = store[key]
+    if (impl && impl.value !== undefined && impl.fiber === fiber) names.push(impl.name)
+  }
+  return names.sort()
+}

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { contentText } from '@cordage/core'
 import { listenerCount } from '@cordage/registry'
-import { createTestContext } from '@cordage/testing'
-import * as cordisTools from '../src/index.js'
+import { setup } from './helpers.js'
 
 const PROVIDER = `return { name: 'clock-provider', apply(ctx) { ctx.provide('clock', { now: () => 42 }) } }`
 const CONSUMER = `return {
@@ -17,18 +16,6 @@ const CONSUMER = `return {
     }))
   },
 }`
-
-async function setup() {
-  const ctx = await createTestContext({ print: false })
-  const fiber = await ctx.plugin(cordisTools, {})
-  const call = (name: string, args: Record<string, unknown>) => ctx.tools.execute({ name, arguments: args })
-  const value = async (name: string, args: Record<string, unknown>) => {
-    const result = await call(name, args)
-    if (result.isError) throw new Error(contentText(result.content))
-    return result.value as any
-  }
-  return { ctx, fiber, call, value }
-}
 
 describe('mount lifecycles', () => {
   it('goes pending → active → pending → active as a provider mount comes and goes', async () => {
@@ -101,7 +88,7 @@ describe('mount lifecycles', () => {
     expect(names).toEqual(expect.arrayContaining(['cordis-tools', 'cordis-dynamic', 'clock-provider']))
     const dynamic = report.plugins.find((plugin: any) => plugin.name === 'cordis-dynamic')
     expect(report.plugins.find((plugin: any) => plugin.name === 'clock-provider').parent).toBe(dynamic.uid)
-    expect(report.tools.map((tool: any) => tool.name)).toEqual(['cordis_inspect', 'cordis_mount', 'cordis_unmount'])
+    expect(report.tools.map((tool: any) => tool.name)).toEqual(['cordis_inspect', 'cordis_mount', 'cordis_unmount', 'run_code'])
     expect(report.events.find((event: any) => event.name === 'tools/post-execute')).toMatchObject({ mode: 'waterfall' })
   })
 
@@ -111,7 +98,7 @@ describe('mount lifecycles', () => {
     await value('cordis_mount', { code: CONSUMER })
     expect(ctx.get('clock' as never)).toBeDefined()
     await fiber.dispose()
-    expect(ctx.tools.list()).toEqual([])
+    expect(ctx.tools.list().map((tool) => tool.name)).toEqual(['run_code'])
     expect(ctx.get('clock' as never)).toBeUndefined()
   })
 })

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { contentText, type ToolExecutionResult } from '@cordage/core'
-import { createTestContext, testToolContract, type TestContext } from '@cordage/testing'
+import { testToolContract } from '@cordage/testing'
 import Policy from '@cordage/plugin-policy'
 import * as cordisTools from '../src/index.js'
+import { failure, probeCode, setup } from './helpers.js'
 
 testToolContract(cordisTools, {
   cases: [
@@ -26,20 +27,6 @@ const ECHO = `return {
     }))
   },
 }`
-
-async function setup(
-  config: Partial<cordisTools.Config> = {},
-): Promise<{ ctx: TestContext; call: (name: string, args: Record<string, unknown>) => Promise<ToolExecutionResult> }> {
-  const ctx = await createTestContext({ print: false })
-  const fiber = await ctx.plugin(cordisTools, config)
-  void fiber
-  return { ctx, call: (name, args) => ctx.tools.execute({ name, arguments: args }) }
-}
-
-function failure(result: ToolExecutionResult): { code?: string; text: string } {
-  expect(result.isError, contentText(result.content)).toBe(true)
-  return { code: result.isError ? result.error.info?.code : undefined, text: contentText(result.content) }
-}
 
 describe('cordis_mount', () => {
   it('mounts a tool that runs through the full pipeline, then unmounts it', async () => {
@@ -109,8 +96,7 @@ describe('cordis_mount', () => {
 
 describe('the sandbox and the façade', () => {
   async function probe(call: (name: string, args: Record<string, unknown>) => Promise<ToolExecutionResult>, body: string): Promise<unknown> {
-    const code = `return { name: 'probe', apply(ctx) { ctx.tools.register(defineTool({ name: 'probe_result', description: 'p', output: { schema: {}, render: (a, v) => [{ type: 'text', text: JSON.stringify(v) }] }, execute: () => { ${body} } })) } }`
-    const mounted = await call('cordis_mount', { code })
+    const mounted = await call('cordis_mount', { code: probeCode(body) })
     expect(mounted.isError, contentText(mounted.content)).toBe(false)
     const result = await call('probe_result', {})
     return result.isError ? { error: result.error.message } : result.value
@@ -134,7 +120,7 @@ describe('the sandbox and the façade', () => {
       'return { name: "x", apply(ctx) { ctx.tools.register({ name: "raw", description: "r", parameters: { type: "object" }, output: { schema: {}, render: () => [] }, execute: () => 1 }) } }',
       'accepts only tools made with defineTool',
     ],
-    ['an undeclared live service', 'return { name: "x", apply(ctx) { ctx.get("model") } }', 'there is no service model'],
+    ['an undeclared service', 'return { name: "x", apply(ctx) { ctx.get("model") } }', 'service model is not declared'],
     ['assignment', 'return { name: "x", apply(ctx) { ctx.tools = null } }', 'the context is read-only'],
   ])('denies %s and rolls back', async (_label, code, message) => {
     const { call } = await setup()
@@ -142,17 +128,14 @@ describe('the sandbox and the façade', () => {
     expect(result.text).toContain(message)
   })
 
-  it('asks for inject when a live service is not declared, and denies service methods that return a Context', async () => {
+  it('lends no host service: declaring one fails the mount, and an undeclared name asks for inject', async () => {
     const { ctx, call } = await setup()
-    ctx.provide('probe', { context: () => ctx, later: async () => ctx, value: () => 7 })
+    ctx.provide('probe', { context: () => ctx, value: () => 7 })
+    const declared = failure(await call('cordis_mount', { code: 'return { name: "x", inject: ["probe"], apply(ctx) { ctx.probe.context() } }' }))
+    expect(declared.text).toContain('service probe is provided by the host, not by a mount')
     const undeclared = failure(await call('cordis_mount', { code: 'return { name: "x", apply(ctx) { ctx.probe } }' }))
     expect(undeclared.text).toContain("add it to the plugin's inject (inject: ['probe'])")
-    const sync = failure(await call('cordis_mount', { code: 'return { name: "x", inject: ["probe"], apply(ctx) { ctx.probe.context() } }' }))
-    expect(sync.text).toContain('service probe returned a Cordis context')
-    const fine = await call('cordis_mount', {
-      code: 'return { name: "y", inject: ["probe"], apply(ctx) { if (ctx.probe.value() !== 7) throw new Error("bad") } }',
-    })
-    expect(fine.isError).toBe(false)
+    expect((await call('cordis_inspect', { what: 'temporary' })) as any).toMatchObject({ value: { temporary: [] } })
   })
 
   it('stops a synchronous infinite loop in the code, in apply and in a tool body', async () => {

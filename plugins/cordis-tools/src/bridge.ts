@@ -1,0 +1,341 @@
+import type { Context } from 'cordis'
+import { isJsonObject, toJsonValue, type JsonObject, type JsonValue, type ToolExec, type ToolExecutionResult } from '@cordage/core'
+import type { PostDecision, PreDecision, ToolRegistry } from '@cordage/registry'
+import type { CodeSession } from '@cordage/services'
+import { mergePost, mergePre, type Checked } from './decisions.js'
+import { FacadeError } from './errors.js'
+import { emitRefusal, listenMode } from './events.js'
+import { mountedTool, readToolSpec, type GuestToolRunner } from './mounted-tool.js'
+import { callService, provideService, type ServiceTable } from './services.js'
+
+/** Where a mount's warnings and console lines go (the host log, tagged with the mount id). */
+export interface MountLogger {
+  info(text: string): void
+  warn(text: string): void
+}
+
+/** What one mount's bridge works with. */
+export interface BridgeOptions {
+  id: string
+  /** Bound of each call into the sandbox that is not a tool body (apply, a listener, a timer, a disposer, a service method). */
+  timeoutMs: number
+  /** `timeoutMs` of mounted tools that declare none. */
+  toolTimeoutMs: number
+  /** The child run that owns the mount: its listeners see only that run's calls, its nested calls run as that run. */
+  owner: string | undefined
+  /** The registry, unproxied: nested calls and tool lists. */
+  tools: ToolRegistry
+  services: ServiceTable
+  logger: MountLogger
+  /** Records (or, with `undefined`, forgets) that this mount registered a tool of that name. */
+  ownTool(name: string, mount: string | undefined): void
+}
+
+// Observer calls in flight per mount; past it, events are dropped (a flood of tools/result must not
+// queue without end in front of the mount's sandbox).
+const MAX_OBSERVING = 64
+const MIN_INTERVAL_MS = 10
+const MAX_DELAY_MS = 2 ** 31 - 1
+
+/** A call's view as mounted code sees it: JSON only. */
+export function execView(exec: ToolExec): JsonObject {
+  const view: JsonObject = { callId: exec.callId, name: exec.name, arguments: exec.arguments, direct: exec.parent === undefined }
+  if (exec.agent !== undefined) view.agent = exec.agent
+  return view
+}
+
+const integer = (value: JsonValue | undefined, what: string): number => {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw new FacadeError(`${what} must be an integer`)
+  return value
+}
+const text = (value: JsonValue | undefined, what: string): string => {
+  if (typeof value !== 'string') throw new FacadeError(`${what} must be a string`)
+  return value
+}
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+
+/**
+ * The host side of one mount: answers the requests its sandboxed façade sends (every one checked here,
+ * since nothing in the sandbox is trusted), and calls into the sandbox for tool bodies, listeners,
+ * timers, disposers and service methods, each bounded. Registrations are made on the context Cordis
+ * gave the mount's current activation, so unmounting (or going back to pending) undoes them.
+ */
+export class GuestBridge implements GuestToolRunner {
+  session!: CodeSession
+  /** Nested calls of the mount carry it as `parent`: they get no presentation metadata or spill, and its own listeners skip them. */
+  readonly token: symbol
+  readonly provides = new Set<string>()
+  /** When unmounting must be over (performance.now()); disposers share what is left of it. */
+  deadline = 0
+  private real: Context | undefined
+  private declared = new Set<string>()
+  private readonly disposers = new Map<number, () => unknown>()
+  private readonly nexts = new Map<number, () => Promise<JsonValue>>()
+  private sequence = 0
+  private observing = 0
+  private readonly warned = new Set<string>()
+
+  constructor(private readonly options: BridgeOptions) {
+    this.token = Symbol(options.id)
+  }
+
+  /** The host function `cordage.op` of the sandbox: one request of the façade. */
+  op = async (request: JsonValue, signal: AbortSignal): Promise<JsonValue> => {
+    if (!isJsonObject(request)) throw new FacadeError('a request is an object with an op')
+    switch (request.op) {
+      case 'register':
+        return this.register(request)
+      case 'listen':
+        return this.listen(request)
+      case 'emit': {
+        const event = text(request.event, 'the event name')
+        const refusal = emitRefusal(event)
+        if (refusal) throw new FacadeError(`ctx.emit: ${refusal}`)
+        const args = Array.isArray(request.args) ? request.args : []
+        ;(this.active().emit as (name: string, ...args: unknown[]) => void)(event, ...args)
+        return null
+      }
+      case 'provide': {
+        const real = this.active()
+        const name = provideService(real, this.options.services, this.options.id, request, (method, args) => this.callOwnService(name, method, args))
+        this.provides.add(name)
+        real.effect(() => () => this.provides.delete(name), `cordis mount ${this.options.id}: provides ${name}`)
+        return null
+      }
+      case 'effect': {
+        const id = integer(request.id, 'the effect id')
+        this.disposers.set(id, this.active().effect(() => () => this.disposeGuest(id), `cordis mount ${this.options.id}: effect`))
+        return null
+      }
+      case 'timer':
+        return this.timer(request)
+      case 'clear': {
+        const id = integer(request.id, 'the id')
+        const dispose = this.disposers.get(id)
+        this.disposers.delete(id)
+        await dispose?.()
+        return null
+      }
+      case 'execute':
+        return this.execute(request.input, signal)
+      case 'list':
+        return toJsonValue(this.options.tools.list())
+      case 'get':
+        return toJsonValue(this.options.tools.list().find((tool) => tool.name === request.name) ?? null)
+      case 'next': {
+        const next = this.nexts.get(integer(request.invocation, 'the listener call'))
+        if (!next) throw new FacadeError('next() is only valid while the listener it was given to runs')
+        return next()
+      }
+      case 'service': {
+        const name = text(request.name, 'the service name')
+        if (!this.declared.has(name)) throw new FacadeError(`service ${name} is not declared in inject`)
+        return callService(this.options.services, name, text(request.method, 'the method'), Array.isArray(request.args) ? request.args : [])
+      }
+    }
+    throw new FacadeError(`unknown request ${JSON.stringify(request.op)}`)
+  }
+
+  /**
+   * Runs the plugin's `apply` for one activation: the services it injects must come from other mounts
+   * (host services are reached only through tools). Throws what apply threw, or what was refused.
+   */
+  async activate(real: Context, inject: readonly string[], config: unknown): Promise<void> {
+    const services: JsonObject = {}
+    for (const name of inject) {
+      if (name === 'tools') continue
+      const entry = this.options.services.get(name)
+      if (!entry)
+        throw new FacadeError(`service ${name} is provided by the host, not by a mount; mounted code reaches the host only through tools (ctx.tools.execute)`)
+      services[name] = { methods: entry.methods, data: entry.data }
+    }
+    this.real = real
+    this.declared = new Set(inject)
+    real.effect(() => () => {
+      if (this.real === real) this.real = undefined
+    }, `cordis mount ${this.options.id}: activation`)
+    const reply = await this.invoke({ kind: 'apply', config: config === undefined ? {} : toJsonValue(config), services }, this.options.timeoutMs)
+    if (typeof reply.threw === 'string') throw new FacadeError(`apply threw: ${reply.threw}`)
+  }
+
+  /** One call into the façade (`__invoke`), with its JSON reply. */
+  async invoke(payload: JsonObject, timeoutMs?: number): Promise<Record<string, JsonValue | undefined>> {
+    const options = timeoutMs === undefined ? { file: `${this.options.id}.js` } : { file: `${this.options.id}.js`, timeoutMs }
+    const reply = await this.session.evaluate(`return __invoke(${JSON.stringify(payload)})`, options)
+    return isJsonObject(reply) ? reply : { threw: 'the mount answered nothing' }
+  }
+
+  runTool(payload: { id: number; args: JsonValue; exec: JsonValue; meta: boolean }, signal: AbortSignal): Promise<Record<string, JsonValue | undefined>> {
+    if (signal.aborted) return Promise.reject(new Error('the call was cancelled'))
+    return new Promise((resolve, reject) => {
+      // The body cannot be interrupted inside the sandbox; the call stops waiting for it.
+      const onAbort = () => reject(new Error('the call was cancelled; the mounted tool body was abandoned'))
+      signal.addEventListener('abort', onAbort, { once: true })
+      this.invoke({ kind: 'tool', ...payload }).then(
+        (reply) => {
+          signal.removeEventListener('abort', onAbort)
+          resolve(reply)
+        },
+        (error: unknown) => {
+          signal.removeEventListener('abort', onAbort)
+          reject(new Error(`the mounted code failed: ${messageOf(error)}`))
+        },
+      )
+    })
+  }
+
+  private active(): Context {
+    if (!this.real) throw new FacadeError('the plugin is not active (it was unmounted, or waits for a service)')
+    return this.real
+  }
+
+  private register(request: JsonObject): JsonValue {
+    const real = this.active()
+    const id = integer(request.id, 'the tool id')
+    const spec = readToolSpec(request.tool)
+    const unregister = real.tools.register(mountedTool(id, spec, this, this.options.toolTimeoutMs))
+    this.options.ownTool(spec.name, this.options.id)
+    const forget = real.effect(() => () => this.options.ownTool(spec.name, undefined), `cordis mount ${this.options.id}: owns ${spec.name}`)
+    this.disposers.set(id, () => {
+      unregister()
+      return forget()
+    })
+    return null
+  }
+
+  private listen(request: JsonObject): JsonValue {
+    const real = this.active()
+    const id = integer(request.id, 'the listener id')
+    const event = text(request.event, 'the event name')
+    const mode = listenMode(event)
+    if (typeof mode === 'object') throw new FacadeError(`ctx.on: ${mode.refused}`)
+    let listener: (...args: any[]) => unknown
+    if (mode === 'pre-execute')
+      listener = (exec: ToolExec, next: () => Promise<PreDecision>) => (this.sees(exec) ? this.decide(id, event, [execView(exec)], next, mergePre) : next())
+    else if (mode === 'post-execute')
+      listener = (exec: ToolExec, result: ToolExecutionResult, next: () => Promise<PostDecision>) =>
+        this.sees(exec) ? this.decide(id, event, [execView(exec), toJsonValue(result)], next, mergePost) : next()
+    else listener = (...args: unknown[]) => this.observe(id, event, args)
+    this.disposers.set(id, real.on(event as never, listener as never, request.prepend === true))
+    return null
+  }
+
+  /** Whether a listener of this mount hears a call: not the mount's own nested calls, and only its owner's when a child owns it. */
+  private sees(exec: ToolExec): boolean {
+    return exec.parent !== this.token && (this.options.owner === undefined || exec.agent === this.options.owner)
+  }
+
+  /**
+   * Asks a mounted waterfall listener, bounded by `timeoutMs`. Its `next()` reaches the rest of the
+   * chain (called at most once); its answer is checked and merged (decisions.ts). A listener that
+   * throws, times out or answers no decision leaves the call to the rest of the chain.
+   */
+  private async decide<T>(id: number, event: string, args: JsonValue[], next: () => Promise<T>, merge: (answer: unknown, rest: () => Promise<T>) => Promise<Checked<T>>): Promise<T> {
+    const invocation = ++this.sequence
+    let answered: Promise<T> | undefined
+    const rest = () => (answered ??= Promise.resolve(next()))
+    this.nexts.set(invocation, async () => toJsonValue(await rest()))
+    let answer: JsonValue | undefined
+    try {
+      const reply = await this.invoke({ kind: 'listen', id, args, invocation }, this.options.timeoutMs)
+      if (typeof reply.threw === 'string') throw new Error(reply.threw)
+      answer = reply.decision
+    } catch (error) {
+      this.warn(`a ${event} listener failed (${messageOf(error)}); the rest of the chain decides`)
+      return rest()
+    } finally {
+      this.nexts.delete(invocation)
+    }
+    const checked = await merge(answer, rest)
+    if (checked.ignored !== undefined) this.warn(`a ${event} listener's answer was ignored: ${checked.ignored}`)
+    return checked.decision
+  }
+
+  private observe(id: number, event: string, args: unknown[]): void {
+    if (this.session.ended) return
+    let json: JsonValue[]
+    if (event === 'tools/result') {
+      const exec = args[0] as ToolExec
+      if (!this.sees(exec)) return
+      json = [execView(exec), toJsonValue(args[1])]
+    } else {
+      try {
+        json = args.map((arg) => toJsonValue(arg))
+      } catch (error) {
+        return this.warn(`a ${event} listener was not called: the event's arguments are not JSON (${messageOf(error)})`)
+      }
+    }
+    if (this.observing >= MAX_OBSERVING) return this.warn(`${event} events were dropped: ${MAX_OBSERVING} calls of its listeners are still running`)
+    this.observing++
+    this.invoke({ kind: 'listen', id, args: json }, this.options.timeoutMs)
+      .then(
+        (reply) => void (typeof reply.threw === 'string' && this.warn(`a ${event} listener threw: ${reply.threw}`)),
+        (error: unknown) => this.warn(`a ${event} listener failed: ${messageOf(error)}`),
+      )
+      .finally(() => this.observing--)
+  }
+
+  private timer(request: JsonObject): JsonValue {
+    const id = integer(request.id, 'the timer id')
+    const repeat = request.repeat === true
+    const requested = typeof request.ms === 'number' && Number.isFinite(request.ms) ? request.ms : 0
+    const ms = Math.min(MAX_DELAY_MS, Math.max(repeat ? MIN_INTERVAL_MS : 0, requested))
+    const dispose = this.active().effect(() => {
+      // An interval whose last call is still running skips its turn rather than piling calls up.
+      let running = false
+      const fire = () => {
+        if (running || this.session.ended) return
+        running = true
+        this.invoke({ kind: 'timer', id }, this.options.timeoutMs)
+          .then(
+            (reply) => void (typeof reply.threw === 'string' && this.warn(`a timer callback threw: ${reply.threw}`)),
+            (error: unknown) => this.warn(`a timer callback failed: ${messageOf(error)}`),
+          )
+          .finally(() => (running = false))
+      }
+      const handle = repeat ? setInterval(fire, ms) : setTimeout(fire, ms)
+      return () => (repeat ? clearInterval(handle) : clearTimeout(handle))
+    }, `cordis mount ${this.options.id}: timer`)
+    this.disposers.set(id, dispose)
+    return null
+  }
+
+  private async execute(input: JsonValue | undefined, signal: AbortSignal): Promise<JsonValue> {
+    if (!isJsonObject(input) || typeof input.name !== 'string') throw new FacadeError('ctx.tools.execute takes { name, arguments }')
+    const { owner } = this.options
+    const result = await this.options.tools.execute({
+      name: input.name,
+      arguments: input.arguments ?? {},
+      ...(typeof input.callId === 'string' && { callId: input.callId }),
+      parent: this.token,
+      signal,
+      ...(owner !== undefined && { agent: owner }),
+    })
+    return toJsonValue(result)
+  }
+
+  private async callOwnService(name: string, method: string, args: JsonValue[]): Promise<JsonValue> {
+    const reply = await this.invoke({ kind: 'service', name, method, args }, this.options.timeoutMs)
+    if (typeof reply.threw === 'string') throw new Error(reply.threw)
+    return reply.value ?? null
+  }
+
+  /** Runs one effect's disposer in the sandbox, within what is left of the unmount's deadline; failures are logged. */
+  private async disposeGuest(id: number): Promise<void> {
+    if (this.session.ended) return
+    const left = this.deadline ? this.deadline - performance.now() : this.options.timeoutMs
+    try {
+      const reply = await this.invoke({ kind: 'dispose', id }, Math.max(1, Math.min(this.options.timeoutMs, left)))
+      if (typeof reply.threw === 'string') this.warn(`an effect's disposer threw: ${reply.threw}`)
+    } catch (error) {
+      this.warn(`an effect's disposer failed: ${messageOf(error)}`)
+    }
+  }
+
+  /** A tagged warning in the host log, once per text for this mount. */
+  warn(message: string): void {
+    if (this.warned.has(message) || this.warned.size > 100) return
+    this.warned.add(message)
+    this.options.logger.warn(`[cordis:${this.options.id}] ${message}`)
+  }
+}

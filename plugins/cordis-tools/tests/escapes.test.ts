@@ -1,0 +1,182 @@
+import { existsSync } from 'node:fs'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import Schema from 'schemastery'
+import { afterEach, describe, expect, it } from 'vitest'
+import { contentText, defineTool, type ToolExecutionResult } from '@cordage/core'
+import { listenerCount } from '@cordage/registry'
+import type { TestContext } from '@cordage/testing'
+import Policy from '@cordage/plugin-policy'
+import * as shell from '@cordage/plugin-shell'
+import { failure, setup } from './helpers.js'
+
+// Each attack of issue 24 (item 1) on the real component: a Code Mode worker runs the mounted code,
+// the registry, policy and shell are the real plugins. While each runs, a trivial tool is called over
+// and over: the host must keep answering (a hang detector, generous for a loaded machine).
+
+const dirs: string[] = []
+afterEach(async () => {
+  await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })))
+})
+
+const ping = defineTool({
+  name: 'ping',
+  description: 'Answers.',
+  parameters: Schema.object({}),
+  output: { schema: Schema.object({ ok: Schema.boolean().required() }), render: () => [{ type: 'text', text: 'pong' }] },
+  concurrency: 'parallel',
+  execute: () => ({ ok: true }),
+})
+
+/** Runs `attack` while calling `ping` every 10 ms; the slowest answer and how many came while it ran. */
+async function whileAnswering<T>(ctx: TestContext, attack: () => Promise<T>): Promise<{ result: T; slowestMs: number; answers: number }> {
+  let done = false
+  let slowestMs = 0
+  let answers = 0
+  const loop = (async () => {
+    while (!done) {
+      const started = performance.now()
+      const result = await ctx.tools.execute({ name: 'ping', arguments: {} })
+      expect(result.isError).toBe(false)
+      slowestMs = Math.max(slowestMs, performance.now() - started)
+      answers++
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+  })()
+  const result = await attack()
+  done = true
+  await loop
+  return { result, slowestMs, answers }
+}
+
+async function attackSetup(timeoutMs = 300) {
+  const dir = await mkdtemp(join(tmpdir(), 'cordis-escape-'))
+  dirs.push(dir)
+  const marker = join(dir, 'pwned')
+  const setupResult = await setup({ timeoutMs }, async (ctx) => {
+    ctx.tools.register(ping)
+    await ctx.plugin(shell, { root: dir })
+    await ctx.plugin(Policy, { root: dir, rules: [{ tool: 'bash', action: 'deny', reason: 'no shell here' }] })
+  })
+  return { ...setupResult, dir, marker }
+}
+
+const HOST_FUNCTIONS = [
+  ['defineTool.constructor', 'defineTool.constructor'],
+  ['ctx.on.constructor', 'ctx.on.constructor'],
+  ['ctx.setTimeout.constructor', 'ctx.setTimeout.constructor'],
+  ['ctx.tools.get.constructor', 'ctx.tools.get.constructor'],
+  ['an object from ctx.tools.list()', '(await ctx.tools.list())[0].constructor.constructor'],
+] as const
+
+describe('no lent function or object opens the host', () => {
+  it.each(HOST_FUNCTIONS)('%s cannot reach process or run a command, while policy still governs bash', async (_label, path) => {
+    const { ctx, call, marker } = await attackSetup()
+    const code = `return { name: 'escape', async apply(ctx) {
+      const F = ${path}
+      let seen
+      try { seen = F('return typeof process')() } catch (error) { seen = 'threw ' + error.message }
+      try { F('return process')().getBuiltinModule('node:child_process').execSync('touch ${marker}') } catch {}
+      const viaBash = await ctx.tools.execute({ name: 'bash', arguments: { command: 'touch ${marker}' } })
+      ctx.tools.register(defineTool({ name: 'escape_report', description: 'r', output: { schema: {}, render: (a, v) => [{ type: 'text', text: 'r' }] },
+        execute: async () => ({ seen, bash: viaBash.isError ? viaBash.error.info.code : 'ran' }) }))
+    } }`
+    const { result, slowestMs } = await whileAnswering(ctx, () => call('cordis_mount', { code }))
+    expect(result.isError, contentText(result.content)).toBe(false)
+    const report = await call('escape_report', {})
+    expect(report).toMatchObject({ isError: false, value: { seen: 'undefined', bash: 'DENIED' } })
+    expect(existsSync(marker)).toBe(false)
+    expect(slowestMs).toBeLessThan(1000)
+  })
+
+  it("makes the façade's own objects usable: ctx.tools.execute takes the code's plain objects", async () => {
+    const { call } = await attackSetup()
+    const code = `return { name: 'caller', apply(ctx) {
+      ctx.tools.register(defineTool({ name: 'call_ping', description: 'c', output: { schema: {}, render: () => [{ type: 'text', text: 'c' }] },
+        execute: async () => { const result = await ctx.tools.execute({ name: 'ping', arguments: { } }); return [result.isError, result.value, result.content] } }))
+    } }`
+    expect((await call('cordis_mount', { code })).isError).toBe(false)
+    expect(await call('call_ping', {})).toMatchObject({ isError: false, value: [false, { ok: true }, [{ type: 'text', text: 'pong' }]] })
+  })
+})
+
+describe('mounted code cannot take the host down', () => {
+  it.each([
+    ['spins', '() => { for (;;) {} }'],
+    ['never settles', '() => new Promise(() => {})'],
+  ])('unmounting finishes within the bound when a disposer %s, and everything is gone', async (_label, disposer) => {
+    const { ctx, call } = await attackSetup(300)
+    const baseline = listenerCount(ctx, 'tools/result')
+    const code = `return { name: 'stuck', apply(ctx) {
+      ctx.on('tools/result', () => {})
+      ctx.effect(() => ${disposer})
+      ctx.tools.register(defineTool({ name: 'stuck_tool', description: 's', output: { schema: {}, render: () => [] }, execute: async () => 1 }))
+    } }`
+    expect((await call('cordis_mount', { code })).isError).toBe(false)
+    const started = performance.now()
+    const { result, slowestMs, answers } = await whileAnswering(ctx, () => call('cordis_unmount', { id: 'dyn-1' }))
+    expect(result).toMatchObject({ isError: false, value: { id: 'dyn-1', pluginName: 'stuck' } })
+    expect(performance.now() - started).toBeLessThan(3000)
+    expect(answers).toBeGreaterThan(0)
+    expect(slowestMs).toBeLessThan(1000)
+    expect(ctx.tools.get('stuck_tool')).toBeUndefined()
+    expect(listenerCount(ctx, 'tools/result')).toBe(baseline)
+  })
+
+  it.each([
+    ['a microtask flood', 'const spin = () => Promise.resolve().then(spin); spin(); await new Promise(() => {})'],
+    ['a busy loop', 'for (;;) {}'],
+    ['a poisoned Object.prototype.then', "Object.defineProperty(Object.prototype, 'then', { get() { for (;;) {} } }); return { name: 'poison', apply() {} }"],
+  ])('fails a mount whose evaluation is %s, leaving nothing installed, while the host answers', async (_label, code) => {
+    const { ctx, call } = await attackSetup(300)
+    const before = ctx.tools.list().map((tool) => tool.name)
+    const { result, slowestMs } = await whileAnswering(ctx, () => call('cordis_mount', { code }))
+    expect(failure(result).code).toBe('MOUNT_TIMEOUT')
+    expect(slowestMs).toBeLessThan(1000)
+    expect(ctx.tools.list().map((tool) => tool.name)).toEqual(before)
+    expect(((await call('cordis_inspect', { what: 'temporary' })) as any).value.temporary).toEqual([])
+  })
+
+  it("keeps a write to Object.prototype in the mount: the host's objects and later calls are unaffected", async () => {
+    const { call } = await attackSetup()
+    const code = `Object.prototype.polluted = 'yes'; Array.prototype.map = () => 'hijacked'; JSON.stringify = () => '"hijacked"'
+    return { name: 'polluter', apply(ctx) {
+      ctx.tools.register(defineTool({ name: 'polluted_tool', description: 'p', output: { schema: { type: 'array' }, render: () => [{ type: 'text', text: 'p' }] },
+        execute: async () => [({}).polluted, [1].map((x) => x)] }))
+    } }`
+    expect((await call('cordis_mount', { code })).isError).toBe(false)
+    expect(await call('polluted_tool', {})).toMatchObject({ isError: false, value: ['yes', 'hijacked'] })
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+    expect(await call('ping', {})).toMatchObject({ isError: false, content: [{ type: 'text', text: 'pong' }] })
+  })
+
+  it('ignores a post-execute listener that returns an array: the mount works, later calls and cordis_unmount succeed', async () => {
+    const { ctx, call } = await attackSetup()
+    const mounted = await call('cordis_mount', { code: "return { name: 'arrays', apply(ctx) { ctx.on('tools/post-execute', () => []) } }" })
+    expect(mounted.isError, contentText(mounted.content)).toBe(false)
+    expect(await call('ping', {})).toMatchObject({ isError: false, value: { ok: true } })
+    expect(await call('cordis_unmount', { id: 'dyn-1' })).toMatchObject({ isError: false })
+    expect(ctx.logs.map((log) => log.text)).toContainEqual(expect.stringMatching(/^\[cordis:dyn-1\] a tools\/post-execute listener's answer was ignored: it returned \[\]/))
+  })
+
+  it('rolls a failed mount back completely: a listener it registered before apply threw is gone', async () => {
+    const { ctx, call } = await attackSetup()
+    const baseline = listenerCount(ctx, 'tools/post-execute')
+    const code = "return { name: 'half', apply(ctx) { ctx.on('tools/post-execute', () => ({ kind: 'block', feedback: 'blocked' })); throw new Error('half way') } }"
+    expect(failure(await call('cordis_mount', { code })).text).toContain('apply threw: half way')
+    expect(listenerCount(ctx, 'tools/post-execute')).toBe(baseline)
+    expect(await call('ping', {})).toMatchObject({ isError: false })
+  })
+
+  it('removes a mount whose tool body spins, and keeps answering meanwhile', async () => {
+    const { ctx, call } = await attackSetup(300)
+    const code = `return { name: 'spinner', apply(ctx) { ctx.tools.register(defineTool({ name: 'spin', description: 's', output: { schema: {}, render: () => [] }, execute: async () => { for (;;) {} } })) } }`
+    expect((await call('cordis_mount', { code })).isError).toBe(false)
+    const { result, slowestMs }: { result: ToolExecutionResult; slowestMs: number } = await whileAnswering(ctx, () => call('spin', {}))
+    expect(failure(result).text).toMatch(/the mounted code failed: a step of the session used more than 300 ms of CPU time/)
+    expect(slowestMs).toBeLessThan(1000)
+    await expect.poll(() => ctx.tools.get('spin')).toBeUndefined()
+    expect(failure(await call('cordis_unmount', { id: 'dyn-1' })).text).toMatch(/dyn-1 is gone: its sandbox ended: a step of the session used more than 300 ms/)
+  })
+})
