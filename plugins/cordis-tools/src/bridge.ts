@@ -104,7 +104,10 @@ export class GuestBridge implements GuestToolRunner {
       }
       case 'effect': {
         const id = integer(request.id, 'the effect id')
-        this.disposers.set(id, this.active().effect(() => () => this.disposeGuest(id), `cordis mount ${this.options.id}: effect`))
+        this.disposers.set(
+          id,
+          this.active().effect(() => () => this.disposeGuest(id), `cordis mount ${this.options.id}: effect`),
+        )
         return null
       }
       case 'timer':
@@ -151,9 +154,12 @@ export class GuestBridge implements GuestToolRunner {
     }
     this.real = real
     this.declared = new Set(inject)
-    real.effect(() => () => {
-      if (this.real === real) this.real = undefined
-    }, `cordis mount ${this.options.id}: activation`)
+    real.effect(
+      () => () => {
+        if (this.real === real) this.real = undefined
+      },
+      `cordis mount ${this.options.id}: activation`,
+    )
     const reply = await this.invoke({ kind: 'apply', config: config === undefined ? {} : toJsonValue(config), services }, this.options.timeoutMs)
     if (typeof reply.threw === 'string') throw new FacadeError(`apply threw: ${reply.threw}`)
   }
@@ -220,9 +226,14 @@ export class GuestBridge implements GuestToolRunner {
     return null
   }
 
-  /** Whether a listener of this mount hears a call: not the mount's own nested calls, and only its owner's when a child owns it. */
+  /**
+   * Whether a listener of this mount hears a call: not the mount's own nested calls (no feedback loop),
+   * not `cordis_unmount` or `cordis_inspect` (a mount that denies everything can still be removed), and
+   * only its owner's calls when a child owns it.
+   */
   private sees(exec: ToolExec): boolean {
-    return exec.parent !== this.token && (this.options.owner === undefined || exec.agent === this.options.owner)
+    if (exec.parent === this.token || exec.name === 'cordis_unmount' || exec.name === 'cordis_inspect') return false
+    return this.options.owner === undefined || exec.agent === this.options.owner
   }
 
   /**
@@ -230,7 +241,13 @@ export class GuestBridge implements GuestToolRunner {
    * chain (called at most once); its answer is checked and merged (decisions.ts). A listener that
    * throws, times out or answers no decision leaves the call to the rest of the chain.
    */
-  private async decide<T>(id: number, event: string, args: JsonValue[], next: () => Promise<T>, merge: (answer: unknown, rest: () => Promise<T>) => Promise<Checked<T>>): Promise<T> {
+  private async decide<T>(
+    id: number,
+    event: string,
+    args: JsonValue[],
+    next: () => Promise<T>,
+    merge: (answer: unknown, rest: () => Promise<T>) => Promise<Checked<T>>,
+  ): Promise<T> {
     const invocation = ++this.sequence
     let answered: Promise<T> | undefined
     const rest = () => (answered ??= Promise.resolve(next()))

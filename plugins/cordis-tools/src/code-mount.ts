@@ -26,10 +26,14 @@ function stageFailure(during: string, error: unknown, timeoutMs: number, code?: 
   const kind = (error as { kind?: string }).kind
   if (CordageError.is(error) && kind === undefined) return error
   const message = error instanceof Error ? error.message : String(error)
-  if (code !== undefined && kind === 'runtime' && message.startsWith('SyntaxError')) return new CordisToolError('MOUNT_SYNTAX', syntaxMessage(message, code, PREFIX))
+  if (code !== undefined && kind === 'runtime' && message.startsWith('SyntaxError'))
+    return new CordisToolError('MOUNT_SYNTAX', syntaxMessage(message, code, PREFIX))
   if (kind === 'timeout') return new CordisToolError('MOUNT_TIMEOUT', `${during} did not finish within ${timeoutMs} ms; it must return promptly`)
   if (kind === 'cpu')
-    return new CordisToolError('MOUNT_TIMEOUT', `${during} ran past ${timeoutMs} ms of CPU time (a synchronous loop, or a flood of promise jobs?) and was stopped`)
+    return new CordisToolError(
+      'MOUNT_TIMEOUT',
+      `${during} ran past ${timeoutMs} ms of CPU time (a synchronous loop, or a flood of promise jobs?) and was stopped`,
+    )
   if (kind === 'memory') return new CordisToolError('MOUNT_FAILED', `${during} exhausted the sandbox's memory: ${message}`)
   return new CordisToolError('MOUNT_FAILED', `${during} failed: ${message.split('\n', 1)[0]}`)
 }

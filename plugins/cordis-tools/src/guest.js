@@ -30,7 +30,22 @@ export default function guest(op) {
   const isArray = Array.isArray
   const warn = console.warn
 
-  const WITHHELD = ['root', 'plugin', 'fiber', 'registry', 'reflect', 'events', 'inject', 'runtime', 'extend', 'isolate', 'intercept', 'scope', 'lifecycle', 'loader']
+  const WITHHELD = [
+    'root',
+    'plugin',
+    'fiber',
+    'registry',
+    'reflect',
+    'events',
+    'inject',
+    'runtime',
+    'extend',
+    'isolate',
+    'intercept',
+    'scope',
+    'lifecycle',
+    'loader',
+  ]
   const PLUGIN_FORMS = 'return a plugin: a function `(ctx, config) => { … }`, or an object `{ name?, inject?, apply(ctx, config) { … } }`'
 
   const tickets = new WeakMapCtor()
@@ -97,7 +112,13 @@ export default function guest(op) {
       if (!spec) throw new TypeErrorCtor('ctx.tools.register accepts only tools made with defineTool(...) in this mount')
       const id = ++nextId
       tools[id] = spec
-      const tool = { name: spec.name, description: spec.description, parameters: spec.parameters, outputSchema: spec.schema, presentationMeta: !!spec.presentationMeta }
+      const tool = {
+        name: spec.name,
+        description: spec.description,
+        parameters: spec.parameters,
+        outputSchema: spec.schema,
+        presentationMeta: !!spec.presentationMeta,
+      }
       if (spec.timeoutMs !== undefined) tool.timeoutMs = spec.timeoutMs
       if (spec.concurrency !== undefined) tool.concurrency = spec.concurrency
       send({ op: 'register', id, tool })
@@ -131,9 +152,13 @@ export default function guest(op) {
       if (name in services) return services[name]
       if (WITHHELD.includes(name))
         throw new ErrorCtor(
-          'ctx.' + name + ' is withheld from mounted plugins; use ctx.tools, ctx.on, ctx.emit, ctx.provide, ctx.effect, ctx.setTimeout/setInterval and the services you declare in inject',
+          'ctx.' +
+            name +
+            ' is withheld from mounted plugins; use ctx.tools, ctx.on, ctx.emit, ctx.provide, ctx.effect, ctx.setTimeout/setInterval and the services you declare in inject',
         )
-      throw new ErrorCtor('service ' + name + " is not declared: add it to the plugin's inject (inject: ['" + name + "']) to use a service another mount provides")
+      throw new ErrorCtor(
+        'service ' + name + " is not declared: add it to the plugin's inject (inject: ['" + name + "']) to use a service another mount provides",
+      )
     }
     const members = O.assign(create(null), {
       tools: toolsApi,
@@ -155,7 +180,8 @@ export default function guest(op) {
         const data = {}
         for (const key of keys(value)) if (typeof value[key] !== 'function') data[key] = value[key]
         for (let layer = value; layer && layer !== ObjectProto; layer = getProto(layer)) {
-          for (const key of O.getOwnPropertyNames(layer)) if (key !== 'constructor' && typeof value[key] === 'function' && !methods.includes(key)) methods[methods.length] = key
+          for (const key of O.getOwnPropertyNames(layer))
+            if (key !== 'constructor' && typeof value[key] === 'function' && !methods.includes(key)) methods[methods.length] = key
         }
         send({ op: 'provide', name, methods, data })
       },

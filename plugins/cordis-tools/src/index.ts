@@ -26,10 +26,14 @@ export const Config: Schema<Partial<Config>, Config> = strictConfig(
     timeoutMs: Schema.natural()
       .min(1)
       .default(5000)
-      .description('Bound of each call into mounted code that is not a tool body (evaluation, apply, a listener, a timer, a disposer), and the CPU one step of it may use.'),
+      .description(
+        'Bound of each call into mounted code that is not a tool body (evaluation, apply, a listener, a timer, a disposer), and the CPU one step of it may use.',
+      ),
     toolTimeoutMs: Schema.natural().min(1).default(60_000).description('timeoutMs of mounted tools that declare none.'),
     maxMounts: Schema.natural().min(1).max(64).default(8).description('Mounts of code at once (each holds a sandbox worker thread).'),
-    packages: Schema.array(Schema.string()).default([]).description('Installed packages that cordis_mount { package } may load (trusted code, run in the host).'),
+    packages: Schema.array(Schema.string())
+      .default([])
+      .description('Installed packages that cordis_mount { package } may load (trusted code, run in the host).'),
     packageApproval: Schema.union(['ask', 'allow'] as const)
       .default('ask')
       .description("'ask': mounting a package asks the approval service (denied without one); 'allow': no question."),

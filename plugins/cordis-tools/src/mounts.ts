@@ -84,10 +84,14 @@ export class Mounts {
   async mount(request: MountRequest, exec: ToolExec): Promise<MountHandle> {
     const hasCode = typeof request.code === 'string'
     if (hasCode === (typeof request.package === 'string'))
-      throw new ToolArgsError('cordis_mount takes either code (JavaScript returning a plugin) or package (an installed package the config allows), not both or neither')
+      throw new ToolArgsError(
+        'cordis_mount takes either code (JavaScript returning a plugin) or package (an installed package the config allows), not both or neither',
+      )
     const owner = exec.agent !== undefined && this.children.has(exec.agent) ? exec.agent : undefined
     const id = `dyn-${++this.sequence}`
-    const mount = hasCode ? await this.mountCode(id, request.code!, request.config, owner) : await this.mountPackage(id, request.package!, request.config, exec, owner)
+    const mount = hasCode
+      ? await this.mountCode(id, request.code!, request.config, owner)
+      : await this.mountPackage(id, request.package!, request.config, exec, owner)
     this.table.set(id, mount)
     // The child that asked may have ended while the mount started.
     if (owner !== undefined && !this.children.has(owner)) {
@@ -111,7 +115,8 @@ export class Mounts {
       )
     }
     const caller = exec.agent !== undefined && this.children.has(exec.agent) ? exec.agent : undefined
-    if (caller !== undefined && mount.owner !== caller) throw new CordisToolError('FOREIGN_MOUNT', `${id} was not mounted by this subagent, so it cannot unmount it`)
+    if (caller !== undefined && mount.owner !== caller)
+      throw new CordisToolError('FOREIGN_MOUNT', `${id} was not mounted by this subagent, so it cannot unmount it`)
     await this.remove(mount)
     await this.settle()
     return { id, pluginName: mount.pluginName }
@@ -152,8 +157,7 @@ export class Mounts {
     if (codeMounts >= this.settings.maxMounts)
       throw new CordisToolError('MOUNT_LIMIT', `${codeMounts} mounts of code are active (maxMounts ${this.settings.maxMounts}); unmount one first`)
     const codeMode = this.host.codeMode()
-    if (!codeMode)
-      throw new CordisToolError('MOUNT_FAILED', 'mounting code needs the code-mode plugin, whose sandbox runs it: load @cordage/plugin-code-mode')
+    if (!codeMode) throw new CordisToolError('MOUNT_FAILED', 'mounting code needs the code-mode plugin, whose sandbox runs it: load @cordage/plugin-code-mode')
     const { timeoutMs, toolTimeoutMs } = this.settings
     const started = await startCodeMount(codeMode, this.group, code, config, {
       id,
@@ -183,7 +187,10 @@ export class Mounts {
     if (packageApproval === 'ask') {
       const approval = this.host.approval()
       if (!approval)
-        throw new CordisToolError('MOUNT_DENIED', `mounting package "${name}" needs approval and no approval service is loaded (packageApproval: 'allow' skips asking)`)
+        throw new CordisToolError(
+          'MOUNT_DENIED',
+          `mounting package "${name}" needs approval and no approval service is loaded (packageApproval: 'allow' skips asking)`,
+        )
       const answer = await approval.request(exec, `mount the installed package ${name}: its code runs in the host with full access`)
       if (answer !== 'allow') throw new CordisToolError('MOUNT_DENIED', `mounting package "${name}" was not approved`)
     }

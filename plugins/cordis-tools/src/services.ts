@@ -20,7 +20,13 @@ const SERVICE_NAME = /^[a-z][\w-]*$/i
  * the data the mount gave and async methods (JSON arguments in, a JSON value out) answered by the
  * mount's sandbox. Throws when the name is taken. Returns the name.
  */
-export function provideService(real: Context, table: ServiceTable, mount: string, request: JsonObject, call: (method: string, args: JsonValue[]) => Promise<JsonValue>): string {
+export function provideService(
+  real: Context,
+  table: ServiceTable,
+  mount: string,
+  request: JsonObject,
+  call: (method: string, args: JsonValue[]) => Promise<JsonValue>,
+): string {
   const { name } = request
   if (typeof name !== 'string' || !SERVICE_NAME.test(name)) throw new FacadeError('ctx.provide(name, value) needs a service name')
   const methods = Array.isArray(request.methods) ? request.methods.filter((method): method is string => typeof method === 'string') : []
@@ -37,9 +43,12 @@ export function provideService(real: Context, table: ServiceTable, mount: string
     else table.delete(name)
     throw error
   }
-  real.effect(() => () => {
-    if (table.get(name)?.mount === mount) table.delete(name)
-  }, `cordis mount ${mount}: service ${name}`)
+  real.effect(
+    () => () => {
+      if (table.get(name)?.mount === mount) table.delete(name)
+    },
+    `cordis mount ${mount}: service ${name}`,
+  )
   return name
 }
 
@@ -47,6 +56,7 @@ export function provideService(real: Context, table: ServiceTable, mount: string
 export function callService(table: ServiceTable, name: string, method: string, args: JsonValue[]): Promise<JsonValue> {
   const entry = table.get(name)
   if (!entry) return Promise.reject(new FacadeError(`service ${name} is gone (the mount that provided it was removed)`))
-  if (!entry.methods.includes(method)) return Promise.reject(new FacadeError(`service ${name} has no method ${method}; it has ${entry.methods.join(', ') || 'none'}`))
+  if (!entry.methods.includes(method))
+    return Promise.reject(new FacadeError(`service ${name} has no method ${method}; it has ${entry.methods.join(', ') || 'none'}`))
   return entry.call(method, args)
 }

@@ -157,13 +157,16 @@ describe('mounted code cannot take the host down', () => {
     expect(mounted.isError, contentText(mounted.content)).toBe(false)
     expect(await call('ping', {})).toMatchObject({ isError: false, value: { ok: true } })
     expect(await call('cordis_unmount', { id: 'dyn-1' })).toMatchObject({ isError: false })
-    expect(ctx.logs.map((log) => log.text)).toContainEqual(expect.stringMatching(/^\[cordis:dyn-1\] a tools\/post-execute listener's answer was ignored: it returned \[\]/))
+    expect(ctx.logs.map((log) => log.text)).toContainEqual(
+      expect.stringMatching(/^\[cordis:dyn-1\] a tools\/post-execute listener's answer was ignored: it returned \[\]/),
+    )
   })
 
   it('rolls a failed mount back completely: a listener it registered before apply threw is gone', async () => {
     const { ctx, call } = await attackSetup()
     const baseline = listenerCount(ctx, 'tools/post-execute')
-    const code = "return { name: 'half', apply(ctx) { ctx.on('tools/post-execute', () => ({ kind: 'block', feedback: 'blocked' })); throw new Error('half way') } }"
+    const code =
+      "return { name: 'half', apply(ctx) { ctx.on('tools/post-execute', () => ({ kind: 'block', feedback: 'blocked' })); throw new Error('half way') } }"
     expect(failure(await call('cordis_mount', { code })).text).toContain('apply threw: half way')
     expect(listenerCount(ctx, 'tools/post-execute')).toBe(baseline)
     expect(await call('ping', {})).toMatchObject({ isError: false })

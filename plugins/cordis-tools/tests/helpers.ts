@@ -8,7 +8,12 @@ import * as cordisTools from '../src/index.js'
 // Code Mode keeps worker threads: unload every context's plugins after each test.
 const loaded: Fiber[] = []
 afterEach(async () => {
-  await Promise.all(loaded.splice(0).reverse().map((fiber) => fiber.dispose()))
+  await Promise.all(
+    loaded
+      .splice(0)
+      .reverse()
+      .map((fiber) => fiber.dispose()),
+  )
 })
 
 export interface Setup {
