@@ -27,6 +27,13 @@ export interface CodeRunResult {
 export interface CodeSessionOptions {
   /** Async globals by dotted name, as in `run`; the session's only way out (no `tools` are bound). */
   host?: Record<string, CodeHostFunction>
+  /**
+   * Trusted code of the caller, evaluated first (an async function body that settles at once and calls
+   * no host function), e.g. a façade later evaluations use. An idle worker evaluates the last setup it
+   * saw ahead of time, so opening the next session with the same setup skips parsing it; a setup that
+   * fails ends the session (`runtime`).
+   */
+  setup?: string
   /** CPU time one step may use (a message's evaluation plus the promise jobs it starts); past it the session ends (`cpu`). Default: the runner's `cpuTimeMs`. */
   stepCpuMs?: number
   /** Receives each console line (bounded per step; a note counts the lines dropped). */

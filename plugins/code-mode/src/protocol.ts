@@ -50,7 +50,7 @@ export interface WorkerData {
  */
 export type HostMessage =
   | { type: 'run'; code: string; tools: string; hostFunctions: string }
-  | { type: 'open'; hostFunctions: string; stepMs: number }
+  | { type: 'open'; hostFunctions: string; stepMs: number; setup?: string }
   | { type: 'invoke'; id: number; code: string; file?: string }
   /** `took`: µs the host spent between the worker's `wait` and this answer (the tools' time); the worker spins only after quick ones. */
   | { type: 'settle'; completions: string[]; took: number }

@@ -21,8 +21,10 @@ interface Evaluation {
 }
 
 /**
- * Opens a session on a pooled worker: a persistent context with `options.host` bound, ready once the
- * worker answered its `open`. Rejects with `CodeSessionError` (`aborted`) when no worker can start.
+ * Opens a session on a pooled worker: a persistent context with `options.host` bound. It resolves once
+ * a worker is held, without waiting for the worker's answer: messages to it queue in order, so the
+ * first evaluations travel with the `open` (each wake of a sleeping worker costs a fraction of a
+ * millisecond). Rejects with `CodeSessionError` (`aborted`) when no worker can start.
  */
 export async function openSession(pool: SandboxPool, limits: SandboxLimits, options: CodeSessionOptions): Promise<CodeSession> {
   const host = hostFunctions(options.host ?? {})
@@ -32,9 +34,7 @@ export async function openSession(pool: SandboxPool, limits: SandboxLimits, opti
   } catch (error) {
     throw new CodeSessionError('aborted', `the sandbox could not start: ${error instanceof Error ? error.message : String(error)}`)
   }
-  const session = new SandboxSession(pool, worker, { ...limits, cpuTimeMs: options.stepCpuMs ?? limits.cpuTimeMs }, host, options)
-  await session.opened
-  return session
+  return new SandboxSession(pool, worker, { ...limits, cpuTimeMs: options.stepCpuMs ?? limits.cpuTimeMs }, host, options)
 }
 
 /**
@@ -43,7 +43,6 @@ export async function openSession(pool: SandboxPool, limits: SandboxLimits, opti
  * and terminates a worker stuck in one step past its budget (a loop that never polls, a job flood).
  */
 class SandboxSession implements CodeSession {
-  readonly opened: Promise<void>
   private readonly evaluations = new Map<number, Evaluation>()
   private sequence = 0
   /** Messages posted whose answer has not arrived: the worker has work while this is above 0. */
@@ -53,7 +52,6 @@ class SandboxSession implements CodeSession {
   private readonly completions: string[] = []
   private flushQueued = false
   private readonly scheduler: CallScheduler
-  private openedSettle: { resolve(): void; reject(error: Error): void } | undefined
 
   constructor(
     private readonly pool: SandboxPool,
@@ -69,7 +67,6 @@ class SandboxSession implements CodeSession {
       },
       () => true,
     )
-    this.opened = new Promise((resolve, reject) => (this.openedSettle = { resolve, reject }))
     worker.holder = {
       session: true,
       message: (message) => this.onMessage(message),
@@ -82,7 +79,12 @@ class SandboxSession implements CodeSession {
         )
       },
     }
-    this.send({ type: 'open', hostFunctions: JSON.stringify([...host.keys()]), stepMs: limits.cpuTimeMs })
+    this.send({
+      type: 'open',
+      hostFunctions: JSON.stringify([...host.keys()]),
+      stepMs: limits.cpuTimeMs,
+      ...(options.setup !== undefined && { setup: options.setup }),
+    })
   }
 
   get ended(): boolean {
@@ -146,8 +148,6 @@ class SandboxSession implements CodeSession {
     }
     if (message.type !== 'progress' || this.failure) return
     if (--this.owed === 0) this.watchdog?.close()
-    this.openedSettle?.resolve()
-    this.openedSettle = undefined
     for (const line of message.logs) this.options.onLog?.(line)
     for (const entry of message.settled) this.settle(entry)
     this.submit(message.calls)
@@ -210,8 +210,6 @@ class SandboxSession implements CodeSession {
       evaluation.reject(failure)
     }
     this.evaluations.clear()
-    this.openedSettle?.reject(failure)
-    this.openedSettle = undefined
     void this.scheduler.close()
     if (!closing) this.options.onEnd?.(failure)
   }

@@ -22,12 +22,15 @@
 /**
  * What the worker lends session mode.
  * @typedef {object} SessionKit
- * @property {(hostFunctions: string, budgetMs: number, session: SessionState) => Run} begin Takes a prepared sandbox, binds the host functions and makes it the current run.
+ * @property {(hostFunctions: string) => import('./worker.js').Sandbox} fresh Takes the sandbox prepared for runs (or makes one) and binds the host functions.
+ * @property {(hostFunctions: string) => import('./worker.js').Sandbox} spare Makes another sandbox with the host functions bound.
+ * @property {(sandbox: import('./worker.js').Sandbox, budgetMs: number, session: SessionState) => Run} adopt Makes a sandbox the current run.
  * @property {<T>(run: Run, step: () => T) => T} enter Runs a step inside the VM on the CPU meter.
  * @property {(run: Run, kind: RunFailure['kind'], detail?: string) => void} fail
  * @property {(run: Run, text: string) => 'memory' | 'runtime'} classify
  * @property {(run: Run, error: import('quickjs-emscripten').QuickJSHandle) => string} explain
  * @property {(message: WorkerMessage) => void} post
+ * @property {(sandbox: import('./worker.js').Sandbox) => void} dispose
  * @property {(run: Run) => number} end Disposes the run's sandbox, clears the current run, and returns the WASM heap size.
  * @property {number} maxLogBytes
  */
@@ -35,9 +38,52 @@
 // Invocation bodies start on the wrapper's line, so line numbers in errors are those of the code sent.
 const PREFIX = '(async () => {'
 
+/**
+ * Evaluates a session's setup (trusted code of the caller) in `sandbox`: it must settle at once and
+ * call no host function. Returns why it failed, or undefined.
+ * @param {import('./worker.js').Sandbox} sandbox @param {string} setup @param {<T>(step: () => T) => T} within
+ */
+function runSetup(sandbox, setup, within) {
+  const { context, lane } = sandbox
+  const evaluated = within(() => context.evalCode(`${PREFIX}${setup}\n})()`, 'setup.js'))
+  if (evaluated.error) return describeError(sandbox, evaluated.error)
+  return evaluated.value.consume((promise) => {
+    const thrown = within(() => lane.jobs())
+    if (thrown !== undefined) return thrown
+    const drained = within(() => lane.drain())
+    if (typeof drained !== 'string') return drained.problem
+    if (drained.length > 1) return 'the setup called a host function'
+    const state = context.getPromiseState(promise)
+    if (state.type === 'pending') return 'the setup must settle without waiting'
+    if (state.type === 'rejected') return describeError(sandbox, state.error)
+    state.value.dispose()
+    return undefined
+  })
+}
+
+/** @param {import('./worker.js').Sandbox} sandbox @param {import('quickjs-emscripten').QuickJSHandle} error */
+function describeError(sandbox, error) {
+  const { context, helpers } = sandbox
+  const described = context.callFunction(helpers[3], context.undefined, error)
+  error.dispose()
+  if (described.error) {
+    described.error.dispose()
+    return 'Uncaught (the error could not be described)'
+  }
+  return described.value.consume((handle) => context.getString(handle))
+}
+
 /** @param {SessionKit} kit */
 export function createSessionMode(kit) {
   const { enter, fail, classify, explain, post } = kit
+  // The setup of the last session opened, and a context with it already evaluated, made while idle:
+  // the next session with the same setup starts from it (the caller's bootstrap is not parsed again).
+  /** @type {{ key: string, hostFunctions: string, setup: string } | undefined} */
+  let wanted
+  /** @type {{ key: string, sandbox: import('./worker.js').Sandbox } | undefined} */
+  let prepared
+  /** @type {string | undefined} */
+  let unpreparable
 
   /** Ends a session that breached a limit: its context is disposed and the host told why. @param {Run} run */
   function broken(run) {
@@ -79,7 +125,31 @@ export function createSessionMode(kit) {
   return {
     /** @param {Extract<HostMessage, { type: 'open' }>} message */
     open(message) {
-      step(kit.begin(message.hostFunctions, message.stepMs, { logs: [], logBytes: 0, dropped: 0, early: [] }))
+      const { hostFunctions, setup } = message
+      const key = setup === undefined ? undefined : `${hostFunctions}\u0000${setup}`
+      if (key !== undefined && setup !== undefined) wanted = { key, hostFunctions, setup }
+      const ready = key !== undefined && prepared?.key === key ? prepared.sandbox : undefined
+      if (ready) prepared = undefined
+      const run = kit.adopt(ready ?? kit.fresh(hostFunctions), message.stepMs, { logs: [], logBytes: 0, dropped: 0, early: [] })
+      if (!ready && setup !== undefined) {
+        const problem = runSetup(run.sandbox, setup, (work) => enter(run, work))
+        if (problem !== undefined && !run.failure) fail(run, 'runtime', `the session's setup failed: ${problem}`)
+      }
+      step(run)
+    },
+
+    /** While idle: makes a context with the last session's setup evaluated. Returns whether it did any work. */
+    prepare() {
+      if (!wanted || prepared?.key === wanted.key || unpreparable === wanted.key) return false
+      if (prepared) kit.dispose(prepared.sandbox)
+      prepared = undefined
+      const sandbox = kit.spare(wanted.hostFunctions)
+      if (runSetup(sandbox, wanted.setup, (work) => work()) === undefined) prepared = { key: wanted.key, sandbox }
+      else {
+        kit.dispose(sandbox)
+        unpreparable = wanted.key
+      }
+      return true
     },
 
     /** Evaluates one invocation's body and tracks its promise. @param {Run} run @param {Extract<HostMessage, { type: 'invoke' }>} message */

@@ -178,35 +178,50 @@ function explain(run, error) {
   return enter(run, () => describeHandle(run.sandbox, error))
 }
 
-/**
- * Takes the prepared sandbox (or makes one), binds the tools and host functions, and makes it the
- * current run, metered from here on.
- * @param {string} tools @param {string} hostFunctions @param {number} budgetMs @param {SessionState} [session]
- */
-function begin(tools, hostFunctions, budgetMs, session) {
-  const sandbox = ready ?? createSandbox()
-  ready = undefined
-  /** @type {Run} */
-  const run = { sandbox, outputBytes: 0, metered: false, budgetMs, growFailures }
-  if (session) run.session = session
-  current = sandbox.run = run
-  meter[0] = 0
-  meter[1] = 0
+/** Binds the tools and host functions in a sandbox (once per context). @param {Sandbox} sandbox @param {string} tools @param {string} hostFunctions */
+function bind(sandbox, tools, hostFunctions) {
   const { context, helpers } = sandbox
   const names = [context.newString(tools), context.newString(hostFunctions)]
   context.unwrapResult(context.callFunction(helpers[0], context.undefined, ...names)).dispose()
   for (const handle of names) handle.dispose()
-  run.metered = true
+}
+
+/** Makes `sandbox` the current run, metered from here on. @param {Sandbox} sandbox @param {number} budgetMs @param {SessionState} [session] */
+function adopt(sandbox, budgetMs, session) {
+  /** @type {Run} */
+  const run = { sandbox, outputBytes: 0, metered: true, budgetMs, growFailures }
+  if (session) run.session = session
+  current = sandbox.run = run
+  meter[0] = 0
+  meter[1] = 0
   return run
 }
 
+/** Takes the prepared sandbox (or makes one), binds the tools and host functions and makes it the current run. @param {string} tools @param {string} hostFunctions */
+function begin(tools, hostFunctions) {
+  const sandbox = ready ?? createSandbox()
+  ready = undefined
+  bind(sandbox, tools, hostFunctions)
+  return sandbox
+}
+
 const sessions = createSessionMode({
-  begin: (hostFunctions, budgetMs, session) => begin('[]', hostFunctions, budgetMs, session),
+  fresh(hostFunctions) {
+    const sandbox = begin('[]', hostFunctions)
+    return sandbox
+  },
+  spare(hostFunctions) {
+    const sandbox = createSandbox()
+    bind(sandbox, '[]', hostFunctions)
+    return sandbox
+  },
+  adopt,
   enter,
   fail,
   classify,
   explain,
   post,
+  dispose: disposeSandbox,
   end(run) {
     current = undefined
     disposeSandbox(run.sandbox)
@@ -217,7 +232,7 @@ const sessions = createSessionMode({
 
 /** @param {Extract<HostMessage, { type: 'run' }>} message */
 function start(message) {
-  const run = begin(message.tools, message.hostFunctions, limits.cpuTimeMs)
+  const run = adopt(begin(message.tools, message.hostFunctions), limits.cpuTimeMs)
   const { context, helpers } = run.sandbox
   const evaluated = enter(run, () => context.evalCode(`(async () => {'use strict';${message.code}\n})()`, 'program.js'))
   if (evaluated.error) {
@@ -338,11 +353,12 @@ function serve() {
       handle(message)
       continue
     }
-    // Idle: make the next run's sandbox now, outside any run's time.
+    // Idle: make the next run's sandbox now, outside any run's time, then the next session's.
     if (!current && !ready) {
       ready = createSandbox()
       continue
     }
+    if (!current && sessions.prepare()) continue
     if (current && !current.session && spinner.engage() && spinner.spin(() => Atomics.load(control, DOORBELL) !== seen)) continue
     Atomics.wait(control, DOORBELL, seen)
   }

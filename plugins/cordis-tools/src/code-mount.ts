@@ -6,7 +6,7 @@ import { CordisToolError } from './errors.js'
 import guest from './guest.js'
 import { syntaxMessage } from './syntax.js'
 
-// The façade's source, evaluated in each mount's sandbox before the code.
+// The façade's source, the setup of each mount's sandbox session (an idle worker evaluates it ahead).
 const GUEST = `return (${guest.toString()})(cordage.op)`
 // The code becomes the body of an async function handed to the façade; the wrapper shares its first
 // line, so line numbers are the code's own.
@@ -55,6 +55,7 @@ export async function startCodeMount(
   try {
     bridge.session = await codeMode.open({
       host: { 'cordage.op': bridge.op },
+      setup: GUEST,
       stepCpuMs: timeoutMs,
       onLog: (line) => options.logger.info(`[cordis:${id}] ${line}`),
       onEnd: options.onEnd,
@@ -65,9 +66,6 @@ export async function startCodeMount(
   let fiber: Fiber | undefined
   let pluginName = '<anonymous>'
   try {
-    await bridge.session.evaluate(GUEST, { timeoutMs }).catch((error: unknown) => {
-      throw stageFailure('starting the façade', error, timeoutMs)
-    })
     const loaded = await bridge.session.evaluate(`${PREFIX}${code}\n})`, { timeoutMs, file: `${id}.js` }).catch((error: unknown) => {
       throw stageFailure('evaluating the code', error, timeoutMs, code)
     })
@@ -76,7 +74,7 @@ export async function startCodeMount(
     if (typeof loaded.notPlugin === 'string') throw new CordisToolError('MOUNT_NOT_A_PLUGIN', loaded.notPlugin)
     pluginName = typeof loaded.name === 'string' ? loaded.name : '<anonymous>'
     const inject = Array.isArray(loaded.inject) ? loaded.inject.filter((name): name is string => typeof name === 'string') : []
-    const started = group.plugin(
+    const plugin = group.plugin(
       {
         name: pluginName,
         inject,
@@ -87,10 +85,10 @@ export async function startCodeMount(
       },
       config ?? {},
     )
-    fiber = started
-    await started
-    if (started.state === FIBER_FAILED) throw new CordisToolError('MOUNT_FAILED', 'the plugin failed to start')
-    return { pluginName, inject, fiber: started, bridge }
+    fiber = plugin
+    await plugin
+    if (plugin.state === FIBER_FAILED) throw new CordisToolError('MOUNT_FAILED', 'the plugin failed to start')
+    return { pluginName, inject, fiber: plugin, bridge }
   } catch (error) {
     await fiber?.dispose().catch(() => {})
     await bridge.session.close()

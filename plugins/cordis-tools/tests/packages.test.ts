@@ -111,7 +111,12 @@ describe('cordis_mount { package }', () => {
 
   it('takes code or a package, not both', async () => {
     const { call } = await setup()
-    expect(failure(await call('cordis_mount', { code: 'return () => {}', package: 'x' })).code).toBe('INVALID_ARGS')
-    expect(failure(await call('cordis_mount', {})).code).toBe('INVALID_ARGS')
+    for (const args of [{ code: 'return () => {}', package: 'x' }, {}]) {
+      const refused = failure(await call('cordis_mount', args))
+      expect(refused).toMatchObject({
+        code: 'INVALID_ARGS',
+        text: expect.stringContaining('cordis_mount takes either code (JavaScript returning a plugin) or package'),
+      })
+    }
   })
 })
