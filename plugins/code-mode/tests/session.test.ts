@@ -59,6 +59,27 @@ describe('ctx.codeMode.open: a persistent sandbox', () => {
     await session.close()
   })
 
+  it('evaluates a setup first, from a context an idle worker prepared when it can; a setup that fails ends the session', async () => {
+    const { ctx } = await open()
+    const setup = 'globalThis.greet = (name) => "hello " + name'
+    for (let round = 0; round < 3; round++) {
+      const session = await service(ctx).open({ setup, host: { 'host.echo': async (args) => args } })
+      expect(await session.evaluate('return greet("you")')).toBe('hello you')
+      await session.close()
+      // Idle time for the worker to prepare the next one.
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    for (const [bad, message] of [
+      ['throw new Error("no setup")', /^the session's setup failed: Error: no setup/],
+      ['await host.echo({})', /^the session's setup failed: the setup called a host function/],
+    ] as const) {
+      const ended: Error[] = []
+      const session = await service(ctx).open({ setup: bad, host: { 'host.echo': async (args) => args }, onEnd: (error) => ended.push(error) })
+      expect(await outcome(session.evaluate('return 1'))).toMatchObject({ kind: 'runtime', message: expect.stringMatching(message) })
+      expect(ended).toHaveLength(1)
+    }
+  })
+
   it('fails one evaluation that throws or returns non-JSON, and lives on', async () => {
     const { session, ended } = await open()
     expect(await outcome(session.evaluate('throw new TypeError("nope")'))).toMatchObject({

@@ -1,5 +1,5 @@
 import type { Context } from 'cordis'
-import { isJsonObject, toJsonValue, type JsonObject, type JsonValue, type ToolExec, type ToolExecutionResult } from '@cordage/core'
+import { isJsonObject, toJsonValue, type JsonObject, type JsonValue, type ToolDefinition, type ToolExec, type ToolExecutionResult } from '@cordage/core'
 import type { PostDecision, PreDecision, ToolRegistry } from '@cordage/registry'
 import type { CodeSession } from '@cordage/services'
 import { mergePost, mergePre, type Checked } from './decisions.js'
@@ -27,8 +27,8 @@ export interface BridgeOptions {
   tools: ToolRegistry
   services: ServiceTable
   logger: MountLogger
-  /** Records (or, with `undefined`, forgets) that this mount registered a tool of that name. */
-  ownTool(name: string, mount: string | undefined): void
+  /** Records that this mount registered `definition` (what the ownership guard checks against). */
+  ownTool(definition: ToolDefinition): void
 }
 
 // Observer calls in flight per mount; past it, events are dropped (a flood of tools/result must not
@@ -199,13 +199,9 @@ export class GuestBridge implements GuestToolRunner {
     const real = this.active()
     const id = integer(request.id, 'the tool id')
     const spec = readToolSpec(request.tool)
-    const unregister = real.tools.register(mountedTool(id, spec, this, this.options.toolTimeoutMs))
-    this.options.ownTool(spec.name, this.options.id)
-    const forget = real.effect(() => () => this.options.ownTool(spec.name, undefined), `cordis mount ${this.options.id}: owns ${spec.name}`)
-    this.disposers.set(id, () => {
-      unregister()
-      return forget()
-    })
+    const definition = mountedTool(id, spec, this, this.options.toolTimeoutMs)
+    this.disposers.set(id, real.tools.register(definition))
+    this.options.ownTool(definition)
     return null
   }
 

@@ -1,5 +1,5 @@
 import type { Context, Fiber } from 'cordis'
-import { ToolArgsError, type JsonValue, type ToolExec } from '@cordage/core'
+import { ToolArgsError, type JsonValue, type ToolDefinition, type ToolExec } from '@cordage/core'
 import type { ApprovalService, ToolRegistry } from '@cordage/registry'
 import type { CodeRunner } from '@cordage/services'
 import type { GuestBridge, MountLogger } from './bridge.js'
@@ -68,7 +68,8 @@ export class Mounts {
   private readonly table = new Map<string, Mount>()
   /** Why a mount that ended on its own was removed, for the next `cordis_unmount` of it. */
   private readonly removed = new Map<string, string>()
-  private readonly toolOwners = new Map<string, string>()
+  /** Tools mounts registered, by name: which mount, and the definition (a name registered again by someone else is not theirs). */
+  private readonly toolOwners = new Map<string, { mount: string; definition: ToolDefinition | undefined }>()
   private readonly services: ServiceTable = new Map()
   private readonly children = new Set<string>()
   private sequence = 0
@@ -129,11 +130,11 @@ export class Mounts {
 
   /** The registry guard: a tool a child mounted answers only that child. */
   guard = (exec: ToolExec): string | undefined => {
-    const mountId = this.toolOwners.get(exec.name)
-    if (mountId === undefined) return undefined
-    const owner = this.table.get(mountId)?.owner
+    const owned = this.toolOwners.get(exec.name)
+    if (owned === undefined || this.host.tools.get(exec.name) !== owned.definition) return undefined
+    const owner = this.table.get(owned.mount)?.owner
     if (owner === undefined || exec.agent === owner) return undefined
-    return `tool "${exec.name}" was mounted by subagent ${owner} (${mountId}) and only it may call it`
+    return `tool "${exec.name}" was mounted by subagent ${owner} (${owned.mount}) and only it may call it`
   }
 
   childStarted(runId: string): void {
@@ -167,7 +168,7 @@ export class Mounts {
       tools: this.host.tools,
       services: this.services,
       logger: this.logger,
-      ownTool: (name, mount) => (mount === undefined ? this.toolOwners.delete(name) : this.toolOwners.set(name, mount)),
+      ownTool: (definition) => void this.toolOwners.set(definition.name, { mount: id, definition }),
       onEnd: (error) => {
         const mount = this.table.get(id)
         if (mount) void this.removeOnItsOwn(mount, `its sandbox ended: ${error.message}`)
@@ -204,7 +205,10 @@ export class Mounts {
       await fiber.dispose().catch(() => {})
       throw rollback(name, error)
     }
-    if (owner !== undefined) for (const tool of this.host.tools.list()) if (!before.has(tool.name)) this.toolOwners.set(tool.name, id)
+    if (owner !== undefined) {
+      for (const tool of this.host.tools.list())
+        if (!before.has(tool.name)) this.toolOwners.set(tool.name, { mount: id, definition: this.host.tools.get(tool.name) })
+    }
     const inject = Object.keys((fiber as { inject?: Record<string, unknown> }).inject ?? {})
     return { id, pluginName: fiber.name || name, fiber, inject, owner }
   }
@@ -223,7 +227,7 @@ export class Mounts {
    */
   private async remove(mount: Mount): Promise<void> {
     if (!this.table.delete(mount.id)) return
-    for (const [name, owner] of this.toolOwners) if (owner === mount.id) this.toolOwners.delete(name)
+    for (const [name, owned] of this.toolOwners) if (owned.mount === mount.id) this.toolOwners.delete(name)
     const { bridge } = mount
     const { timeoutMs } = this.settings
     if (bridge) bridge.deadline = performance.now() + timeoutMs

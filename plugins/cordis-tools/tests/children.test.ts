@@ -102,4 +102,21 @@ describe('what a child agent mounts', () => {
     )
     expect(ctx.logs.map((log) => log.text)).toContainEqual(expect.stringMatching(/^\[cordis:dyn-1\] removed: the subagent .* that mounted it ended/))
   })
+
+  it('may unmount only its own mounts', async () => {
+    const { ctx, call } = await setup({}, async (ctx) => {
+      await ctx.plugin(ScriptedModel, {
+        turns: [{ toolCalls: [{ name: 'subagent', arguments: { prompt: 'Unmount it.', tools: ['cordis_unmount'] } }] }, { text: 'done' }],
+        routes: { 'Unmount it.': [{ toolCalls: [{ name: 'cordis_unmount', arguments: { id: 'dyn-1' } }] }, { text: 'tried' }] },
+      })
+      await ctx.plugin(Subagents, { persist: false })
+    })
+    expect(await call('cordis_mount', { code: 'return () => {}' })).toMatchObject({ isError: false, value: { id: 'dyn-1' } })
+    await new Agent(ctx, { agent: 'parent' }).run('delegate')
+    const model = ctx.get('model') as unknown as ScriptedModel
+    const childSaw = model.requests.at(-2)!.messages.at(-1)
+    expect(childSaw).toMatchObject({ role: 'tool', isError: true })
+    expect(JSON.stringify(childSaw)).toContain('dyn-1 was not mounted by this subagent, so it cannot unmount it')
+    expect(((await call('cordis_inspect', { what: 'temporary' })) as any).value.temporary.map((mount: any) => mount.id)).toEqual(['dyn-1'])
+  })
 })

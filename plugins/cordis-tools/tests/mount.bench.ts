@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, bench } from 'vitest'
-import type { Context } from 'cordis'
+import type { Context, Fiber } from 'cordis'
 import { compare, createTestContext, type TestContext } from '@cordage/testing'
 import * as codeMode from '@cordage/plugin-code-mode'
 import * as cordisTools from '../src/index.js'
@@ -61,14 +61,15 @@ async function hostRoundTrip(): Promise<void> {
 
 const once = { iterations: 1, warmupIterations: 0, time: 0, warmupTime: 0 }
 
+const fibers: Fiber[] = []
+
 beforeAll(async () => {
   ctx = await createTestContext({ print: false })
-  await ctx.plugin(codeMode, {})
-  await ctx.plugin(cordisTools, {})
+  fibers.push(await ctx.plugin(codeMode, {}), await ctx.plugin(cordisTools, {}))
 })
 
 afterAll(async () => {
-  await ctx.dispose()
+  for (const fiber of fibers.reverse()) await fiber.dispose()
 })
 
 bench(
