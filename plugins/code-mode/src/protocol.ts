@@ -1,4 +1,5 @@
 import type { MessagePort } from 'node:worker_threads'
+import type { JsonValue } from '@cordage/core'
 import type { CodeRunFailureKind } from './errors.js'
 import type { SandboxLimits } from './budget.js'
 
@@ -100,4 +101,26 @@ export type CallOutcome = { ok: true; json: string } | { ok: false; message: str
 /** The text `settle` in the prelude parses. */
 export function encodeCompletion(id: string, outcome: CallOutcome): string {
   return outcome.ok ? `${id}\n1${outcome.json}` : `${id}\n0${outcome.message}`
+}
+
+/** A queued call's arguments, parsed; a call whose text is not JSON is answered with `failed` instead. */
+export function parseArgs(call: QueuedCall): { args: JsonValue } | { failed: CallOutcome } {
+  try {
+    return { args: JSON.parse(call.args) as JsonValue }
+  } catch {
+    return { failed: { ok: false, message: 'the arguments are not JSON' } }
+  }
+}
+
+/**
+ * A call's outcome as the VM may receive it: a value the VM cannot hold (its text, then the parsed
+ * copy) would exhaust the heap inside the interpreter's own string allocation and abort it, so it is
+ * refused as a call failure instead.
+ */
+export function boundOutcome(outcome: CallOutcome, memoryBytes: number): CallOutcome {
+  if (!outcome.ok || outcome.json.length * 2 <= memoryBytes) return outcome
+  return {
+    ok: false,
+    message: `the value is ${outcome.json.length} characters of JSON, too large for the sandbox (memoryBytes ${memoryBytes}); ask for less, e.g. a narrower query or one page`,
+  }
 }

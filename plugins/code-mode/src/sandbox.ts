@@ -4,7 +4,7 @@ import { limitDetail, Watchdog, type SandboxLimits } from './budget.js'
 import { CodeRunError } from './errors.js'
 import { readLogs, resetLogs } from './output.js'
 import type { SandboxPool, SandboxWorker } from './pool.js'
-import { encodeCompletion, parseCalls, type CallOutcome, type RunFailure, type WorkerMessage } from './protocol.js'
+import { boundOutcome, encodeCompletion, parseArgs, parseCalls, type CallOutcome, type RunFailure, type WorkerMessage } from './protocol.js'
 import type { CallScheduler } from './scheduler.js'
 
 /** What a completed program produced. */
@@ -115,14 +115,9 @@ class ProgramRun {
     const { scheduler, limits } = this.options
     for (const call of parseCalls(batch)) {
       if (++this.calls > limits.maxCalls) return this.stop('calls')
-      let args: JsonValue
-      try {
-        args = JSON.parse(call.args)
-      } catch {
-        this.complete(call.id, { ok: false, message: 'the arguments are not JSON' })
-        continue
-      }
-      scheduler.submit(call.wire, args, (outcome) => this.complete(call.id, outcome))
+      const parsed = parseArgs(call)
+      if ('failed' in parsed) this.complete(call.id, parsed.failed)
+      else scheduler.submit(call.wire, parsed.args, (outcome) => this.complete(call.id, outcome))
     }
     scheduler.pump()
     if (this.completions.length) this.flush()
@@ -131,16 +126,7 @@ class ProgramRun {
 
   private complete(id: string, outcome: CallOutcome): void {
     if (this.settled) return
-    // A value the VM cannot hold (its text, then the parsed copy) would exhaust the heap inside the
-    // interpreter's own string allocation and abort the run; refuse it as a call failure instead.
-    const { memoryBytes } = this.options.limits
-    if (outcome.ok && outcome.json.length * 2 > memoryBytes) {
-      outcome = {
-        ok: false,
-        message: `the value is ${outcome.json.length} characters of JSON, too large for the sandbox (memoryBytes ${memoryBytes}); ask for less, e.g. a narrower query or one page`,
-      }
-    }
-    this.completions.push(encodeCompletion(id, outcome))
+    this.completions.push(encodeCompletion(id, boundOutcome(outcome, this.options.limits.memoryBytes)))
     if (this.busy || this.flushQueued) return
     // Completions of one tick (Promise.all of quick tools) travel together.
     this.flushQueued = true

@@ -4,7 +4,7 @@ import { limitDetail, Watchdog, type SandboxLimits } from './budget.js'
 import { CodeSessionError } from './errors.js'
 import { callHost, hostFunctions } from './host-functions.js'
 import type { SandboxPool, SandboxWorker } from './pool.js'
-import { encodeCompletion, parseCalls, type CallOutcome, type HostMessage, type WorkerMessage } from './protocol.js'
+import { boundOutcome, encodeCompletion, parseArgs, parseCalls, type CallOutcome, type HostMessage, type WorkerMessage } from './protocol.js'
 import { CallScheduler } from './scheduler.js'
 
 // Bounds on what one session may have in flight: evaluations the host started, and host function
@@ -171,25 +171,16 @@ class SandboxSession implements CodeSession {
         this.complete(call.id, { ok: false, message: `the session already waits for ${MAX_HOST_CALLS} host calls; await some before making more` })
         continue
       }
-      let args: JsonValue
-      try {
-        args = JSON.parse(call.args)
-      } catch {
-        this.complete(call.id, { ok: false, message: 'the arguments are not JSON' })
-        continue
-      }
-      this.scheduler.submit(call.wire, args, (outcome) => this.complete(call.id, outcome))
+      const parsed = parseArgs(call)
+      if ('failed' in parsed) this.complete(call.id, parsed.failed)
+      else this.scheduler.submit(call.wire, parsed.args, (outcome) => this.complete(call.id, outcome))
     }
     this.scheduler.pump()
   }
 
   private complete(id: string, outcome: CallOutcome): void {
     if (this.failure) return
-    const { memoryBytes } = this.limits
-    if (outcome.ok && outcome.json.length * 2 > memoryBytes) {
-      outcome = { ok: false, message: `the value is ${outcome.json.length} characters of JSON, too large for the sandbox (memoryBytes ${memoryBytes})` }
-    }
-    this.completions.push(encodeCompletion(id, outcome))
+    this.completions.push(encodeCompletion(id, boundOutcome(outcome, this.limits.memoryBytes)))
     if (this.flushQueued) return
     // Completions of one tick travel together.
     this.flushQueued = true

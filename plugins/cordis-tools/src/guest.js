@@ -60,6 +60,10 @@ export default function guest(op) {
   let tracking
 
   const messageOf = (error) => (error instanceof ErrorCtor ? error.message : String(error))
+  const readOnly = (verb, prop) => {
+    throw new ErrorCtor('the context is read-only to mounted plugins (tried to ' + verb + ' ' + String(prop) + ')')
+  }
+  const injectOf = (inject) => (isArray(inject) ? inject.filter((name) => typeof name === 'string') : inject && typeof inject === 'object' ? keys(inject) : [])
 
   function send(request) {
     const pending = op(request).then(undefined, (error) => {
@@ -203,9 +207,6 @@ export default function guest(op) {
         return disposer(id)
       },
     })
-    const readOnly = (verb, prop) => {
-      throw new ErrorCtor('the context is read-only to mounted plugins (tried to ' + verb + ' ' + String(prop) + ')')
-    }
     return new ProxyCtor(create(null), {
       get(_target, prop) {
         if (typeof prop === 'symbol' || prop === 'then') return undefined
@@ -226,8 +227,6 @@ export default function guest(op) {
   }
 
   function readPlugin(value) {
-    const injectOf = (inject) =>
-      isArray(inject) ? inject.filter((name) => typeof name === 'string') : inject && typeof inject === 'object' ? keys(inject) : []
     if (typeof value === 'function') return { apply: value, name: value.name || '<anonymous>', inject: injectOf(value.inject) }
     if (value && typeof value === 'object' && typeof value.apply === 'function') {
       return { apply: value.apply, name: typeof value.name === 'string' && value.name ? value.name : '<anonymous>', inject: injectOf(value.inject) }

@@ -5,6 +5,7 @@ import type { CodeRunner } from '@cordage/services'
 import type { GuestBridge, MountLogger } from './bridge.js'
 import { rollback, startCodeMount } from './code-mount.js'
 import { CordisToolError } from './errors.js'
+import type { Config } from './index.js'
 import { importPackage } from './packages.js'
 import { servicesOf } from './runtime-view.js'
 import type { ServiceTable } from './services.js'
@@ -18,15 +19,8 @@ export interface MountHandle {
   waitingFor: string[]
 }
 
-/** The plugin's config, as the mounts use it. */
-export interface MountSettings {
-  timeoutMs: number
-  toolTimeoutMs: number
-  maxMounts: number
-  packages: string[]
-  packageApproval: 'ask' | 'allow'
-  cwd: string
-}
+/** The plugin's config, as the mounts use it (`cwd` resolved). */
+export type MountSettings = Config
 
 /** What the mounts reach in the runtime, read when needed (the registry unproxied). */
 export interface MountHost {

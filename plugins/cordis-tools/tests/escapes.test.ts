@@ -31,11 +31,11 @@ const ping = defineTool({
 
 /** Runs `attack` while calling `ping` every 10 ms; the slowest answer and how many came while it ran. */
 async function whileAnswering<T>(ctx: TestContext, attack: () => Promise<T>): Promise<{ result: T; slowestMs: number; answers: number }> {
-  let done = false
+  const state = { done: false }
   let slowestMs = 0
   let answers = 0
   const loop = (async () => {
-    while (!done) {
+    while (!state.done) {
       const started = performance.now()
       const result = await ctx.tools.execute({ name: 'ping', arguments: {} })
       expect(result.isError).toBe(false)
@@ -45,7 +45,7 @@ async function whileAnswering<T>(ctx: TestContext, attack: () => Promise<T>): Pr
     }
   })()
   const result = await attack()
-  done = true
+  state.done = true
   await loop
   return { result, slowestMs, answers }
 }
