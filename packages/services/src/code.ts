@@ -67,6 +67,8 @@ export interface CodeSession {
  * session in the same pool and memory limit (see `CodeSession`).
  */
 export interface CodeRunner {
+  /** Runs one program to its end in a fresh context. */
   run(options: CodeRunOptions): Promise<CodeRunResult>
+  /** Opens a persistent session on a pooled worker (held until its `close()`). */
   open(options?: CodeSessionOptions): Promise<CodeSession>
 }
