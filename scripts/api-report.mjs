@@ -3,36 +3,32 @@
 // (the Context properties and events it adds), which API Extractor leaves out. `node
 // scripts/api-report.mjs` fails when a package's public surface differs from its committed report
 // (printing the difference); `--update` rewrites the reports. Run `pnpm build` first (`pnpm api:check`
-// and `pnpm api:update` do).
+// and `pnpm api:update` do). Usage: node scripts/api-report.mjs [--update] [root]
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, relative } from 'node:path'
+import { join, relative, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { Extractor, ExtractorConfig } from '@microsoft/api-extractor'
 
 /** The packages whose exports are a contract with code outside this repository. */
 export const REPORTED = ['core', 'registry', 'services', 'testing', 'agent']
 
-const root = process.cwd()
-const update = process.argv.includes('--update')
-const temporary = mkdtempSync(join(tmpdir(), 'cordage-api-'))
-const problems = []
-
-// The compiler settings the declarations were built with, for API Extractor's own compiler (which
-// reads only the entry point and what it reaches, so nothing is emitted or composed).
-const compilerOptions = {
-  ...JSON.parse(readFileSync(join(root, 'tsconfig.base.json'), 'utf8')).compilerOptions,
-  composite: false,
-  declaration: false,
-  declarationMap: false,
-  sourceMap: false,
-}
-
-function configFor(name) {
-  const projectFolder = join(root, 'packages', name)
+/** API Extractor's settings for `packages/<name>` under `rootDir`, with its scratch report under `scratch`. */
+function configFor(rootDir, name, scratch) {
+  const projectFolder = join(rootDir, 'packages', name)
   const entry = join(projectFolder, 'dist/index.d.ts')
-  if (!existsSync(entry)) throw new Error(`${relative(root, entry)} is missing: run \`pnpm build\` first`)
-  mkdirSync(join(temporary, name, 'report'), { recursive: true })
+  if (!existsSync(entry)) throw new Error(`${relative(rootDir, entry)} is missing: run \`pnpm build\` first`)
+  mkdirSync(join(scratch, 'report'), { recursive: true })
+  // The compiler settings the declarations were built with, for API Extractor's own compiler (which
+  // reads only the entry point and what it reaches, so nothing is emitted or composed).
+  const compilerOptions = {
+    ...JSON.parse(readFileSync(join(rootDir, 'tsconfig.base.json'), 'utf8')).compilerOptions,
+    composite: false,
+    declaration: false,
+    declarationMap: false,
+    sourceMap: false,
+  }
   return ExtractorConfig.prepare({
     configObjectFullPath: join(projectFolder, 'api-extractor.json'),
     packageJsonFullPath: join(projectFolder, 'package.json'),
@@ -44,8 +40,8 @@ function configFor(name) {
       apiReport: {
         enabled: true,
         reportFileName: '<unscopedPackageName>.api.md',
-        reportFolder: join(temporary, name, 'report'),
-        reportTempFolder: join(temporary, name, 'temp'),
+        reportFolder: join(scratch, 'report'),
+        reportTempFolder: join(scratch, 'temp'),
       },
       docModel: { enabled: false },
       dtsRollup: { enabled: false },
@@ -92,45 +88,60 @@ function augmentations(dist) {
   return blocks.length ? `\n## Module augmentations\n\n\`\`\`ts\n${blocks.join('\n\n')}\n\`\`\`\n` : ''
 }
 
-try {
-  for (const name of REPORTED) {
-    const config = configFor(name)
-    const messages = []
-    Extractor.invoke(config, {
-      localBuild: true,
-      messageCallback(message) {
-        // Notes about the scratch report files; the committed report is compared below.
-        const aboutScratch = String(message.messageId).startsWith('console-api-report')
-        if (!aboutScratch && (message.logLevel === 'warning' || message.logLevel === 'error')) messages.push(message.formatMessageWithLocation(root))
-        message.handled = true
-      },
-    })
-    const report = relative(root, join(root, 'packages', name, `${name}.api.md`))
-    for (const message of messages) problems.push(`${report}: ${message}`)
-    const built = readFileSync(config.reportTempFilePath, 'utf8') + augmentations(join(root, 'packages', name, 'dist'))
-    const committed = existsSync(report) ? readFileSync(report, 'utf8') : undefined
-    if (built === committed) continue
-    if (update) {
-      writeFileSync(report, built)
-      console.log(`updated ${report}`)
-      continue
-    }
-    const builtPath = join(temporary, `${name}.api.md`)
-    writeFileSync(builtPath, built)
-    let difference = built
-    if (committed !== undefined) {
-      try {
-        execFileSync('diff', ['-u', '--label', `${report} (committed)`, '--label', `${report} (built)`, report, builtPath], { encoding: 'utf8' })
-      } catch (error) {
-        difference = error.stdout ?? ''
+/**
+ * Compares (or with `update`, rewrites) the report of each of `packages` under `rootDir`. Returns the
+ * problems, each naming its report: a changed surface (with the difference), or API Extractor's warnings.
+ */
+export function checkApiReports(rootDir, { update = false, packages = REPORTED } = {}) {
+  const temporary = mkdtempSync(join(tmpdir(), 'cordage-api-'))
+  const problems = []
+  try {
+    for (const name of packages) {
+      const config = configFor(rootDir, name, join(temporary, name))
+      const messages = []
+      Extractor.invoke(config, {
+        localBuild: true,
+        messageCallback(message) {
+          // Notes about the scratch report files; the committed report is compared below.
+          const aboutScratch = String(message.messageId).startsWith('console-api-report')
+          if (!aboutScratch && (message.logLevel === 'warning' || message.logLevel === 'error')) messages.push(message.formatMessageWithLocation(rootDir))
+          message.handled = true
+        },
+      })
+      const reportPath = join(rootDir, 'packages', name, `${name}.api.md`)
+      const report = relative(rootDir, reportPath)
+      for (const message of messages) problems.push(`${report}: ${message}`)
+      const built = readFileSync(config.reportTempFilePath, 'utf8') + augmentations(join(rootDir, 'packages', name, 'dist'))
+      const committed = existsSync(reportPath) ? readFileSync(reportPath, 'utf8') : undefined
+      if (built === committed) continue
+      if (update) {
+        writeFileSync(reportPath, built)
+        console.log(`updated ${report}`)
+        continue
       }
+      const builtPath = join(temporary, `${name}.api.md`)
+      writeFileSync(builtPath, built)
+      let difference = built
+      if (committed !== undefined) {
+        try {
+          execFileSync('diff', ['-u', '--label', `${report} (committed)`, '--label', `${report} (built)`, reportPath, builtPath], { encoding: 'utf8' })
+        } catch (error) {
+          difference = error.stdout ?? ''
+        }
+      }
+      problems.push(`${report}: the public API of ${config.packageJson?.name ?? name} changed; run \`pnpm api:update\` and commit the report\n${difference}`)
     }
-    problems.push(`${report}: the public API of @cordage/${name} changed; run \`pnpm api:update\` and commit the report\n${difference}`)
+  } finally {
+    rmSync(temporary, { recursive: true, force: true })
   }
-} finally {
-  rmSync(temporary, { recursive: true, force: true })
+  return problems
 }
-if (problems.length) {
-  console.error(`public API reports (CONTRIBUTING.md, "Public API"):\n${problems.join('\n')}`)
-  process.exit(1)
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const rootDir = resolve(process.argv.slice(2).find((argument) => !argument.startsWith('--')) ?? '.')
+  const problems = checkApiReports(rootDir, { update: process.argv.includes('--update') })
+  if (problems.length) {
+    console.error(`public API reports (CONTRIBUTING.md, "Public API"):\n${problems.join('\n')}`)
+    process.exit(1)
+  }
 }

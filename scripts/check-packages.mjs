@@ -1,25 +1,25 @@
 // Every package that publishes carries what npm and its users need: where it came from, which Node
 // it runs on, what it ships, where its entry and types are, and peer ranges a host can satisfy.
 // Private packages (the examples that only run here) are skipped.
+// Usage: node scripts/check-packages.mjs [root]   (root defaults to the working directory)
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs'
 import { isBuiltin } from 'node:module'
-import { join } from 'node:path'
+import { join, relative, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
 
-const root = JSON.parse(readFileSync('package.json', 'utf8'))
-const offences = []
-
-function check(dir) {
+/** Offences of the package in `dir` (relative to `rootDir`, e.g. `plugins/fs`), pushed to `offences`. */
+function check(rootDir, root, dir, offences) {
   const file = join(dir, 'package.json')
-  if (!existsSync(file)) return
-  const pkg = JSON.parse(readFileSync(file, 'utf8'))
+  if (!existsSync(join(rootDir, file))) return
+  const pkg = JSON.parse(readFileSync(join(rootDir, file), 'utf8'))
   if (pkg.private) return
   const fail = (message) => offences.push(`${file}: ${message}`)
   for (const key of ['name', 'version', 'description', 'license']) if (typeof pkg[key] !== 'string' || !pkg[key]) fail(`"${key}" is missing`)
   if (pkg.type !== 'module') fail('"type" must be "module"')
   const repository = pkg.repository ?? {}
-  if (repository.type !== 'git' || repository.url !== root.repository.url || repository.directory !== dir)
-    fail(`"repository" must be { "type": "git", "url": "${root.repository.url}", "directory": "${dir}" }`)
-  if (pkg.engines?.node !== root.engines.node) fail(`"engines.node" must be "${root.engines.node}", as the workspace's`)
+  if (repository.type !== 'git' || repository.url !== root.repository?.url || repository.directory !== dir)
+    fail(`"repository" must be { "type": "git", "url": "${root.repository?.url}", "directory": "${dir}" }`)
+  if (pkg.engines?.node !== root.engines?.node) fail(`"engines.node" must be "${root.engines?.node}", as the workspace's`)
   if (!Array.isArray(pkg.files) || !pkg.files.includes('dist')) fail('"files" must list "dist" (and nothing that only builds here)')
   const entry = pkg.exports?.['.']
   if (!entry || typeof entry !== 'object') fail('"exports" must map "." to { types, default }')
@@ -43,12 +43,12 @@ function check(dir) {
   // What src/ imports by name must install with the package: a devDependency is absent for its users
   // (a type-only import too: it stays in the published .d.ts).
   const declared = new Set(['dependencies', 'peerDependencies', 'optionalDependencies'].flatMap((field) => Object.keys(pkg[field] ?? {})))
-  for (const [path, specifier] of importsUnder(join(dir, 'src'))) {
+  for (const [path, specifier] of importsUnder(join(rootDir, dir, 'src'))) {
     const name = specifier
       .split('/')
       .slice(0, specifier.startsWith('@') ? 2 : 1)
       .join('/')
-    if (name !== pkg.name && !declared.has(name)) fail(`${path} imports "${specifier}", which is not in dependencies or peerDependencies`)
+    if (name !== pkg.name && !declared.has(name)) fail(`${relative(rootDir, path)} imports "${specifier}", which is not in dependencies or peerDependencies`)
   }
   for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies']) {
     for (const [name, range] of Object.entries(pkg[field] ?? {})) {
@@ -72,10 +72,21 @@ function importsUnder(dir) {
   })
 }
 
-for (const group of ['packages', 'plugins', 'examples']) {
-  for (const name of readdirSync(group)) check(`${group}/${name}`)
+/** Every offence of the workspace at `rootDir`, in a stable order. */
+export function checkPackages(rootDir) {
+  const root = JSON.parse(readFileSync(join(rootDir, 'package.json'), 'utf8'))
+  const offences = []
+  for (const group of ['packages', 'plugins', 'examples']) {
+    if (!existsSync(join(rootDir, group))) continue
+    for (const name of readdirSync(join(rootDir, group)).sort()) check(rootDir, root, `${group}/${name}`, offences)
+  }
+  return offences
 }
-if (offences.length) {
-  console.error(`package.json metadata (CONTRIBUTING.md, "Publishing"):\n${offences.join('\n')}`)
-  process.exit(1)
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const offences = checkPackages(resolve(process.argv[2] ?? '.'))
+  if (offences.length) {
+    console.error(`package.json metadata (CONTRIBUTING.md, "Versions and publishing"):\n${offences.join('\n')}`)
+    process.exit(1)
+  }
 }
