@@ -1,0 +1,79 @@
+import { Client } from '../src/pg.js'
+import { describe, expect, it } from 'vitest'
+import { createTestContext, ScriptedModel, testSessionStore } from '@cordage/testing'
+import { AgentService, deriveMessages, type SessionEvent } from '@cordage/agent'
+import StorePostgres, { PostgresSessionStore, SCHEMA_VERSION } from '../src/index.js'
+import { connectionsTo, freshDatabase, serverUrl } from './database.js'
+
+// The reason a run without the server skips is in the title vitest prints.
+describe.skipIf(!serverUrl)('on a real PostgreSQL (needs CORDAGE_TEST_POSTGRES_URL: eval "$(scripts/services.sh start)")', () => {
+  const database = freshDatabase()
+
+  testSessionStore('postgres', async () => {
+    const store = new PostgresSessionStore({ url: database.url(), pollMs: 50 })
+    await store.open()
+    return { store, dispose: () => store.close() }
+  })
+
+  describe('PostgreSQL session store', () => {
+    it('migrates once, records the version, and concurrent starters agree', async () => {
+      const stores = Array.from({ length: 4 }, () => new PostgresSessionStore({ url: database.url() }))
+      try {
+        const before = await Promise.all(stores.map((store) => store.open()))
+        // The conformance suite migrated this database already; nobody migrates it again.
+        expect(before).toEqual([SCHEMA_VERSION, SCHEMA_VERSION, SCHEMA_VERSION, SCHEMA_VERSION])
+      } finally {
+        await Promise.all(stores.map((store) => store.close()))
+      }
+      const client = new Client({ connectionString: database.url() })
+      await client.connect()
+      try {
+        expect((await client.query('SELECT version FROM cordage_schema_version ORDER BY version')).rows).toEqual([{ version: 1 }])
+        // One row per event, keyed by (session, seq).
+        const key = await client.query(`SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey)
+          WHERE i.indrelid = 'cordage_events'::regclass AND i.indisprimary ORDER BY a.attnum`)
+        expect(key.rows.map((row) => row.attname)).toEqual(['session_id', 'seq'])
+      } finally {
+        await client.end()
+      }
+    })
+
+    it('refuses an unreachable server at load with STORE_UNAVAILABLE, and a missing url naming the plugin', async () => {
+      const ctx = await createTestContext()
+      await expect(ctx.plugin(StorePostgres, { url: 'postgres://postgres@127.0.0.1:1/none' })).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' })
+      await expect(ctx.plugin(StorePostgres, {} as never)).rejects.toThrow(/store-postgres/)
+      await expect(ctx.plugin(StorePostgres, { url: database.url(), poolsize: 3 } as never)).rejects.toMatchObject({ code: 'INVALID_CONFIG' })
+      expect(ctx.get('sessions')).toBeUndefined()
+    })
+
+    it('is what the agent writes through, one append per turn, resumable, and unloading closes every connection', async () => {
+      const ctx = await createTestContext()
+      await ctx.plugin(ScriptedModel, { turns: [{ text: 'first' }, { text: 'second' }] })
+      const storeFiber = await ctx.plugin(StorePostgres, { url: database.url(), pollMs: 50 })
+      const agentFiber = await ctx.plugin(AgentService, {})
+      const store = ctx.get('sessions')!
+      expect(store.kind).toBe('postgres')
+      const agent = ctx.get('agent')!.create({ id: `agent-${process.pid}` })
+      const live = (async () => {
+        const seen: string[] = []
+        for await (const event of store.follow(agent.session!.id)) seen.push(event.type)
+        return seen
+      })()
+      await agent.run('hello')
+      await agent.session!.close({ reason: 'done' })
+      expect(await live).toEqual(['user/message', 'assistant/message', 'run/end', 'session/end'])
+      expect((await store.read(agent.session!.id)).events).toEqual(agent.session!.events)
+      const resumed = await ctx.get('agent')!.resumeStored(agent.session!.id)
+      await resumed.run('again')
+      await resumed.session!.close()
+      const read = await store.read(agent.session!.id)
+      expect(deriveMessages(read.events as SessionEvent[]).map((message) => message.content)).toEqual(['hello', 'first', 'again', 'second'])
+      expect((await store.list({ status: 'ended' })).map((summary) => summary.header.id)).toContain(agent.session!.id)
+      expect(await connectionsTo(database.admin(), database.url())).toBeGreaterThan(0)
+      await agentFiber.dispose()
+      await storeFiber.dispose()
+      expect(ctx.get('sessions')).toBeUndefined()
+      expect(await connectionsTo(database.admin(), database.url())).toBe(0)
+    })
+  })
+})
