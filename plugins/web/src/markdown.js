@@ -245,10 +245,13 @@ function list(element, options) {
   for (const child of element.children) {
     if (typeof child === 'string') continue
     const marker = ordered ? `${number++}. ` : '- '
-    // A nested list follows its item's text directly, as in a tight list.
-    const content = tidy(child.name === 'li' ? children(child, options) : convert(child, options)).replace(/\n\n(?=(?:[-*+]|\d+[.)]) )/g, '\n')
+    const raw = child.name === 'li' ? children(child, options) : convert(child, options)
+    // Most items are one line: only a multi-line one needs tidying and indenting. A nested list follows
+    // its item's text directly, as in a tight list.
+    const multiline = raw.trim().includes('\n')
+    const content = multiline ? tidy(raw).replace(/\n\n(?=(?:[-*+]|\d+[.)]) )/g, '\n') : raw.trim()
     if (!content) continue
-    items.push(marker + content.replace(/\n(?=.)/g, `\n${' '.repeat(marker.length)}`))
+    items.push(marker + (multiline ? content.replace(/\n(?=.)/g, `\n${' '.repeat(marker.length)}`) : content))
   }
   return items.length ? `\n\n${items.join('\n')}\n\n` : ''
 }
@@ -308,14 +311,15 @@ function tidy(markdown) {
   const out = []
   let fenceMarker = ''
   for (const line of lines) {
-    const opens = /^\s*(`{3,})/.exec(line)
+    const opens = line.includes('```') ? /^\s*(`{3,})/.exec(line) : null
     if (fenceMarker) {
       out.push(line)
       if (opens && opens[1] === fenceMarker && line.trim() === fenceMarker) fenceMarker = ''
       continue
     }
     if (opens) fenceMarker = /** @type {string} */ (opens[1])
-    const trimmed = opens ? line : line.replace(/[ \t]+$/, '')
+    const last = line.charCodeAt(line.length - 1)
+    const trimmed = opens || (last !== 32 && last !== 9) ? line : line.replace(/[ \t]+$/, '')
     if (!trimmed && !out[out.length - 1]) continue
     out.push(trimmed)
   }
