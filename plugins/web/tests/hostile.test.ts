@@ -97,10 +97,19 @@ describe('web_fetch on hostile pages', () => {
   })
 
   it('counts conversion within timeoutMs', async () => {
-    const server = await serve(html(heavy))
-    const { call } = await loadWeb({ timeoutMs: 300 })
-    const result = await call('web_fetch', { url: server.url })
-    expect(codeOf(result)).toBe('WEB_FETCH_TIMEOUT')
+    // 5 MB of markup: reading it (format html: fetch and decode) takes a fraction of converting it.
+    const server = await serve(html(`<html><body>${'<p>x</p>'.repeat(620_000)}</body></html>`))
+    const reader = await loadWeb()
+    const reads: number[] = []
+    for (let round = 0; round < 3; round++) {
+      const started = performance.now()
+      expect(valueOf(await reader.call('web_fetch', { url: server.url, format: 'html' })).truncated).toBe(false)
+      reads.push(performance.now() - started)
+    }
+    const readMs = reads.sort((a, b) => a - b)[1]!
+    // A deadline the read meets three times over, and the conversion does not.
+    const { call } = await loadWeb({ timeoutMs: Math.ceil(readMs * 3) + 20 })
+    expect(codeOf(await call('web_fetch', { url: server.url }))).toBe('WEB_FETCH_TIMEOUT')
   })
 
   it('terminates the conversion thread when the caller aborts', async () => {
