@@ -220,6 +220,8 @@ function streamEvents(message: ReturnType<typeof buildMessage>, size: number): A
 
 async function streamMessage(res: ServerResponse, message: ReturnType<typeof buildMessage>, reply: FakeAnthropicReply): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'request-id': requestId() })
+  // The API answers with its headers at once and streams the events as they come.
+  res.flushHeaders()
   const events = streamEvents(message, Math.max(1, reply.chunkSize ?? 4))
   for (const [index, [name, data]] of events.entries()) {
     if (res.destroyed) return

@@ -66,15 +66,32 @@ export class AnthropicClient implements ModelService {
       } catch (error) {
         throw toModelError(error, context)
       }
+      // The SDK's timeout ends with the response headers; a stream that stalls afterwards is cut here.
+      const idle = this.options.idleTimeoutMs
+      let last = performance.now()
+      let stalled = false
+      const check = () => {
+        const left = last + idle - performance.now()
+        if (left > 0) timer = setTimeout(check, left)
+        else {
+          stalled = true
+          call.abort(new Error(`no stream event for ${idle} ms`))
+        }
+      }
+      let timer = setTimeout(check, idle)
       try {
         for await (const event of stream) {
+          last = performance.now()
           const modelEvent = fold.push(event)
           if (modelEvent) yield modelEvent
         }
       } catch (error) {
-        throw toModelError(error, context)
+        throw stalled ? stallError(idle, error) : toModelError(error, context)
+      } finally {
+        clearTimeout(timer)
       }
       if (!fold.finished) {
+        if (stalled) throw stallError(idle)
         if (call.signal.aborted) throw toModelError(call.signal.reason, context)
         throw new ModelRequestError('MODEL_INTERRUPTED', 'the stream ended before message_stop', { retryable: true })
       }
@@ -83,4 +100,8 @@ export class AnthropicClient implements ModelService {
       outer?.removeEventListener('abort', onAbort)
     }
   }
+}
+
+function stallError(idle: number, cause?: unknown): ModelRequestError {
+  return new ModelRequestError('MODEL_TIMEOUT', `the stream stalled: no event for ${idle} ms — raise idleTimeoutMs or check the server`, { cause })
 }

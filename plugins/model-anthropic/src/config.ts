@@ -14,6 +14,7 @@ export interface Config {
   cache: boolean
   maxRetries: number
   timeoutMs: number
+  idleTimeoutMs: number
   temperature?: number
   contextWindow?: number
   price?: Partial<ModelPrice>
@@ -41,7 +42,8 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
     .description("Extended thinking: default (the model's own), adaptive, off, or a budget in tokens (at least 1024, below maxTokens)."),
   cache: Schema.boolean().default(true).description('Put cache_control breakpoints on the tools, the system prompt and the conversation.'),
   maxRetries: Schema.natural().default(2).description("The SDK's retries of 408/409/429/5xx and connection failures."),
-  timeoutMs: Schema.natural().min(1).default(600_000).description('Longest wait for a response (the SDK timeout).'),
+  timeoutMs: Schema.natural().min(1).default(600_000).description('Longest wait for the response headers (the SDK timeout).'),
+  idleTimeoutMs: Schema.natural().min(1).default(120_000).description('Longest wait for the next stream event once the response started.'),
   temperature: Schema.number().min(0).max(1),
   contextWindow: Schema.natural().min(1).description('Override the built-in context window (tokens).'),
   price: Price.description('Override the built-in price (US dollars per million tokens).'),

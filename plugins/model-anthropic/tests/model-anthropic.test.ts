@@ -121,6 +121,15 @@ describe('model-anthropic', () => {
     await dispose()
   })
 
+  it('cuts a stream that stalls after it started with MODEL_TIMEOUT', async () => {
+    server = await startFakeAnthropic([{ text: 'slow', delayMs: 3000 }])
+    const { model, dispose } = await loadModel(server.baseURL, { idleTimeoutMs: 200 })
+    const error = await failure(model.stream(request()))
+    expect(error.code).toBe('MODEL_TIMEOUT')
+    expect(error.message).toMatch(/no event for 200 ms — raise idleTimeoutMs/)
+    await dispose()
+  })
+
   it('unloading removes ctx.model and aborts requests in flight', async () => {
     server = await startFakeAnthropic([{ text: 'never', delayMs: 5000 }])
     const { ctx, model, dispose } = await loadModel(server.baseURL)

@@ -62,6 +62,7 @@ bench(
         cache: true,
         maxRetries: 0,
         timeoutMs: 60_000,
+        idleTimeoutMs: 60_000,
         headers: {},
         extraBody: {},
       },
