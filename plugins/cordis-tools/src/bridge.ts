@@ -35,6 +35,8 @@ export interface BridgeOptions {
 // queue without end in front of the mount's sandbox).
 const MAX_OBSERVING = 64
 const MIN_INTERVAL_MS = 10
+// The requests that answer nothing, which the façade holds while apply runs and sends together.
+const BATCHED = new Set(['register', 'listen', 'emit', 'provide', 'effect', 'timer', 'clear'])
 const MAX_DELAY_MS = 2 ** 31 - 1
 
 /** A call's view as mounted code sees it: JSON only. */
@@ -83,6 +85,13 @@ export class GuestBridge implements GuestToolRunner {
   op = async (request: JsonValue, signal: AbortSignal): Promise<JsonValue> => {
     if (!isJsonObject(request)) throw new FacadeError('a request is an object with an op')
     switch (request.op) {
+      case 'batch':
+        for (const held of Array.isArray(request.ops) ? request.ops : []) {
+          if (!isJsonObject(held) || !BATCHED.has(held.op as string))
+            throw new FacadeError('a batch holds only register, listen, emit, provide, effect, timer and clear')
+          await this.op(held, signal)
+        }
+        return null
       case 'register':
         return this.register(request)
       case 'listen':
@@ -162,6 +171,12 @@ export class GuestBridge implements GuestToolRunner {
     )
     const reply = await this.invoke({ kind: 'apply', config: config === undefined ? {} : toJsonValue(config), services }, this.options.timeoutMs)
     if (typeof reply.threw === 'string') throw new FacadeError(`apply threw: ${reply.threw}`)
+    // What apply registered, in order; the first refusal fails the mount (and everything is undone).
+    try {
+      await this.op({ op: 'batch', ops: reply.ops ?? [] }, AbortSignal.abort())
+    } catch (error) {
+      throw new FacadeError(`apply threw: ${messageOf(error)}`)
+    }
   }
 
   /** One call into the façade (`__invoke`), with its JSON reply. */

@@ -7,9 +7,10 @@
  * the entry points the host calls (`__mount`, `__invoke`).
  *
  * Requests that change the runtime (register, listen, emit, provide, effect, timer, clear) are sent
- * without waiting; those sent while `apply` runs are awaited before the host hears that it finished,
- * so a refused one fails the mount. Requests that answer (tools.get/list/execute, next, services) are
- * promises the code awaits.
+ * without waiting. While `apply` runs they are held in order and travel with its answer (or, in one
+ * `batch`, ahead of a request that answers, so the host sees them first): a usual apply costs one
+ * round trip, and a refused request fails the mount. Requests that answer (tools.get/list/execute,
+ * next, services) are promises the code awaits.
  *
  * @param {(request: object) => Promise<any>} op
  */
@@ -56,7 +57,8 @@ export default function guest(op) {
   const provided = create(null)
   let nextId = 0
   let plugin
-  // Requests sent while `apply` runs, awaited before it reports.
+  // While `apply` runs: the requests held for its answer, and the batches sent ahead of a question.
+  let held
   let tracking
 
   const messageOf = (error) => (error instanceof ErrorCtor ? error.message : String(error))
@@ -66,15 +68,21 @@ export default function guest(op) {
   const injectOf = (inject) => (isArray(inject) ? inject.filter((name) => typeof name === 'string') : inject && typeof inject === 'object' ? keys(inject) : [])
 
   function send(request) {
-    const pending = op(request).then(undefined, (error) => {
-      throw new ErrorCtor(messageOf(error))
-    })
-    if (tracking) tracking[tracking.length] = pending
-    else pending.then(undefined, (error) => warn(request.op + ' failed: ' + error.message))
-    return pending
+    if (held) {
+      held[held.length] = request
+      return
+    }
+    op(request).then(undefined, (error) => warn(request.op + ' failed: ' + messageOf(error)))
   }
 
   function ask(request) {
+    if (held && held.length) {
+      const ops = held
+      held = []
+      tracking[tracking.length] = op({ op: 'batch', ops }).then(undefined, (error) => {
+        throw new ErrorCtor(messageOf(error))
+      })
+    }
     return op(request).then(undefined, (error) => {
       throw new ErrorCtor(messageOf(error))
     })
@@ -250,16 +258,18 @@ export default function guest(op) {
   }
 
   async function apply(payload) {
+    held = []
     tracking = []
     try {
       await plugin.apply.call(undefined, facade(payload), payload.config)
       for (let index = 0; index < tracking.length; index++) await tracking[index]
+      return { ops: held }
     } catch (error) {
       return { threw: messageOf(error) }
     } finally {
+      held = undefined
       tracking = undefined
     }
-    return {}
   }
 
   async function runTool(payload) {

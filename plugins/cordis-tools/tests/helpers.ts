@@ -20,6 +20,8 @@ export interface Setup {
   ctx: TestContext
   /** The cordis-tools fiber. */
   fiber: Fiber
+  /** The code-mode fiber, whose workers run mounted code. */
+  codeModeFiber: Fiber
   call(name: string, args: Record<string, unknown>): Promise<ToolExecutionResult>
   /** The value of a call that must succeed. */
   value(name: string, args: Record<string, unknown>): Promise<any>
@@ -29,7 +31,8 @@ export interface Setup {
 export async function setup(config: Partial<cordisTools.Config> = {}, before?: (ctx: TestContext) => Promise<void> | void): Promise<Setup> {
   const ctx = await createTestContext({ print: false })
   await before?.(ctx)
-  loaded.push(await ctx.plugin(codeMode, { poolSize: 1 }))
+  const codeModeFiber = await ctx.plugin(codeMode, { poolSize: 1 })
+  loaded.push(codeModeFiber)
   const fiber = await ctx.plugin(cordisTools, config)
   loaded.push(fiber)
   const call = (name: string, args: Record<string, unknown>) => ctx.tools.execute({ name, arguments: args })
@@ -38,7 +41,7 @@ export async function setup(config: Partial<cordisTools.Config> = {}, before?: (
     if (result.isError) throw new Error(contentText(result.content))
     return result.value as any
   }
-  return { ctx, fiber, call, value }
+  return { ctx, fiber, codeModeFiber, call, value }
 }
 
 /** The code and text of a call that must fail. */

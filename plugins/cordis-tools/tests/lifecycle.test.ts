@@ -101,4 +101,16 @@ describe('mount lifecycles', () => {
     expect(ctx.tools.list().map((tool) => tool.name)).toEqual(['run_code'])
     expect(ctx.get('clock' as never)).toBeUndefined()
   })
+
+  it('unloading code-mode, whose workers run the mounts, removes them and says why', async () => {
+    const { ctx, call, value, codeModeFiber } = await setup()
+    await value('cordis_mount', { code: PROVIDER })
+    await value('cordis_mount', { code: CONSUMER })
+    expect(await value('what_time', {})).toBe(42)
+    await codeModeFiber.dispose()
+    await expect.poll(() => ctx.tools.get('what_time')).toBeUndefined()
+    await expect.poll(() => ctx.get('clock' as never)).toBeUndefined()
+    const gone = await call('cordis_unmount', { id: 'dyn-1' })
+    expect(gone.isError && gone.error.message).toMatch(/^dyn-1 is gone: its sandbox ended: /)
+  })
 })
