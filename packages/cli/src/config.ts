@@ -45,9 +45,11 @@ export interface CordageConfig {
   plugins: PluginEntry[] | undefined
   model: ModelSettings
   agent: AgentSettings
+  /** Where sessions are kept: `{ postgres: <url> }`, else the JSONL files. */
+  store?: { postgres?: string }
 }
 
-const TOP_LEVEL = ['plugins', 'model', 'agent']
+const TOP_LEVEL = ['plugins', 'model', 'agent', 'store']
 
 // The key shape of cordage.yml for the shared unknown-key check; `model:` passes further keys to the provider
 // (whose own Config checks them) and each plugin's config is checked against that plugin's Config.
@@ -56,6 +58,7 @@ const Document: JsonSchemaNode = {
   properties: {
     plugins: {},
     model: { type: 'object', additionalProperties: true },
+    store: { type: 'object', properties: { postgres: { type: 'string' } } },
     agent: {
       type: 'object',
       properties: {
@@ -119,7 +122,17 @@ export function parseConfig(document: unknown, path: string): CordageConfig {
   }
   if (agent.system !== undefined && typeof agent.system !== 'string')
     throw new CliConfigError(`${where}: agent: system: expected string but got ${JSON.stringify(agent.system)}`)
-  return { file: path, baseDir: dirname(path), plugins: parsePlugins(document.plugins, where), model: model as ModelSettings, agent: agent as AgentSettings }
+  const store = document.store
+  if (store !== undefined && (!isRecord(store) || typeof store.postgres !== 'string'))
+    throw new CliConfigError(`${where}: store: expected { postgres: <postgres:// url> } (omit it for the JSONL session files)`)
+  return {
+    file: path,
+    baseDir: dirname(path),
+    plugins: parsePlugins(document.plugins, where),
+    model: model as ModelSettings,
+    agent: agent as AgentSettings,
+    ...(store && { store: store as { postgres: string } }),
+  }
 }
 
 /** `plugins:` is a map (name → config) or a list of names, one-key maps, or `{ name, config }`. */

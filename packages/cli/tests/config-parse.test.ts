@@ -30,10 +30,18 @@ describe('parseConfig', () => {
     [{ plugins: [{ a: 1, b: 2 }] }, 'cordage.yml: plugins[0]: expected a plugin name, { <name>: <config> } or { name, config }'],
     [{ model: { model: 4 } }, 'cordage.yml: model: model: expected string but got 4'],
     [{ agent: { maxTurns: 0 } }, 'cordage.yml: agent: maxTurns: expected a positive integer but got 0'],
-    [{ plugin: { fs: {} } }, 'cordage.yml: unknown key "plugin"; did you mean "plugins"? (valid keys: plugins, model, agent)'],
+    [{ plugin: { fs: {} } }, 'cordage.yml: unknown key "plugin"; did you mean "plugins"? (valid keys: plugins, model, store, agent)'],
     [{ agent: { maxturns: 3 } }, 'cordage.yml: agent: unknown key "maxturns"; did you mean "maxTurns"? (valid keys: maxTurns, system, compaction)'],
   ])('rejects %j', (document, message) => {
     expect(() => parseConfig(document, '/p/cordage.yml')).toThrow(message)
+  })
+
+  it('reads store: { postgres } and refuses any other store shape, naming the key', () => {
+    expect(parseConfig({ store: { postgres: 'postgres://u@127.0.0.1/db' } }, '/p/cordage.yml').store).toEqual({ postgres: 'postgres://u@127.0.0.1/db' })
+    expect(parseConfig({}, '/p/cordage.yml').store).toBeUndefined()
+    expect(() => parseConfig({ store: { postgress: 'x' } }, '/p/cordage.yml')).toThrow(/store: .*postgress/)
+    expect(() => parseConfig({ store: { postgres: 5 } }, '/p/cordage.yml')).toThrow(/store: expected \{ postgres/)
+    expect(() => parseConfig({ store: 'postgres://x' }, '/p/cordage.yml')).toThrow(/store/)
   })
 
   it('throws INVALID_CONFIG errors (CordageError) for cordage.yml problems', () => {

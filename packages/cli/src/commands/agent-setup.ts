@@ -39,7 +39,15 @@ export async function startAgent(input: CommandInput, progress: Progress): Promi
     const choice = chooseModel(runtime.config.model, flags, cwd, runtime.config.baseDir, env)
     const { model, recorder } = await startModel(runtime, choice, flags.record)
     const resume = stringOption(values, 'resume')
-    const session = resume ? SessionLog.open(resolveSessionFile(resume, { cwd })) : SessionLog.create({ cwd, model: model.id })
+    const store = runtime.ctx.get('sessions')
+    const session = store
+      ? resume
+        ? await SessionLog.openIn(store, resume)
+        : SessionLog.createIn(store, { cwd, model: model.id })
+      : resume
+        ? SessionLog.open(resolveSessionFile(resume, { cwd }))
+        : SessionLog.create({ cwd, model: model.id })
+    await session.ready
     for (const warning of session.warnings) output.error(output.style('yellow', `session: ${warning}`))
     const agent = new Agent(runtime.ctx, {
       model,
