@@ -1,3 +1,4 @@
+import { errorMessage } from './failure.js'
 import Schema from 'schemastery'
 import { CordageError } from './errors.js'
 import type { JsonSchemaNode } from './schema.js'
@@ -57,7 +58,7 @@ Schema.extend(STRICT, (data, schema, options, strict) => {
   } catch (error) {
     if (!Schema.ValidationError.is(error)) throw error
     const path = formatPath((error as { options?: Schemastery.Options }).options?.path ?? [])
-    throw new ConfigError(plugin, [{ path, message: (error as Error).message.replace(/^\$\S*\s+/, '') }])
+    throw new ConfigError(plugin, [{ path, message: errorMessage(error).replace(/^\$\S*\s+/, '') }])
   }
 })
 

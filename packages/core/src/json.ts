@@ -1,3 +1,4 @@
+import { errorMessage } from './failure.js'
 import { NotJsonError } from './errors.js'
 
 /** A JSON value: what survives `JSON.stringify` → `JSON.parse` unchanged. */
@@ -131,7 +132,7 @@ export function toJsonValue(input: unknown, options?: ToJsonOptions): JsonValue 
       try {
         value = source[key]
       } catch (error) {
-        throw new NotJsonError(pathOf(frame, key), `reading the property threw: ${(error as Error)?.message ?? error}`)
+        throw new NotJsonError(pathOf(frame, key), `reading the property threw: ${errorMessage(error)}`)
       }
       const reason = scalarProblem(value)
       if (reason === undefined) {

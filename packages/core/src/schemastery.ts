@@ -1,3 +1,4 @@
+import { errorMessage } from './failure.js'
 import Schema from 'schemastery'
 import { UnsupportedSchemaError, type Violation } from './errors.js'
 import { toJsonValue, type JsonValue } from './json.js'
@@ -34,7 +35,7 @@ function convert(schema: Schema, path: string, violations: Violation[]): JsonSch
     try {
       node.default = toJsonValue(meta.default) as JsonValue
     } catch (error) {
-      violations.push({ path: `${path}/default`, message: `default is not JSON: ${(error as Error).message}` })
+      violations.push({ path: `${path}/default`, message: `default is not JSON: ${errorMessage(error)}` })
     }
   }
   return node
@@ -75,7 +76,7 @@ function convertType(schema: Schema, path: string, violations: Violation[]): Jso
       try {
         return { const: toJsonValue(schema.value) }
       } catch (error) {
-        violations.push({ path, message: `constant is not JSON: ${(error as Error).message}` })
+        violations.push({ path, message: `constant is not JSON: ${errorMessage(error)}` })
         return {}
       }
     case 'union': {

@@ -1,3 +1,4 @@
+import { errorMessage } from './failure.js'
 import Ajv2020 from 'ajv/dist/2020.js'
 import type { ErrorObject, ValidateFunction } from 'ajv'
 import addFormats from 'ajv-formats'
@@ -31,7 +32,7 @@ function compile(ajv: Ajv, schema: Record<string, unknown>): ValidateFunction {
   try {
     return ajv.compile(schema)
   } catch (error) {
-    throw new UnsupportedSchemaError('schema does not compile', [{ path: '', message: (error as Error).message }])
+    throw new UnsupportedSchemaError('schema does not compile', [{ path: '', message: errorMessage(error) }])
   }
 }
 const plainCache = new WeakMap<object, Validator>()

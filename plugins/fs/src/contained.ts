@@ -4,6 +4,7 @@ import { basename, dirname, join } from 'node:path'
 import type { OpenedFile } from '@cordage/services'
 import { FsError } from './errors.js'
 import type { Workspace } from './paths.js'
+import { errorMessage } from '@cordage/core'
 
 const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = constants
 // `/proc/<pid>/fd/<n>` names an open descriptor itself: our process and our children (rg's cwd) see the file
@@ -60,7 +61,7 @@ async function verify(workspace: Workspace, handle: FileHandle, real: string, di
   try {
     opened = openedPath(handle.fd, real)
   } catch (error) {
-    opened = `(unknown: ${(error as Error).message})`
+    opened = `(unknown: ${errorMessage(error)})`
   }
   if (workspace.contains(opened)) return void openedAt.set(handle, opened)
   await handle.close()

@@ -4,6 +4,7 @@ import { glob } from 'tinyglobby'
 import { FsError } from './errors.js'
 import { compileGlob } from './glob-match.js'
 import { attachContext, clipLine, compareMatches, type ContextLine, type Found, type FoundMatch, type GlobQuery, type GrepQuery } from './search.js'
+import { errorMessage } from '@cordage/core'
 
 /** Converts .gitignore lines found in directory `base` (relative to the search root, '' for itself) to ignore globs. Negations are skipped. */
 export function gitignoreGlobs(source: string, base: string): string[] {
@@ -64,7 +65,7 @@ function compile(pattern: string, caseInsensitive: boolean): RegExp {
   try {
     return new RegExp(pattern, caseInsensitive ? 'i' : '')
   } catch (error) {
-    throw new FsError('INVALID_PATTERN', `invalid pattern ${JSON.stringify(pattern)}: ${(error as Error).message}`)
+    throw new FsError('INVALID_PATTERN', `invalid pattern ${JSON.stringify(pattern)}: ${errorMessage(error)}`)
   }
 }
 

@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs'
 import { realpath } from 'node:fs/promises'
 import { basename, dirname, join, relative, resolve, sep } from 'node:path'
-import { ConfigError } from '@cordage/core'
+import { ConfigError, errorMessage } from '@cordage/core'
 import { FsError } from './errors.js'
 
 /** A path the tools may touch: its real (symlink-free) location and the form shown to the model. */
@@ -26,9 +26,7 @@ export class Workspace {
     try {
       this.root = realpathSync(resolve(root))
     } catch (error) {
-      throw new ConfigError('fs', [
-        { path: '', message: `config.root ${JSON.stringify(root)} does not exist or is not accessible (${(error as Error).message})` },
-      ])
+      throw new ConfigError('fs', [{ path: '', message: `config.root ${JSON.stringify(root)} does not exist or is not accessible (${errorMessage(error)})` }])
     }
   }
 

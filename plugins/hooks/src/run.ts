@@ -1,5 +1,6 @@
 import { execa } from 'execa'
 import { ProcessTree } from '@cordage/process'
+import { errorMessage } from '@cordage/core'
 
 /** How one hook command ended. */
 export type HookOutcome =
@@ -55,7 +56,7 @@ export async function runHook(command: string, options: RunOptions, running = ne
       stripFinalNewline: false,
     })
   } catch (error) {
-    return { kind: 'error', message: (error as Error).message }
+    return { kind: 'error', message: errorMessage(error) }
   }
   if (subprocess.pid !== undefined) tree.adopt(subprocess.pid)
   let timedOut = false
@@ -80,7 +81,7 @@ export async function runHook(command: string, options: RunOptions, running = ne
     if ((result as { isMaxBuffer?: boolean }).isMaxBuffer) return { kind: 'error', message: `the hook wrote more than ${MAX_OUTPUT} bytes` }
     return { kind: 'exit', code: result.exitCode, stdout: String(result.stdout ?? ''), stderr: String(result.stderr ?? '') }
   } catch (error) {
-    return { kind: 'error', message: (error as Error).message }
+    return { kind: 'error', message: errorMessage(error) }
   } finally {
     clearTimeout(timer)
     options.signal?.removeEventListener('abort', onAbort)

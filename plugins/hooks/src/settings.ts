@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { HooksConfigError } from './errors.js'
+import { errorMessage } from '@cordage/core'
 
 /** The events this plugin runs; other Claude Code events in a settings file are skipped with a warning. */
 export const EVENTS = ['PreToolUse', 'PostToolUse'] as const
@@ -38,7 +39,7 @@ export function readSettingsHooks(path: string): HooksSection {
   try {
     parsed = JSON.parse(readFileSync(path, 'utf8'))
   } catch (error) {
-    throw new HooksConfigError(`hooks: cannot read settingsFile ${path}: ${(error as Error).message}`, { cause: error })
+    throw new HooksConfigError(`hooks: cannot read settingsFile ${path}: ${errorMessage(error)}`, { cause: error })
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new HooksConfigError(`hooks: settingsFile ${path} is not a JSON object`)
   const hooks = (parsed as { hooks?: unknown }).hooks
@@ -80,7 +81,7 @@ export function compileHooks(
         try {
           matches = compileMatcher(group.matcher)
         } catch (error) {
-          throw new HooksConfigError(`hooks: ${where}[${i}].matcher: bad regular expression: ${(error as Error).message}`)
+          throw new HooksConfigError(`hooks: ${where}[${i}].matcher: bad regular expression: ${errorMessage(error)}`)
         }
         group.hooks.forEach((hook, j) => {
           const origin = `${where}[${i}].hooks[${j}]`

@@ -1,3 +1,4 @@
+import { errorMessage } from '@cordage/core'
 import { TextDecoder } from 'node:util'
 import { OutputBuffer } from './buffer.js'
 import { ForeignJobError, JobOffsetError, UnknownJobError } from './errors.js'
@@ -188,7 +189,7 @@ export class JobTable {
     try {
       await record.kill?.(reason)
     } catch (error) {
-      this.warn(`killing ${record.id} (${record.title}) failed: ${error instanceof Error ? error.message : String(error)}`)
+      this.warn(`killing ${record.id} (${record.title}) failed: ${errorMessage(error)}`)
     }
     if (record.state !== 'running') return
     let timer: NodeJS.Timeout | undefined
@@ -210,7 +211,7 @@ export class JobTable {
     record.state = state
     record.exitCode = typeof result.exitCode === 'number' ? result.exitCode : null
     record.signal = typeof result.signal === 'string' ? result.signal : null
-    if (error !== undefined) record.error = error instanceof Error ? error.message : String(error)
+    if (error !== undefined) record.error = errorMessage(error)
     record.endedAt = Date.now()
     record.kill = undefined
     record.onSettled()

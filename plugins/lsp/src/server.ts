@@ -9,6 +9,7 @@ import {
   type ServerCapabilities,
 } from 'vscode-languageserver-protocol/node'
 import { LspError } from './errors.js'
+import { errorMessage } from '@cordage/core'
 
 /** One configured language server. */
 export interface ServerSpec {
@@ -116,7 +117,7 @@ export class LanguageServer {
     } catch (error) {
       throw new LspError(
         'LSP_START_FAILED',
-        `could not start the ${spec.name} language server (${spec.command}): ${(error as Error).message}; install it or fix the lsp plugin's servers config`,
+        `could not start the ${spec.name} language server (${spec.command}): ${errorMessage(error)}; install it or fix the lsp plugin's servers config`,
         { cause: error },
       )
     }
@@ -156,7 +157,7 @@ export class LanguageServer {
       if (error instanceof LspError && error.code === 'LSP_TIMEOUT') throw error
       throw new LspError(
         'LSP_START_FAILED',
-        `the ${spec.name} language server failed to initialise: ${(error as Error).message}${server.stderrTail ? `\nstderr: ${server.stderrTail.slice(-1000)}` : ''}`,
+        `the ${spec.name} language server failed to initialise: ${errorMessage(error)}${server.stderrTail ? `\nstderr: ${server.stderrTail.slice(-1000)}` : ''}`,
         { cause: error },
       )
     }
@@ -198,7 +199,7 @@ export class LanguageServer {
         throw this.crashed()
       }
       if (error instanceof LspError) throw error
-      throw new LspError('LSP_REQUEST_FAILED', `the ${this.spec.name} language server failed ${method}: ${(error as Error).message}`, { cause: error })
+      throw new LspError('LSP_REQUEST_FAILED', `the ${this.spec.name} language server failed ${method}: ${errorMessage(error)}`, { cause: error })
     } finally {
       clearTimeout(timer)
       signal?.removeEventListener('abort', onAbort)

@@ -2,7 +2,7 @@ import { closeSync, constants, fstatSync, openSync, read, readSync, realpathSync
 import { promisify } from 'node:util'
 import { relative, resolve, sep } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { ConfigError } from '@cordage/core'
+import { ConfigError, errorMessage } from '@cordage/core'
 import { LspError } from './errors.js'
 
 /** A source file the tool may query: its real path, root-relative display form and file URI. */
@@ -26,7 +26,7 @@ export class Workspace {
     try {
       this.root = realpathSync(resolve(root))
     } catch (error) {
-      throw new ConfigError('lsp', [{ path: 'root', message: `${JSON.stringify(root)} does not exist or is not accessible (${(error as Error).message})` }])
+      throw new ConfigError('lsp', [{ path: 'root', message: `${JSON.stringify(root)} does not exist or is not accessible (${errorMessage(error)})` }])
     }
     this.uri = pathToFileURL(this.root).href
   }

@@ -1,3 +1,4 @@
+import { errorMessage } from '@cordage/core'
 import type { ToolRegistry } from '@cordage/registry'
 import type { Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { McpClientConfig } from './config.js'
@@ -66,7 +67,7 @@ export class McpBridge {
           this.logger.warn(`${this.config.name}: ${warning}`)
         }
       } catch (error) {
-        this.logger.warn(`${this.config.name}: tool "${tool.name}" not registered as ${name}: ${error instanceof Error ? error.message : String(error)}`)
+        this.logger.warn(`${this.config.name}: tool "${tool.name}" not registered as ${name}: ${errorMessage(error)}`)
       }
     }
   }

@@ -9,7 +9,7 @@ import {
   ToolListChangedNotificationSchema,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js'
-import { ToolTimeoutError, type JsonValue } from '@cordage/core'
+import { ToolTimeoutError, type JsonValue, errorMessage } from '@cordage/core'
 import { AbortWatch } from '@cordage/registry'
 import type { McpClientConfig } from './config.js'
 import type { McpResult } from './content.js'
@@ -256,5 +256,5 @@ export class McpConnection {
 }
 
 function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
+  return errorMessage(error)
 }

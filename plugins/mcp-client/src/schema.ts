@@ -1,4 +1,4 @@
-import { checkSupportedSchema, compileValidator, formatViolations, nestSchema, type JsonSchemaNode } from '@cordage/core'
+import { checkSupportedSchema, compileValidator, formatViolations, nestSchema, type JsonSchemaNode, errorMessage } from '@cordage/core'
 
 /** Why `schema` cannot be enforced locally, or undefined when it is in the supported subset and compiles. */
 export function unsupportedReason(schema: unknown, root: 'object' | 'any' = 'any'): string | undefined {
@@ -9,7 +9,7 @@ export function unsupportedReason(schema: unknown, root: 'object' | 'any' = 'any
   try {
     compileValidator(schema as JsonSchemaNode)
   } catch (error) {
-    return `it does not compile: ${error instanceof Error ? error.message : String(error)}`
+    return `it does not compile: ${errorMessage(error)}`
   }
 }
 

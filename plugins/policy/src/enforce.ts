@@ -2,6 +2,7 @@ import type { JsonValue, ToolExec, ToolExecutionResult } from '@cordage/core'
 import type { PostDecision, PreDecision } from '@cordage/registry'
 import { redactAt } from './pointer.js'
 import { POST_ACTIONS, PRE_ACTIONS, type Rule } from './rules.js'
+import { errorMessage } from '@cordage/core'
 
 /** The first matching pre-execution rule, or the failure that denies the call (policy fails closed). */
 export type PreVerdict = { rule: Rule } | { error: string } | undefined
@@ -10,7 +11,7 @@ const label = (rule: Rule) => {
   const { action, tool, path } = rule.config
   return `policy rule ${rule.index} (${[action, tool, path !== undefined && `path ${path}`].filter(Boolean).join(' ')})`
 }
-const failedMessage = (rule: Rule, error: unknown) => `${label(rule)} failed, so the call was denied: ${(error as Error)?.message ?? error}`
+const failedMessage = (rule: Rule, error: unknown) => `${label(rule)} failed, so the call was denied: ${errorMessage(error)}`
 
 /** Evaluates pre rules in order; the first match wins. A rule that throws yields an error verdict. */
 export function firstPreMatch(rules: readonly Rule[], exec: ToolExec): PreVerdict {
@@ -66,7 +67,7 @@ export function createPostListener(rules: readonly Rule[]) {
       try {
         if (rule.matches(exec)) matched.push(rule)
       } catch (error) {
-        return block(inner, `${label(rule)} failed, so the result was withheld: ${(error as Error)?.message ?? error}`)
+        return block(inner, `${label(rule)} failed, so the result was withheld: ${errorMessage(error)}`)
       }
     }
     if (matched.length === 0) return inner
@@ -81,7 +82,7 @@ export function createPostListener(rules: readonly Rule[]) {
       try {
         value = redact(innerValue ?? result.value, redactions)
       } catch (error) {
-        return block(inner, `policy redaction failed, so the result was withheld: ${(error as Error)?.message ?? error}`)
+        return block(inner, `policy redaction failed, so the result was withheld: ${errorMessage(error)}`)
       }
     }
     if (replacement && (value !== undefined || innerValue !== undefined)) {

@@ -2,7 +2,7 @@ import { realpathSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
-import { strictConfig, type ToolDefinition } from '@cordage/core'
+import { strictConfig, type ToolDefinition, errorMessage } from '@cordage/core'
 import { createGuard, createPostListener, createPreListener } from './enforce.js'
 import { PolicyConfigError } from './errors.js'
 import { RuleNamedFiles } from './identity.js'
@@ -81,7 +81,7 @@ function realRoot(root: string | undefined): string {
   try {
     return realpathSync(resolve(root ?? process.cwd()))
   } catch (error) {
-    throw new PolicyConfigError(`policy: root: ${JSON.stringify(root ?? process.cwd())} cannot be resolved: ${(error as Error).message}`)
+    throw new PolicyConfigError(`policy: root: ${JSON.stringify(root ?? process.cwd())} cannot be resolved: ${errorMessage(error)}`)
   }
 }
 

@@ -4,6 +4,7 @@ import { globToRegExp } from './glob.js'
 import { compilePathGlob, pathCallMatcher, type PathGlob } from './path-match.js'
 import type { Access, CallPath } from './paths.js'
 import { parsePointer, resolveAll, type Pointer } from './pointer.js'
+import { errorMessage } from '@cordage/core'
 
 export const PRE_ACTIONS = ['allow', 'deny', 'ask'] as const
 export const POST_ACTIONS = ['block', 'redact-value', 'replace-content'] as const
@@ -74,7 +75,7 @@ function compileRule(rule: RuleConfig, index: number, resolvePaths: PathResolver
   try {
     toolPattern = globToRegExp(tool)
   } catch (error) {
-    fail('tool', `bad glob "${tool}": ${(error as Error).message}`)
+    fail('tool', `bad glob "${tool}": ${errorMessage(error)}`)
   }
   const matchesPaths = compilePathRule(rule, resolvePaths, fail)
   if (![...PRE_ACTIONS, ...POST_ACTIONS].includes(rule.action as PreAction)) {
@@ -98,7 +99,7 @@ function compileRule(rule: RuleConfig, index: number, resolvePaths: PathResolver
         if (parsed.length === 0) throw new Error('the root ("") cannot be redacted; block the call instead')
         pointers.push(parsed)
       } catch (error) {
-        fail(`pointers[${i}]`, `bad JSON pointer: ${(error as Error).message}`)
+        fail(`pointers[${i}]`, `bad JSON pointer: ${errorMessage(error)}`)
       }
     })
   }
@@ -129,7 +130,7 @@ function compilePathRule(rule: RuleConfig, resolvePaths: PathResolver | undefine
   try {
     glob = compilePathGlob(rule.path!)
   } catch (error) {
-    fail('path', `bad glob "${rule.path}": ${(error as Error).message}`)
+    fail('path', `bad glob "${rule.path}": ${errorMessage(error)}`)
   }
   return pathCallMatcher(glob!, rule.access, rule.action === 'allow', resolvePaths!)
 }
@@ -140,7 +141,7 @@ function compilePredicate(predicate: PredicateConfig, fail: (field: string, mess
   try {
     pointer = parsePointer(predicate.pointer)
   } catch (error) {
-    fail('.pointer', typeof predicate.pointer === 'string' ? `bad JSON pointer: ${(error as Error).message}` : 'a JSON pointer string is required')
+    fail('.pointer', typeof predicate.pointer === 'string' ? `bad JSON pointer: ${errorMessage(error)}` : 'a JSON pointer string is required')
   }
   const kinds = (['equals', 'glob', 'regex'] as const).filter((kind) => predicate[kind] !== undefined)
   if (kinds.length !== 1) fail('', `needs exactly one of equals, glob or regex (got ${kinds.length ? kinds.join(', ') : 'none'})`)
@@ -153,7 +154,7 @@ function compilePredicate(predicate: PredicateConfig, fail: (field: string, mess
     try {
       pattern = kinds[0] === 'glob' ? globToRegExp(predicate.glob!) : new RegExp(predicate.regex!)
     } catch (error) {
-      fail(`.${kinds[0]}`, `bad ${kinds[0] === 'glob' ? 'glob' : 'regular expression'}: ${(error as Error).message}`)
+      fail(`.${kinds[0]}`, `bad ${kinds[0] === 'glob' ? 'glob' : 'regular expression'}: ${errorMessage(error)}`)
     }
     test = (value) => typeof value === 'string' && pattern!.test(value)
   }

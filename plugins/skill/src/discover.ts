@@ -3,6 +3,7 @@ import { homedir } from 'node:os'
 import { isAbsolute, join, resolve } from 'node:path'
 import { parse } from 'yaml'
 import { insideRoots, readSkillFile, SkillFileError } from './skill-file.js'
+import { errorMessage } from '@cordage/core'
 
 /** A skill found on disk: its front matter and where it lives (the body is read when it is loaded). */
 export interface SkillEntry {
@@ -43,7 +44,7 @@ export function parseSkillFile(text: string): { meta: Record<string, unknown>; b
   try {
     meta = parse(match[1]!)
   } catch (error) {
-    throw new Error(`front matter is not valid YAML: ${(error as Error).message.split('\n')[0]}`, { cause: error })
+    throw new Error(`front matter is not valid YAML: ${errorMessage(error).split('\n')[0]}`, { cause: error })
   }
   if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) throw new Error('front matter must be a YAML mapping with name and description')
   return { meta: meta as Record<string, unknown>, body: text.replace(/^\uFEFF/, '').slice(match[0].length) }
@@ -125,7 +126,7 @@ export function discoverSkills(
       } catch (error) {
         // A folder without a SKILL.md is not a skill; anything else about the file is worth a warning.
         if (error instanceof SkillFileError && error.problem === 'unreadable' && !existsSync(file)) continue
-        problems.push({ file, message: (error as Error).message })
+        problems.push({ file, message: errorMessage(error) })
       }
     }
   }

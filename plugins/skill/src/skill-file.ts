@@ -1,5 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, readSync, realpathSync, statSync, type Stats } from 'node:fs'
 import { sep } from 'node:path'
+import { errorMessage } from '@cordage/core'
 
 const { O_RDONLY, O_NONBLOCK } = constants
 
@@ -34,7 +35,7 @@ export function readSkillFile(path: string, roots: readonly string[], limit: num
   try {
     fd = openSync(path, O_RDONLY | O_NONBLOCK)
   } catch (error) {
-    throw new SkillFileError('unreadable', `cannot be opened (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`)
+    throw new SkillFileError('unreadable', `cannot be opened (${(error as NodeJS.ErrnoException).code ?? errorMessage(error)})`)
   }
   try {
     const opened = fstatSync(fd)

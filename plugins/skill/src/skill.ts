@@ -1,5 +1,5 @@
 import Schema from 'schemastery'
-import { defineTool, type ToolDefinition } from '@cordage/core'
+import { defineTool, type ToolDefinition, errorMessage } from '@cordage/core'
 import { escapeXml } from './catalog.js'
 import type { SkillCatalog } from './cache.js'
 import { parseSkillFile, SKILL_NAME } from './discover.js'
@@ -63,7 +63,7 @@ export function skillTool(catalog: SkillCatalog, maxSkillBytes: number): ToolDef
       try {
         body = parseSkillFile(text).body
       } catch (error) {
-        throw new SkillUnreadableError(args.name, `no longer parses: ${(error as Error).message}`, false)
+        throw new SkillUnreadableError(args.name, `no longer parses: ${errorMessage(error)}`, false)
       }
       return { name: skill.name, provider: 'filesystem', resourceBase: { kind: 'directory' as const, path: skill.dir }, content: body.trim() }
     },

@@ -2,6 +2,7 @@ import type { ContentBlock, ToolExec, ToolExecutionResult } from '@cordage/core'
 import type { Presenter } from '@cordage/registry'
 import { buildPreview, type PreviewOptions } from './preview.js'
 import type { SpillInput, SpillSaved } from './store.js'
+import { errorMessage } from '@cordage/core'
 
 /** What the generic bounding listener needs; Cordis-free so it can be tested and benchmarked alone. */
 export interface BoundOptions extends PreviewOptions {
@@ -41,9 +42,7 @@ export function createBoundListener(options: BoundOptions): Presenter {
     try {
       saved = await options.save({ toolName: exec.name, callId: exec.callId, suggestedName: 'output', text })
     } catch (error) {
-      options.warn(
-        `could not spill the output of "${exec.name}" (${exec.callId}, ${text.length} characters); keeping it inline: ${(error as Error)?.message ?? error}`,
-      )
+      options.warn(`could not spill the output of "${exec.name}" (${exec.callId}, ${text.length} characters); keeping it inline: ${errorMessage(error)}`)
       return content
     }
     return [{ type: 'text', text: buildPreview(text, saved.bytes, saved.path, options) }]

@@ -9,6 +9,7 @@ import {
   type JsonValue,
   type ToolDefinition,
   type Validator,
+  errorMessage,
 } from '@cordage/core'
 import type { ToolSchema } from '@cordage/registry'
 import { SubagentError } from './errors.js'
@@ -35,7 +36,7 @@ export function prepareOutputSchema(raw: unknown): StructuredState {
   try {
     schema = toJsonValue(raw)
   } catch (error) {
-    throw new ToolArgsError(`outputSchema is not plain JSON: ${(error as Error).message}`)
+    throw new ToolArgsError(`outputSchema is not plain JSON: ${errorMessage(error)}`)
   }
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema) || schema.type !== 'object') {
     throw new ToolArgsError(

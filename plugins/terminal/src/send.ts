@@ -1,5 +1,5 @@
 import Schema from 'schemastery'
-import { defineTool, type ToolDefinition } from '@cordage/core'
+import { defineTool, type ToolDefinition, errorMessage } from '@cordage/core'
 import { InvalidPatternError, SendActiveError, SessionExitedError } from './errors.js'
 import type { TerminalToolOptions } from './options.js'
 import { SendSchema, type SendValue } from './schemas.js'
@@ -44,7 +44,7 @@ function request(options: TerminalToolOptions, waitForMs: number | undefined, wa
   try {
     return { mode: 'pattern', pattern: new RegExp(waitFor, 'm'), ms: waitForMs ?? options.defaultWaitMs }
   } catch (error) {
-    throw new InvalidPatternError(waitFor, (error as Error).message)
+    throw new InvalidPatternError(waitFor, errorMessage(error))
   }
 }
 

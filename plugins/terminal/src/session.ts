@@ -6,6 +6,7 @@ import type { PtyModule } from './pty.js'
 import { Screen } from './screen.js'
 import type { SessionSnapshot } from './schemas.js'
 import { waitForOutput, type WaitOutcome, type WaitRequest } from './wait.js'
+import { errorMessage } from '@cordage/core'
 
 /** What opening a session needs. */
 export interface SessionOptions {
@@ -76,7 +77,7 @@ export class TerminalSession {
       })
     } catch (error) {
       this.screen.dispose()
-      throw new TerminalSpawnError(`could not start ${options.command} in ${options.cwd}: ${(error as Error).message}`)
+      throw new TerminalSpawnError(`could not start ${options.command} in ${options.cwd}: ${errorMessage(error)}`)
     }
     this.terminal = terminal
     this.tree.adopt(terminal.pid)
@@ -149,7 +150,7 @@ export class TerminalSession {
       process.kill(-group, name)
     } catch (error) {
       throw new TerminalSignalError(
-        `could not send ${name} to process group ${group} of ${this.id}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}; the program may have just exited (check with terminal_read)`,
+        `could not send ${name} to process group ${group} of ${this.id}: ${(error as NodeJS.ErrnoException).code ?? errorMessage(error)}; the program may have just exited (check with terminal_read)`,
       )
     }
     return group

@@ -1,5 +1,5 @@
 import Schema from 'schemastery'
-import { defineTool, type Infer, type ToolDefinition } from '@cordage/core'
+import { defineTool, type Infer, type ToolDefinition, errorMessage } from '@cordage/core'
 import type { Converter } from './converter.js'
 import { WebError } from './errors.js'
 import { fetchRaw, type Transport } from './http.js'
@@ -56,12 +56,7 @@ function failure(error: unknown, url: string, timedOut: boolean, timeoutMs: numb
       { cause: error },
     )
   const code = (error as NodeJS.ErrnoException)?.code
-  const detail =
-    code === 'ENOTFOUND'
-      ? 'the host name does not resolve'
-      : code === 'ECONNREFUSED'
-        ? 'the connection was refused'
-        : ((error as Error)?.message ?? String(error))
+  const detail = code === 'ENOTFOUND' ? 'the host name does not resolve' : code === 'ECONNREFUSED' ? 'the connection was refused' : errorMessage(error)
   return new WebError('WEB_FETCH_FAILED', `could not fetch ${url}: ${detail}`, { cause: error })
 }
 

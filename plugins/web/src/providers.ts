@@ -1,5 +1,6 @@
 import type { WebSearchHit, WebSearchProvider } from '@cordage/services'
 import { WebError } from './errors.js'
+import { errorMessage } from '@cordage/core'
 
 const MAX_RESPONSE_BYTES = 4_000_000
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', '#39': "'" }
@@ -28,7 +29,7 @@ async function getJson(provider: string, url: URL, headers: Record<string, strin
     if (signal.aborted) throw signal.reason
     throw new WebError(
       'WEB_SEARCH_FAILED',
-      `${provider}: the search request failed: ${(error as Error).cause ? String((error as any).cause?.message ?? (error as any).cause) : (error as Error).message}`,
+      `${provider}: the search request failed: ${(error as Error).cause ? String((error as any).cause?.message ?? (error as any).cause) : errorMessage(error)}`,
       { cause: error },
     )
   }

@@ -1,5 +1,5 @@
 import Schema from 'schemastery'
-import { defineTool, ToolArgsError, type Infer, type ToolDefinition } from '@cordage/core'
+import { defineTool, ToolArgsError, type Infer, type ToolDefinition, errorMessage } from '@cordage/core'
 import { WebError } from './errors.js'
 import type { WebSearchHit, WebSearchProvider } from '@cordage/services'
 
@@ -86,9 +86,7 @@ function queriesOf(args: { queries?: string[]; query?: string }): string[] {
 /** Maps a provider failure to a coded error; the caller's own abort is passed through. */
 function searchFailure(error: unknown, provider: WebSearchProvider, timedOut: boolean, timeoutMs: number): WebError {
   if (timedOut) return new WebError('WEB_SEARCH_FAILED', `${provider.id}: no answer within ${timeoutMs} ms; try again later`, { cause: error })
-  return error instanceof WebError
-    ? error
-    : new WebError('WEB_SEARCH_FAILED', `${provider.id}: ${(error as Error)?.message ?? String(error)}`, { cause: error })
+  return error instanceof WebError ? error : new WebError('WEB_SEARCH_FAILED', `${provider.id}: ${errorMessage(error)}`, { cause: error })
 }
 
 /** The `web_search` tool: 1–4 queries, in parallel, through the provider `ctx.web` selects. */

@@ -1,6 +1,14 @@
 import { randomUUID } from 'node:crypto'
 import Schema from 'schemastery'
-import { defineTool, type JsonSchemaNode, type JsonValue, type ToolDefinition, type ToolExecutionResult, type ToolRunContext } from '@cordage/core'
+import {
+  defineTool,
+  type JsonSchemaNode,
+  type JsonValue,
+  type ToolDefinition,
+  type ToolExecutionResult,
+  type ToolRunContext,
+  errorMessage,
+} from '@cordage/core'
 import type { ToolRegistry } from '@cordage/registry'
 import type { SubagentService } from '@cordage/services'
 import { WorkflowError } from './errors.js'
@@ -103,7 +111,7 @@ export function ralphTool(host: RalphHost): ToolDefinition {
           )
         } catch (error) {
           const last = report ? `; the last report was: ${JSON.stringify(report)}` : ''
-          throw new WorkflowError('RALPH_ROUND_FAILED', `ralph round ${round} failed: ${(error as Error).message}${last}`, { cause: error })
+          throw new WorkflowError('RALPH_ROUND_FAILED', `ralph round ${round} failed: ${errorMessage(error)}${last}`, { cause: error })
         }
         report = outcome.value as unknown as RoundReport
         const result = (status: string): JsonValue => ({ status, rounds: round, report: report as unknown as JsonValue })
