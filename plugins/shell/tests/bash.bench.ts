@@ -25,7 +25,7 @@ bench(
       '(a) spawn-to-settled for `true`',
       { name: 'child_process.spawn + close', fn: () => raw('true', root) },
       [{ name: 'bash tool (spawn, process-tree sweep, capture, render)', fn: () => execute({ name: 'bash', arguments: { command: 'true' } }) }],
-      { iterations: 10, rounds: 9, warmup: 3, unit: 'ms' },
+      { iterations: 10, rounds: 21, warmup: 3, unit: 'ms' },
     )
   },
   once,

@@ -1,4 +1,4 @@
-/** Unparsed characters above which the pty is paused, and below which it resumes. */
+/** Unparsed bytes above which the pty is paused, and below which it resumes. */
 const HIGH_WATER = 1 << 20
 const LOW_WATER = 1 << 17
 
@@ -6,8 +6,8 @@ const LOW_WATER = 1 << 17
 export interface UnreadLimits {
   /** Rows: more would start trimming rows nobody has seen. */
   rows: number
-  /** Characters: bounds programs that redraw in place (`\r`, full-screen) and so add no rows. */
-  chars: number
+  /** Bytes: bounds programs that redraw in place (`\r`, full-screen) and so add no rows. */
+  bytes: number
 }
 
 /**
@@ -18,8 +18,8 @@ export interface UnreadLimits {
  * screen holds back what was already read past the limit until then).
  */
 export class FlowControl {
-  private pending = 0
-  private unreadChars = 0
+  private unparsed = 0
+  private unreadBytes = 0
   private watchers = 0
   private lagging = false
   private full = false
@@ -30,26 +30,31 @@ export class FlowControl {
     private readonly onPressure: (pause: boolean) => void,
   ) {}
 
+  /** Bytes handed to the emulator and not parsed yet. */
+  get pending(): number {
+    return this.unparsed
+  }
+
   /** Whether the pty is paused now. */
   get isPaused(): boolean {
     return this.paused
   }
 
-  /** `length` characters were handed to the emulator. */
+  /** `length` bytes were handed to the emulator. */
   queued(length: number): void {
-    this.pending += length
-    if (!this.lagging && this.pending > HIGH_WATER) {
+    this.unparsed += length
+    if (!this.lagging && this.unparsed > HIGH_WATER) {
       this.lagging = true
       this.update()
     }
   }
 
-  /** `length` characters were parsed; `unreadRows` rows have arrived since the last read. */
+  /** `length` bytes were parsed; `unreadRows` rows have arrived since the last read. */
   parsed(length: number, unreadRows: number): void {
-    this.pending -= length
-    this.unreadChars += length
-    if (this.lagging && this.pending < LOW_WATER) this.lagging = false
-    if (!this.watchers && (unreadRows >= this.limits.rows || this.unreadChars >= this.limits.chars)) this.full = true
+    this.unparsed -= length
+    this.unreadBytes += length
+    if (this.lagging && this.unparsed < LOW_WATER) this.lagging = false
+    if (!this.watchers && (unreadRows >= this.limits.rows || this.unreadBytes >= this.limits.bytes)) this.full = true
     this.update()
   }
 
@@ -66,7 +71,7 @@ export class FlowControl {
 
   /** Everything so far counts as read: reading resumes. */
   read(): void {
-    this.unreadChars = 0
+    this.unreadBytes = 0
     this.full = false
     this.update()
   }

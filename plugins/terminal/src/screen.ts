@@ -5,8 +5,9 @@ const { Terminal } = xterm
 
 /** Rows a `waitFor` pattern is tested against at most (the newest ones). */
 const MATCH_ROWS = 2000
-/** Characters that may arrive unread (and add no rows) before the program is made to wait. */
-const UNREAD_CHARS = 8 << 20
+/** Bytes that may arrive unread (and add no rows) before the program is made to wait. */
+const UNREAD_BYTES = 8 << 20
+const NEWLINE = 0x0a
 /** Emulator complaints (malformed escape sequences) logged per session; the rest are counted. */
 const LOGGED_COMPLAINTS = 5
 
@@ -14,6 +15,8 @@ const LOGGED_COMPLAINTS = 5
 // carry an escape sequence to the model.
 // oxlint-disable-next-line no-control-regex
 const CONTROLS = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g
+// oxlint-disable-next-line no-control-regex
+const HAS_CONTROL = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/
 
 /** What a user would see on the terminal now. Rows and columns are 1-based. */
 export interface ScreenView {
@@ -59,18 +62,18 @@ export interface DeltaLimits {
 
 function quiet(): void {}
 
-function countNewlines(text: string): number {
+function countNewlines(data: Uint8Array): number {
   let count = 0
-  for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) count++
+  for (let at = data.indexOf(NEWLINE); at >= 0; at = data.indexOf(NEWLINE, at + 1)) count++
   return count
 }
 
-/** The position just after the `count`-th newline of `text` (0 for none), or its length when it has fewer. */
-function afterNewlines(text: string, count: number): number {
+/** The position just after the `count`-th newline of `data` (0 for none), or its length when it has fewer. */
+function afterNewlines(data: Uint8Array, count: number): number {
   let at = 0
   for (let seen = 0; seen < count; seen++) {
-    const next = text.indexOf('\n', at)
-    if (next < 0) return text.length
+    const next = data.indexOf(NEWLINE, at)
+    if (next < 0) return data.length
     at = next + 1
   }
   return at
@@ -83,7 +86,8 @@ interface TrimmableList {
 
 /** Row text as the model gets it: no control characters, no trailing blanks (erasing often writes spaces). */
 export function clean(text: string): string {
-  return text.replace(CONTROLS, '').trimEnd()
+  // Testing first is cheaper than a replace that finds nothing, which is every row but a rare few.
+  return (HAS_CONTROL.test(text) ? text.replace(CONTROLS, '') : text).trimEnd()
 }
 
 /**
@@ -104,7 +108,7 @@ export class Screen {
   /** Rows (newlines) handed to the emulator and not parsed yet. */
   private queuedRows = 0
   /** Output already read from the pty that would overflow the unread buffer, kept until a read. */
-  private held: string[] = []
+  private held: Buffer[] = []
   private complaints = 0
   private readonly parsedListeners = new Set<() => void>()
   private readonly flushes = new Set<() => void>()
@@ -124,12 +128,12 @@ export class Screen {
     this.term.onTitleChange((title) => (this.title = clean(title).trim().slice(0, 200)))
     // A scrollback's worth of unread rows keeps the oldest unread one in the buffer (wrapped lines,
     // which the newline count misses, are absorbed by the screen rows below it).
-    this.flow = new FlowControl({ rows: scrollback || rows, chars: UNREAD_CHARS }, options.onPressure)
+    this.flow = new FlowControl({ rows: scrollback || rows, bytes: UNREAD_BYTES }, options.onPressure)
     this.track()
   }
 
   /** Feeds program output to the emulator, holding back rows that would push unread ones out. */
-  write(data: string): void {
+  write(data: Buffer): void {
     if (this.final) return
     if (this.held.length) {
       this.held.push(data)
@@ -140,17 +144,21 @@ export class Screen {
     if (room < Number.POSITIVE_INFINITY) {
       const cut = afterNewlines(data, Math.max(0, room))
       if (cut < data.length) {
-        this.held.push(data.slice(cut))
-        fed = data.slice(0, cut)
+        this.held.push(data.subarray(cut))
+        fed = data.subarray(0, cut)
         this.flow.hold()
       }
     }
-    if (fed) this.feed(fed)
+    if (fed.length) this.feed(fed)
   }
 
-  private feed(data: string): void {
+  private feed(data: Buffer): void {
     const rows = countNewlines(data)
     this.queuedRows += rows
+    // With nothing queued, xterm parses a write that follows user input at once instead of on its next
+    // timer tick (at least a millisecond in Node): marking every such write as following input makes a
+    // prompt's output readable as soon as it arrives. A flood still queues, and xterm slices its parsing.
+    if (!this.flow.pending) this.term.input('', true)
     this.flow.queued(data.length)
     this.term.write(data, () => {
       this.queuedRows -= rows
@@ -164,7 +172,7 @@ export class Screen {
   /** Feeds what was held back (after a read, or when a send starts waiting). */
   private release(): void {
     if (!this.held.length) return
-    const held = this.held.join('')
+    const held = Buffer.concat(this.held)
     this.held = []
     this.write(held)
   }
@@ -208,7 +216,7 @@ export class Screen {
 
   /** Resolves once everything written so far has been parsed. */
   flush(): Promise<void> {
-    if (this.final) return Promise.resolve()
+    if (this.final || !this.flow.pending) return Promise.resolve()
     return new Promise((resolve) => {
       this.flushes.add(resolve)
       this.term.write('', () => {
@@ -232,6 +240,11 @@ export class Screen {
       this.trimListener = list?.onTrim((amount) => (this.trimmed += amount))
     }
     this.listLength = list?.length ?? 0
+  }
+
+  /** Absolute row where the normal buffer's scrollback ends (rows above it no longer change). */
+  scrollbackEnd(): number {
+    return this.final ? this.final.end : this.trimmed + this.term.buffer.normal.baseY
   }
 
   /** Absolute row of the cursor in the normal buffer: where output after now begins. */
@@ -306,13 +319,18 @@ export class Screen {
   /**
    * Whether `pattern` matches the rows from absolute row `since` on (what scrolled by and the screen below
    * it) plus the screen rows whose text differs from `before` (a program redrawing in place, a full-screen
-   * one); without `before`, the whole screen.
+   * one); without `before`, the whole screen. With `from` (absolute), rows above it are left out: a
+   * caller testing again during a flood passes the rows it already tested, which sit in the scrollback and
+   * no longer change, keeping some overlap for patterns that span rows.
    */
-  matches(since: number, pattern: RegExp, before?: Map<number, string>): boolean {
+  matches(since: number, pattern: RegExp, before?: Map<number, string>, from = 0): boolean {
     if (this.final) return false
     const buffer = this.term.buffer.active
     const bottom = buffer.baseY + this.term.rows
-    const first = buffer.type === 'alternate' ? buffer.baseY : Math.max(Math.min(since - this.trimmed, buffer.baseY), bottom - MATCH_ROWS, 0)
+    const first =
+      buffer.type === 'alternate'
+        ? buffer.baseY
+        : Math.max(Math.min(since - this.trimmed, buffer.baseY), bottom - MATCH_ROWS, Math.min(from - this.trimmed, buffer.baseY), 0)
     const rows: string[] = []
     for (let index = first; index < bottom; index++) {
       const text = clean(buffer.getLine(index)?.translateToString(true) ?? '')

@@ -74,6 +74,9 @@ export class TerminalSession {
         rows: options.rows,
         cwd: options.cwd,
         env: this.tree.environment(options.env),
+        // Bytes, not strings: the emulator decodes UTF-8 itself, so node-pty need not decode (and then the
+        // emulator re-encode) every chunk.
+        encoding: null,
       })
     } catch (error) {
       this.screen.dispose()
@@ -81,7 +84,8 @@ export class TerminalSession {
     }
     this.terminal = terminal
     this.tree.adopt(terminal.pid)
-    terminal.onData((data) => this.screen.write(data))
+    // With `encoding: null` node-pty hands over Buffers, although its types say strings.
+    terminal.onData((data) => this.screen.write(data as unknown as Buffer))
     let ended!: () => void
     this.ended = new Promise((resolve) => (ended = resolve))
     this.reaped = new Promise((resolve) => {

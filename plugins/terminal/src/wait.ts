@@ -15,9 +15,11 @@ export interface WaitOutcome {
 
 /**
  * A pattern test (up to 2000 rows) may take a few milliseconds: after each, the next waits this many
- * times as long, so testing takes at most a fifth of the time while output floods, and is immediate otherwise.
+ * times as long, so testing takes at most an eleventh of the time while output floods, and is immediate otherwise.
  */
-const MATCH_BACKOFF = 4
+const MATCH_BACKOFF = 10
+/** Rows a repeated test goes back over (a pattern may span rows across the previous test's end). */
+const MATCH_OVERLAP = 20
 
 /**
  * Waits on a session's output as `request` says. `since` is the absolute row where the send began; with
@@ -39,6 +41,7 @@ export function waitForOutput(
     let quietTimer: NodeJS.Timeout | undefined
     let matchTimer: NodeJS.Timeout | undefined
     let nextTestAt = 0
+    let testedUpTo = 0
     let settled = false
     const finish = (reason: WaitOutcome['reason']) => {
       if (settled) return
@@ -61,15 +64,19 @@ export function waitForOutput(
       matchTimer = undefined
       if (settled || request.mode !== 'pattern') return
       const start = performance.now()
-      if (session.screen.matches(since, request.pattern, before)) return finish('matched')
+      if (session.screen.matches(since, request.pattern, before, testedUpTo - MATCH_OVERLAP)) return finish('matched')
+      testedUpTo = session.screen.scrollbackEnd()
       nextTestAt = performance.now() + (performance.now() - start) * MATCH_BACKOFF
     }
     const stopParsed = session.screen.onParsed(() => {
       if (request.mode === 'quiet') {
         clearTimeout(quietTimer)
         quietTimer = setTimeout(() => finish('quiet'), request.quietMs)
-      } else if (request.mode === 'pattern') {
-        matchTimer ??= setTimeout(test, Math.max(0, nextTestAt - performance.now()))
+      } else if (request.mode === 'pattern' && matchTimer === undefined) {
+        const delay = nextTestAt - performance.now()
+        // Test at once unless backing off from an expensive test during a flood.
+        if (delay <= 0) test()
+        else matchTimer = setTimeout(test, delay)
       }
     })
     signal.addEventListener('abort', onAbort, { once: true })
