@@ -27,8 +27,8 @@ function install(dir: string, tarball: string): void {
   for (const [name, path] of Object.entries(links)) symlinkSync(path, join(dir, 'node_modules', name), 'dir')
 }
 
-// `pnpm exec` puts the workspace's hoisted store on NODE_PATH, where the workspace's own copy of the
-// example would be found; a user's project has none of that.
+// `pnpm exec` puts the workspace's hoisted store on NODE_PATH; a user's project has none of that (and
+// the command resolves plugins without it).
 const cordage = (args: string[], options: { cwd: string }) => run(args, { ...options, env: { NODE_PATH: '' } })
 
 describe('a third-party tool package installed from its packed tarball', { timeout: 120_000 }, () => {

@@ -1,9 +1,9 @@
 // A Verdaccio registry on loopback for the publishing test, run inside the test's own process (so no
 // registry process can outlive the test), and the child processes that talk to it.
 import { spawn, type ChildProcess } from 'node:child_process'
-import { writeFileSync } from 'node:fs'
+import { existsSync, writeFileSync } from 'node:fs'
 import type { Server } from 'node:http'
-import { delimiter, join } from 'node:path'
+import { delimiter, dirname, join } from 'node:path'
 import { runServer } from 'verdaccio'
 
 /** A running registry: its URL, a publish token, an npmrc holding both, and how to stop it. */
@@ -72,8 +72,10 @@ export function userEnvironment(extra: Record<string, string>): NodeJS.ProcessEn
     .filter((entry) => entry && !entry.includes('node_modules/.bin'))
     .join(delimiter)
   const environment: NodeJS.ProcessEnv = { PATH: path, HOME: process.env.HOME, LANG: process.env.LANG ?? 'C.UTF-8', NO_COLOR: '1', CI: 'true' }
-  // Native addons compile against these headers where nothing may be downloaded (set by CI and installs here).
-  if (process.env.npm_config_nodedir) environment.npm_config_nodedir = process.env.npm_config_nodedir
+  // Native addons (node-pty) compile against the running Node's own headers rather than downloading them.
+  const prefix = dirname(dirname(process.execPath))
+  const nodedir = process.env.npm_config_nodedir ?? (existsSync(join(prefix, 'include/node/node.h')) ? prefix : undefined)
+  if (nodedir) environment.npm_config_nodedir = nodedir
   if (process.env.TMPDIR) environment.TMPDIR = process.env.TMPDIR
   return { ...environment, npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false', ...extra }
 }
