@@ -4,7 +4,7 @@ import Schema from 'schemastery'
 import { afterEach } from 'vitest'
 import { defineTool } from '@cordage/core'
 import { createTestContext } from '@cordage/testing'
-import { Web } from '../src/index.js'
+import { Web, type Config } from '../src/index.js'
 
 /** A real HTTP server on a loopback address, recording the requests it saw. */
 export interface TestServer {
@@ -62,7 +62,7 @@ export async function serve(handler: (request: IncomingMessage, response: Server
 }
 
 /** Loads the web plugin in a fresh test context (127.0.0.2 allowed unless the config says otherwise). */
-export async function loadWeb(config: Partial<Web.Config> = {}, options: { print?: boolean } = {}) {
+export async function loadWeb(config: Partial<Config> = {}, options: { print?: boolean } = {}) {
   const ctx = await createTestContext(options)
   const fiber = await ctx.plugin(Web, { allowAddresses: ['127.0.0.2'], ...config })
   const call = (name: string, args: unknown, signal?: AbortSignal) => ctx.tools.execute({ name, arguments: args, signal })
