@@ -1,10 +1,10 @@
 import type { Context } from 'cordis'
-import { isJsonObject, toJsonValue, type JsonObject, type JsonValue, type ToolDefinition, type ToolExec, type ToolExecutionResult } from '@cordage/core'
-import type { PostDecision, PreDecision, ToolRegistry } from '@cordage/registry'
+import { isJsonObject, toJsonValue, type JsonObject, type JsonValue, type ToolDefinition } from '@cordage/core'
+import type { ToolRegistry } from '@cordage/registry'
 import type { CodeSession } from '@cordage/services'
-import { mergePost, mergePre, type Checked } from './decisions.js'
-import { FacadeError } from './errors.js'
+import { FacadeError, messageOf } from './errors.js'
 import { emitRefusal, listenMode } from './events.js'
+import { MountListeners } from './listeners.js'
 import { mountedTool, readToolSpec, type GuestToolRunner } from './mounted-tool.js'
 import { callService, provideService, type ServiceTable } from './services.js'
 
@@ -31,20 +31,10 @@ export interface BridgeOptions {
   ownTool(definition: ToolDefinition): void
 }
 
-// Observer calls in flight per mount; past it, events are dropped (a flood of tools/result must not
-// queue without end in front of the mount's sandbox).
-const MAX_OBSERVING = 64
 const MIN_INTERVAL_MS = 10
 // The requests that answer nothing, which the façade holds while apply runs and sends together.
 const BATCHED = new Set(['register', 'listen', 'emit', 'provide', 'effect', 'timer', 'clear'])
 const MAX_DELAY_MS = 2 ** 31 - 1
-
-/** A call's view as mounted code sees it: JSON only. */
-export function execView(exec: ToolExec): JsonObject {
-  const view: JsonObject = { callId: exec.callId, name: exec.name, arguments: exec.arguments, direct: exec.parent === undefined }
-  if (exec.agent !== undefined) view.agent = exec.agent
-  return view
-}
 
 const integer = (value: JsonValue | undefined, what: string): number => {
   if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw new FacadeError(`${what} must be an integer`)
@@ -54,7 +44,6 @@ const text = (value: JsonValue | undefined, what: string): string => {
   if (typeof value !== 'string') throw new FacadeError(`${what} must be a string`)
   return value
 }
-const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
 /**
  * The host side of one mount: answers the requests its sandboxed façade sends (every one checked here,
@@ -72,13 +61,12 @@ export class GuestBridge implements GuestToolRunner {
   private real: Context | undefined
   private declared = new Set<string>()
   private readonly disposers = new Map<number, () => unknown>()
-  private readonly nexts = new Map<number, () => Promise<JsonValue>>()
-  private sequence = 0
-  private observing = 0
   private readonly warned = new Set<string>()
+  private readonly listeners: MountListeners
 
   constructor(private readonly options: BridgeOptions) {
     this.token = Symbol(options.id)
+    this.listeners = new MountListeners(this, options.owner, options.timeoutMs)
   }
 
   /** The host function `cordage.op` of the sandbox: one request of the façade. */
@@ -135,7 +123,7 @@ export class GuestBridge implements GuestToolRunner {
       case 'get':
         return toJsonValue(this.options.tools.list().find((tool) => tool.name === request.name) ?? null)
       case 'next': {
-        const next = this.nexts.get(integer(request.invocation, 'the listener call'))
+        const next = this.listeners.next(integer(request.invocation, 'the listener call'))
         if (!next) throw new FacadeError('next() is only valid while the listener it was given to runs')
         return next()
       }
@@ -226,81 +214,8 @@ export class GuestBridge implements GuestToolRunner {
     const event = text(request.event, 'the event name')
     const mode = listenMode(event)
     if (typeof mode === 'object') throw new FacadeError(`ctx.on: ${mode.refused}`)
-    let listener: (...args: any[]) => unknown
-    if (mode === 'pre-execute')
-      listener = (exec: ToolExec, next: () => Promise<PreDecision>) => (this.sees(exec) ? this.decide(id, event, [execView(exec)], next, mergePre) : next())
-    else if (mode === 'post-execute')
-      listener = (exec: ToolExec, result: ToolExecutionResult, next: () => Promise<PostDecision>) =>
-        this.sees(exec) ? this.decide(id, event, [execView(exec), toJsonValue(result)], next, mergePost) : next()
-    else listener = (...args: unknown[]) => this.observe(id, event, args)
-    this.disposers.set(id, real.on(event as never, listener as never, request.prepend === true))
+    this.disposers.set(id, real.on(event as never, this.listeners.listener(id, event, mode) as never, request.prepend === true))
     return null
-  }
-
-  /**
-   * Whether a listener of this mount hears a call: not the mount's own nested calls (no feedback loop),
-   * not `cordis_unmount` or `cordis_inspect` (a mount that denies everything can still be removed), and
-   * only its owner's calls when a child owns it.
-   */
-  private sees(exec: ToolExec): boolean {
-    if (exec.parent === this.token || exec.name === 'cordis_unmount' || exec.name === 'cordis_inspect') return false
-    return this.options.owner === undefined || exec.agent === this.options.owner
-  }
-
-  /**
-   * Asks a mounted waterfall listener, bounded by `timeoutMs`. Its `next()` reaches the rest of the
-   * chain (called at most once); its answer is checked and merged (decisions.ts). A listener that
-   * throws, times out or answers no decision leaves the call to the rest of the chain.
-   */
-  private async decide<T>(
-    id: number,
-    event: string,
-    args: JsonValue[],
-    next: () => Promise<T>,
-    merge: (answer: unknown, rest: () => Promise<T>) => Promise<Checked<T>>,
-  ): Promise<T> {
-    const invocation = ++this.sequence
-    let answered: Promise<T> | undefined
-    const rest = () => (answered ??= Promise.resolve(next()))
-    this.nexts.set(invocation, async () => toJsonValue(await rest()))
-    let answer: JsonValue | undefined
-    try {
-      const reply = await this.invoke({ kind: 'listen', id, args, invocation }, this.options.timeoutMs)
-      if (typeof reply.threw === 'string') throw new Error(reply.threw)
-      answer = reply.decision
-    } catch (error) {
-      this.warn(`a ${event} listener failed (${messageOf(error)}); the rest of the chain decides`)
-      return rest()
-    } finally {
-      this.nexts.delete(invocation)
-    }
-    const checked = await merge(answer, rest)
-    if (checked.ignored !== undefined) this.warn(`a ${event} listener's answer was ignored: ${checked.ignored}`)
-    return checked.decision
-  }
-
-  private observe(id: number, event: string, args: unknown[]): void {
-    if (this.session.ended) return
-    let json: JsonValue[]
-    if (event === 'tools/result') {
-      const exec = args[0] as ToolExec
-      if (!this.sees(exec)) return
-      json = [execView(exec), toJsonValue(args[1])]
-    } else {
-      try {
-        json = args.map((arg) => toJsonValue(arg))
-      } catch (error) {
-        return this.warn(`a ${event} listener was not called: the event's arguments are not JSON (${messageOf(error)})`)
-      }
-    }
-    if (this.observing >= MAX_OBSERVING) return this.warn(`${event} events were dropped: ${MAX_OBSERVING} calls of its listeners are still running`)
-    this.observing++
-    this.invoke({ kind: 'listen', id, args: json }, this.options.timeoutMs)
-      .then(
-        (reply) => void (typeof reply.threw === 'string' && this.warn(`a ${event} listener threw: ${reply.threw}`)),
-        (error: unknown) => this.warn(`a ${event} listener failed: ${messageOf(error)}`),
-      )
-      .finally(() => this.observing--)
   }
 
   private timer(request: JsonObject): JsonValue {

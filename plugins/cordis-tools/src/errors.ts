@@ -9,3 +9,8 @@ export class FacadeError extends CordageError {
     super('FACADE_DENIED', message)
   }
 }
+
+/** The message of anything thrown. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
