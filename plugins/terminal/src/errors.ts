@@ -75,3 +75,13 @@ export class InvalidEnvError extends CordageError {
     super('INVALID_ENV', message)
   }
 }
+
+/** `run_in_background` without the jobs service. */
+export class JobsUnavailableError extends CordageError {
+  constructor() {
+    super(
+      'JOBS_UNAVAILABLE',
+      'run_in_background needs the jobs service, which is not loaded; send in the foreground (omit run_in_background) or load @cordage/plugin-jobs',
+    )
+  }
+}

@@ -2,7 +2,7 @@ import type { Context } from 'cordis'
 import Schema from 'schemastery'
 import { envPolicySchema, strictConfig, type EnvPolicy, type ConfigInput } from '@cordage/core'
 import type { ToolRegistry } from '@cordage/registry'
-import type { AgentNotice } from '@cordage/services'
+import type { AgentNotice, JobsService } from '@cordage/services'
 import { terminalCloseTool } from './close.js'
 import { workspaceRoot } from './cwd.js'
 import { sessionEnv } from './env.js'
@@ -95,6 +95,7 @@ export function apply(ctx: Context, config: Config): void {
     root,
     limits: { maxLines: config.maxReadLines, maxBytes: config.maxReadBytes },
     env: sessionEnv(config.env),
+    jobs: () => ctx.get('jobs') as JobsService | undefined,
   }
   const tools: ToolRegistry = ctx.tools
   for (const tool of [terminalOpenTool, terminalSendTool, terminalReadTool, terminalSignalTool, terminalCloseTool, terminalListTool])

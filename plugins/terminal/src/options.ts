@@ -1,4 +1,5 @@
 import { ConfigError } from '@cordage/core'
+import type { JobsService } from '@cordage/services'
 import type { SessionTable } from './sessions.js'
 import type { DeltaLimits } from './screen.js'
 
@@ -20,6 +21,8 @@ export interface TerminalToolOptions {
   maxWaitMs: number
   limits: DeltaLimits
   env(requested: Record<string, string> | undefined): Record<string, string>
+  /** The jobs service, looked up per call (background sends). */
+  jobs(): JobsService | undefined
 }
 
 /** Refuses a default above its maximum (`cols` over `maxCols`, …) at load, naming the plugin and the key. */

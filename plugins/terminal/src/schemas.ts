@@ -57,6 +57,14 @@ export const SendSchema = Schema.object({
   }).required(),
 })
 
+/** `terminal_send` with `run_in_background`: the job that waits and then holds the result. */
+export const SendBackgroundSchema = Schema.object({
+  kind: Schema.const('background' as const).required(),
+  jobId: Schema.string().required(),
+  session: Schema.string().required().description('The session the input went to.'),
+})
+
 export type SessionSnapshot = Infer<typeof SessionSnapshotSchema>
 export type ViewValue = Infer<typeof ViewSchema>
 export type SendValue = Infer<typeof SendSchema>
+export type SendBackgroundValue = Infer<typeof SendBackgroundSchema>

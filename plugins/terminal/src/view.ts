@@ -1,7 +1,8 @@
 import type { ContentBlock } from '@cordage/core'
-import type { ViewValue } from './schemas.js'
+import type { SendValue, ViewValue } from './schemas.js'
 import type { DeltaLimits } from './screen.js'
 import type { TerminalSession } from './session.js'
+import type { WaitOutcome } from './wait.js'
 
 /** A bounded view of a session: `head` pages forward from `since`, `tail` keeps the newest rows. */
 export function viewOf(session: TerminalSession, since: number | undefined, mode: 'head' | 'tail', limits: DeltaLimits): ViewValue {
@@ -38,4 +39,18 @@ export function renderView(value: ViewValue, status: string): ContentBlock[] {
   const where = session.state === 'running' ? `; cursor at row ${screen.cursor.row}, col ${screen.cursor.col}` : ''
   parts.push(`[${describeState(session)}${where}; next read since ${scrollback.end}${status ? `; ${status}` : ''}]`)
   return [{ type: 'text', text: parts.join('\n') }]
+}
+
+const said: Record<WaitOutcome['reason'], (ms: number) => string> = {
+  matched: (ms) => `waitFor matched after ${ms} ms`,
+  quiet: (ms) => `output went quiet after ${ms} ms (the program may still be running)`,
+  elapsed: (ms) => `waited ${ms} ms`,
+  timeout: (ms) => `still waiting after ${ms} ms (the program may still be running)`,
+  exited: (ms) => `the program ended after ${ms} ms`,
+  aborted: (ms) => `the call was cancelled after ${ms} ms`,
+}
+
+/** The text of a finished send: what scrolled by, the screen, and why the wait ended. */
+export function renderSend(value: SendValue): ContentBlock[] {
+  return renderView(value, said[value.wait.reason](value.wait.waitedMs))
 }
