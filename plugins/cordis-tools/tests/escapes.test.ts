@@ -11,9 +11,10 @@ import Policy from '@cordage/plugin-policy'
 import * as shell from '@cordage/plugin-shell'
 import { failure, setup } from './helpers.js'
 
-// Each attack of issue 24 (item 1) on the real component: a Code Mode worker runs the mounted code,
-// the registry, policy and shell are the real plugins. While each runs, a trivial tool is called over
-// and over: the host must keep answering (a hang detector, generous for a loaded machine).
+// Each attack that opened or stalled the host through the node:vm realm mounts used to run in, on the
+// real component: a Code Mode worker runs the mounted code, the registry, policy and shell are the real
+// plugins. While each runs, a trivial tool is called over and over: the host must keep answering (a
+// hang detector, generous for a loaded machine).
 
 const dirs: string[] = []
 afterEach(async () => {
