@@ -201,6 +201,9 @@ describe.skipIf(!HAS_RACER)('containment holds while a directory is swapped with
         base,
         ATTEMPTS,
         async () => {
+          // An agent's calls are separated by I/O (the model's next reply), which delivers the file system's change
+          // events: the policy's cached resolution of alias.txt follows the swaps instead of keeping its first answer.
+          await new Promise((resolve) => setImmediate(resolve))
           const result = await call('read', { path: 'alias.txt' })
           if (result.isError) {
             if (result.error.info?.code === 'DENIED') denied++

@@ -31,10 +31,26 @@ export function denialOf(rule: Rule): string {
   return rule.config.reason ?? `denied by ${label(rule)}`
 }
 
+/**
+ * `firstPreMatch` remembered for the last call: the pre-execute listener and the guard judge the same call
+ * one after the other, before its body can add anything to its paths.
+ */
+export function lastVerdict(rules: readonly Rule[]): (exec: ToolExec) => PreVerdict {
+  let lastExec: ToolExec | undefined
+  let last: PreVerdict
+  return (exec) => {
+    if (exec !== lastExec) {
+      last = firstPreMatch(rules, exec)
+      lastExec = exec
+    }
+    return last
+  }
+}
+
 /** The guard behind `deny`: monotonic, so no later listener can re-allow the call. */
-export function createGuard(rules: readonly Rule[]) {
+export function createGuard(rules: readonly Rule[], judge = lastVerdict(rules)) {
   return (exec: ToolExec): string | undefined => {
-    const verdict = firstPreMatch(rules, exec)
+    const verdict = judge(exec)
     if (!verdict) return undefined
     if ('error' in verdict) return verdict.error
     if (verdict.rule.action === 'deny') return denialOf(verdict.rule)
@@ -42,9 +58,9 @@ export function createGuard(rules: readonly Rule[]) {
 }
 
 /** The `tools/pre-execute` listener behind `ask` (and an early `deny`); never overrides an inner deny. */
-export function createPreListener(rules: readonly Rule[]) {
+export function createPreListener(rules: readonly Rule[], judge = lastVerdict(rules)) {
   return async (exec: ToolExec, next: () => Promise<PreDecision>): Promise<PreDecision> => {
-    const verdict = firstPreMatch(rules, exec)
+    const verdict = judge(exec)
     if (verdict && 'error' in verdict) return { kind: 'deny', reason: verdict.error }
     if (verdict?.rule.action === 'deny') return { kind: 'deny', reason: denialOf(verdict.rule) }
     const inner = await next()

@@ -38,7 +38,7 @@ export class RuleNamedFiles implements NamedFiles {
         if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') continue
         throw error
       }
-      if (stats && !stats.isDirectory() && stats.dev === dev && stats.ino === ino) forms.push(formOf(this.root, path))
+      if (stats && !stats.isDirectory() && stats.dev === dev && stats.ino === ino) forms.push(formOf(this.root, path, false))
     }
     return forms
   }

@@ -3,7 +3,7 @@ import { resolve } from 'node:path'
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
 import { strictConfig, type ToolDefinition, errorMessage } from '@cordage/core'
-import { createGuard, createPostListener, createPreListener } from './enforce.js'
+import { createGuard, createPostListener, createPreListener, lastVerdict } from './enforce.js'
 import { PolicyConfigError } from './errors.js'
 import { RuleNamedFiles } from './identity.js'
 import { createOpenedListener } from './opened.js'
@@ -65,12 +65,14 @@ export function apply(ctx: Context, config: Config): void {
   if (rules.length === 0) return
   if (rules.some((rule) => rule.config.path !== undefined)) {
     resolver.named = new RuleNamedFiles(root, rules)
+    ctx.effect(() => () => resolver.cache.close(), 'policy path cache')
     ctx.on('tools/changed', () => definitions.clear())
     ctx.on('paths/opened', createOpenedListener(rules, resolver, root))
   }
   if (rules.some((rule) => (PRE_ACTIONS as readonly string[]).includes(rule.action))) {
-    tools.guard(createGuard(rules))
-    ctx.on('tools/pre-execute', createPreListener(rules), true)
+    const judge = lastVerdict(rules)
+    tools.guard(createGuard(rules, judge))
+    ctx.on('tools/pre-execute', createPreListener(rules, judge), true)
   }
   if (rules.some((rule) => (POST_ACTIONS as readonly string[]).includes(rule.action))) {
     ctx.on('tools/post-execute', createPostListener(rules), true)

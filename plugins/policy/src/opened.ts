@@ -13,7 +13,7 @@ import type { Rule } from './rules.js'
  */
 export function createOpenedListener(rules: readonly Rule[], resolver: CallPathResolver, root: string) {
   return (exec: ToolExec, file: OpenedFile, access: OpenedAccess): string | undefined => {
-    const opened = formOf(root, file.real)
+    const opened = formOf(root, file.real, file.directory)
     let aliases: PathForm[]
     let fresh: PathForm[]
     try {

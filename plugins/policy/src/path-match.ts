@@ -8,7 +8,7 @@ const MAGIC = /[*?[{\\]/
 export interface PathGlob {
   /** The form is the glob's match or lies under one (a rule on a directory covers what it holds). */
   covers(form: PathForm): boolean
-  /** Something under the form may match (a search rooted at a directory holding a matching path). */
+  /** Something under the form may match (a search rooted at a directory holding a matching path); never for a known non-directory. */
   mayHoldMatch(form: PathForm): boolean
   /** The one path the glob matches when it has no wildcard (`./` and trailing `/` removed), else undefined. */
   literal: string | undefined
@@ -40,7 +40,7 @@ export function compilePathGlob(glob: string): PathGlob {
     },
     mayHoldMatch(form) {
       const current = subject(form)
-      if (current === undefined) return false
+      if (current === undefined || form.directory === false) return false
       const parts = split(current === '.' ? '' : current, absolute)
       for (let i = 0; i < Math.min(parts.length, literal.length); i++) if (parts[i] !== literal[i]) return false
       // The glob's fixed part lies below the form, or the form lies inside it and wildcards follow.
@@ -67,12 +67,25 @@ function parent(path: string): string | undefined {
  * access is covered or may hold a match; writing includes reading, so a `read` rule also matches writes.
  */
 export function pathCallMatcher(glob: PathGlob, access: Access | undefined, allow: boolean, resolvePaths: (exec: ToolExec) => CallPath[]) {
+  // A path value's forms are the same objects while its resolution stays cached: each is tested once.
+  const covered = new WeakMap<PathForm, boolean>()
+  const covers = (form: PathForm) => {
+    let verdict = covered.get(form)
+    if (verdict === undefined) covered.set(form, (verdict = glob.covers(form)))
+    return verdict
+  }
   if (allow) {
     return (exec: ToolExec) => {
       const paths = resolvePaths(exec)
-      return paths.length > 0 && paths.every((path) => (access === undefined || path.access === access) && path.forms.every((form) => glob.covers(form)))
+      return paths.length > 0 && paths.every((path) => (access === undefined || path.access === access) && path.forms.every(covers))
     }
   }
+  const touched = new WeakMap<PathForm, boolean>()
+  const touches = (form: PathForm) => {
+    let verdict = touched.get(form)
+    if (verdict === undefined) touched.set(form, (verdict = glob.covers(form) || glob.mayHoldMatch(form)))
+    return verdict
+  }
   const relevant = (path: CallPath) => access === undefined || path.access === access || (access === 'read' && path.access === 'write')
-  return (exec: ToolExec) => resolvePaths(exec).some((path) => relevant(path) && path.forms.some((form) => glob.covers(form) || glob.mayHoldMatch(form)))
+  return (exec: ToolExec) => resolvePaths(exec).some((path) => relevant(path) && path.forms.some(touches))
 }

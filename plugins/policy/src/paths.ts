@@ -1,5 +1,6 @@
-import { lstatSync, readlinkSync, realpathSync } from 'node:fs'
-import { dirname, isAbsolute, resolve } from 'node:path'
+import { lstatSync } from 'node:fs'
+import { canonicalPaths } from './canonical.js'
+import { ResolutionCache } from './path-cache.js'
 import type { JsonValue, ToolDefinition, ToolExec } from '@cordage/core'
 import { parsePointer, resolveAll, type Pointer } from './pointer.js'
 
@@ -11,6 +12,8 @@ export interface PathForm {
   real: string
   /** `/`-separated and relative to the root (`.` for the root itself); absent outside the root. */
   relative?: string
+  /** False when the location is known not to be a directory (so it holds nothing a rule could name). */
+  directory?: boolean
 }
 
 /** One path argument of a call, with every real location it may denote (usually one). */
@@ -19,75 +22,12 @@ export interface CallPath {
   forms: PathForm[]
 }
 
-const MAX_LINKS = 40
-
-/**
- * Walks `segments` from the real directory `start` the way the kernel does: a symlink is replaced by its
- * target before the next segment (so `link/..` leaves the target's parent), `..` climbs the real parent.
- * Dangling links are followed too, because writing through one creates its target. Once a segment does
- * not exist, the rest is joined lexically (nothing below it can be a link yet).
- */
-function walk(start: string, segments: string[]): string {
-  let current = start
-  const queue = [...segments]
-  let links = 0
-  while (queue.length) {
-    const segment = queue.shift()!
-    if (segment === '' || segment === '.') continue
-    if (segment === '..') {
-      current = dirname(current)
-      continue
-    }
-    const next = current === '/' ? `/${segment}` : `${current}/${segment}`
-    let stats: ReturnType<typeof lstatSync>
-    try {
-      stats = lstatSync(next, { throwIfNoEntry: false })
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') return resolve(next, ...queue)
-      throw error
-    }
-    if (!stats) return resolve(next, ...queue)
-    if (!stats.isSymbolicLink()) {
-      current = next
-      continue
-    }
-    if (++links > MAX_LINKS) throw new Error(`too many levels of symbolic links under ${next}`)
-    const target = readlinkSync(next)
-    if (isAbsolute(target)) current = '/'
-    queue.unshift(...target.split('/'))
-  }
-  return current
-}
-
-/**
- * The real locations `input` may denote under `root` (a real path): the kernel's reading (symlinks before
- * `..`) and the lexical one tools such as fs use (`..` collapsed first, then symlinks). Both are returned
- * when they differ, so a rule is tested against every location the call could reach.
- */
-export function canonicalPaths(root: string, input: string): string[] {
-  if (input.includes('\0')) throw new Error(`the path ${JSON.stringify(input)} contains a NUL byte`)
-  const segments = input.split('/')
-  const lexical = realLexical(resolve(root, input))
-  // Without `..` both readings walk the same segments.
-  if (!segments.includes('..')) return [lexical]
-  const physical = walk(isAbsolute(input) ? '/' : root, segments)
-  return physical === lexical ? [physical] : [physical, lexical]
-}
-
-/** One native realpath when the path exists (the common case); the walk handles missing tails and dangling links. */
-function realLexical(absolute: string): string {
-  try {
-    return realpathSync.native(absolute)
-  } catch {
-    return walk('/', absolute.split('/'))
-  }
-}
-
 /** The form a rule glob is matched against. */
-export function formOf(root: string, real: string): PathForm {
-  if (real === root) return { real, relative: '.' }
+export function formOf(root: string, real: string, directory?: boolean): PathForm {
+  const known = directory === undefined ? {} : { directory }
+  if (real === root) return { real, relative: '.', ...known }
   const prefix = root === '/' ? '/' : `${root}/`
-  return real.startsWith(prefix) ? { real, relative: real.slice(prefix.length) } : { real }
+  return real.startsWith(prefix) ? { real, relative: real.slice(prefix.length), ...known } : { real, ...known }
 }
 
 /** A tool's path declarations, with pointers parsed once per definition. */
@@ -97,6 +37,9 @@ interface Declared {
   access: Access
   default?: string
 }
+
+// Path values whose resolution is kept at once (each with a watch on the directories it looked in, shared).
+const CACHED_PATHS = 1024
 
 const declarations = new WeakMap<ToolDefinition, Declared[]>()
 
@@ -114,36 +57,53 @@ export interface NamedFiles {
   formsOf(dev: bigint, ino: bigint): PathForm[]
 }
 
+/** What one path value resolves to: its forms, and the identities of those that are files with other names. */
+interface Resolved {
+  forms: PathForm[]
+  linked: Array<{ dev: bigint; ino: bigint }>
+}
+
 /**
  * Resolves the paths a call declares (per tool definition) to real locations, once per call, and keeps
  * what the tool later reports it opened for the call (`add`), so every later rule check of the call sees
- * that too. A value that is not a string, or a path that cannot be resolved, throws: callers fail closed.
+ * that too. Resolutions of a path value are cached until a directory they looked in changes (see
+ * `path-cache.ts`). A value that is not a string, or a path that cannot be resolved, throws: callers fail closed.
  */
 export class CallPathResolver {
   /** Set once the rules are compiled; a file with other names is also each name a rule gives it. */
   named: NamedFiles = { formsOf: () => [] }
+  readonly cache: ResolutionCache<Resolved>
   private readonly calls = new WeakMap<ToolExec, CallPath[]>()
+  // The guard and the pre-execute listener ask about the same call one after the other.
+  private lastExec: ToolExec | undefined
+  private lastPaths: CallPath[] = []
 
   constructor(
     private readonly root: string,
     private readonly lookup: (name: string) => ToolDefinition | undefined,
-  ) {}
+  ) {
+    this.cache = new ResolutionCache(root, CACHED_PATHS)
+  }
 
-  /** The paths of `exec`, resolved on first use. */
+  /** The paths of `exec`, resolved on first use and the same for the rest of the call. */
   readonly resolve = (exec: ToolExec): CallPath[] => {
+    if (exec === this.lastExec) return this.lastPaths
     let paths = this.calls.get(exec)
-    if (paths) return paths
-    const definition = this.lookup(exec.name)
-    paths = []
-    for (const path of definition ? declared(definition) : []) {
-      const values: JsonValue[] = resolveAll(exec.arguments, path.pointer)
-      if (values.length === 0 && path.default !== undefined) values.push(path.default)
-      for (const value of values) {
-        if (typeof value !== 'string') throw new Error(`the path argument ${path.source} of ${exec.name} is not a string, so it cannot be checked`)
-        paths.push({ access: path.access, forms: this.formsOf(canonicalPaths(this.root, value)) })
+    if (!paths) {
+      paths = []
+      const definition = this.lookup(exec.name)
+      for (const path of definition ? declared(definition) : []) {
+        const values: JsonValue[] = resolveAll(exec.arguments, path.pointer)
+        if (values.length === 0 && path.default !== undefined) values.push(path.default)
+        for (const value of values) {
+          if (typeof value !== 'string') throw new Error(`the path argument ${path.source} of ${exec.name} is not a string, so it cannot be checked`)
+          paths.push({ access: path.access, forms: this.formsOf(value) })
+        }
       }
+      this.calls.set(exec, paths)
     }
-    this.calls.set(exec, paths)
+    this.lastExec = exec
+    this.lastPaths = paths
     return paths
   }
 
@@ -152,13 +112,22 @@ export class CallPathResolver {
     this.resolve(exec).push(path)
   }
 
-  /** The forms of real paths, plus the names rules give a file that has other names (a hard link). */
-  private formsOf(reals: string[]): PathForm[] {
-    const forms = reals.map((real) => formOf(this.root, real))
-    for (const real of reals) {
-      const stats = lstatSync(real, { bigint: true, throwIfNoEntry: false })
-      if (stats && !stats.isDirectory() && stats.nlink > 1n) forms.push(...this.named.formsOf(stats.dev, stats.ino))
+  /** The forms of a path value, plus the names rules give a file that has other names (a hard link), looked up now. */
+  private formsOf(value: string): PathForm[] {
+    let resolved = this.cache.get(value)
+    if (!resolved) {
+      const looked = new Set<string>()
+      const reals = canonicalPaths(this.root, value, looked)
+      const linked: Resolved['linked'] = []
+      const forms = reals.map((real) => {
+        const stats = lstatSync(real, { bigint: true, throwIfNoEntry: false })
+        if (stats && !stats.isDirectory() && stats.nlink > 1n) linked.push({ dev: stats.dev, ino: stats.ino })
+        return formOf(this.root, real, stats?.isDirectory() ?? false)
+      })
+      resolved = { forms, linked }
+      this.cache.set(value, { value: resolved, looked })
     }
-    return forms
+    if (resolved.linked.length === 0) return resolved.forms
+    return [...resolved.forms, ...resolved.linked.flatMap(({ dev, ino }) => this.named.formsOf(dev, ino))]
   }
 }

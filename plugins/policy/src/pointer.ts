@@ -32,6 +32,16 @@ function children(value: JsonValue, segment: string): JsonValue[] {
 
 /** Every value `pointer` reaches in `root` (several through `*`, none when a step is missing). */
 export function resolveAll(root: JsonValue, pointer: Pointer): JsonValue[] {
+  // One value along a pointer without `*` (every path argument a tool declares, on every call).
+  if (!pointer.includes(WILDCARD)) {
+    let value: JsonValue = root
+    for (const segment of pointer) {
+      const next = children(value, segment)
+      if (next.length === 0) return []
+      value = next[0]!
+    }
+    return [value]
+  }
   let current: JsonValue[] = [root]
   for (const segment of pointer) current = current.flatMap((value) => children(value, segment))
   return current

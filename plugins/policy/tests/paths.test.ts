@@ -48,6 +48,13 @@ describe('path rules match the canonical real path, whatever the spelling', () =
     expect(code(await lexical.tools.execute({ name: 'read', arguments: { path: 'hop/../secret.txt' } }))).toBe('DENIED')
   })
 
+  it('a wildcard rule denies a search of a directory that may hold a match, not a read of a file that cannot', async () => {
+    const { ctx } = await setupPaths(root, [{ path: '**/*.pem', action: 'deny' }])
+    expect(code(await ctx.tools.execute({ name: 'read', arguments: { path: 'public.txt' } }))).toBe('OK')
+    expect(code(await ctx.tools.execute({ name: 'read', arguments: { path: 'vault/key.pem' } }))).toBe('DENIED')
+    expect(code(await ctx.tools.execute({ name: 'grep', arguments: { pattern: 'x', path: 'sub' } }))).toBe('DENIED')
+  })
+
   it('a rule on a directory covers what it holds', async () => {
     const { ctx } = await setupPaths(root, [{ path: 'vault', action: 'deny' }])
     expect(code(await ctx.tools.execute({ name: 'read', arguments: { path: 'vault/key.pem' } }))).toBe('DENIED')
