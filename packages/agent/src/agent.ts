@@ -115,14 +115,26 @@ export class Agent {
         turns++
         this.emit({ type: 'turn/start', turn: turns })
         const offered = applyToolView(tools.list(), this.options.tools)
-        if (this.needsCompaction(model, offered.schemas)) await this.compactWith(model, offered.schemas, signal, 'auto', tally)
+        if (this.needsCompaction(model, offered.schemas)) {
+          try {
+            await this.compactWith(model, offered.schemas, signal, 'auto', tally)
+          } catch (error) {
+            if (signal?.aborted) return finish('aborted')
+            // A compaction that failed leaves the conversation as it was: the request may still fit, and a
+            // refusal of its size compacts again below.
+            this.ctx.logger('agent').warn(`compaction failed; continuing without it: ${(error as Error)?.message ?? String(error)}`)
+          }
+        }
         let turn: TurnOutcome
         try {
           turn = await this.requestTurn(model, offered.schemas, signal, turns)
         } catch (error) {
           // The provider refused the size: compact once and ask again.
           if ((error as { code?: string })?.code !== 'MODEL_CONTEXT_LENGTH' || signal?.aborted) throw error
-          await this.compactWith(model, offered.schemas, signal, 'overflow', tally)
+          if (!(await this.compactWith(model, offered.schemas, signal, 'overflow', tally).catch(() => undefined))) {
+            if (signal?.aborted) return finish('aborted')
+            throw error
+          }
           turn = await this.requestTurn(model, offered.schemas, signal, turns)
         }
         const turnCost = charge(tally, turn.usage, model)

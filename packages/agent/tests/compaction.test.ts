@@ -95,3 +95,32 @@ it('without a window or a refusal, never compacts, and the decision is skipped',
   await new Agent(ctx, { model, onEvent: (event) => events.push(event) }).run('hi')
   expect(events.some((event) => event.type.startsWith('compact'))).toBe(false)
 })
+
+it('a run aborted while it compacts stops as aborted, and a failed automatic compaction leaves the conversation and goes on', async () => {
+  const ctx = await createTestContext({ print: false })
+  ctx.tools.register(readTool)
+  const turns: ScriptStep[] = Array.from({ length: 6 }, (_, index) => ({ toolCalls: [{ name: 'read_file', arguments: { path: `f${index}`, size: 3000 } }] }))
+  turns.push({ text: 'finished' })
+  const controller = new AbortController()
+  const slow = new ScriptedModel(ctx, { turns, contextWindow: 3000, record: false, summarize: () => ({ text: 'never', delayMs: 60_000 }) })
+  const events: AgentEvent[] = []
+  const aborted = new Agent(ctx, {
+    model: slow,
+    onEvent: (event) => {
+      events.push(event)
+      if (event.type === 'compact/start') setTimeout(() => controller.abort(), 20)
+    },
+  })
+  expect((await aborted.run('read', { signal: controller.signal })).stopReason).toBe('aborted')
+  expect(events.some((event) => event.type === 'compact/start')).toBe(true)
+  expect(events.some((event) => event.type === 'compact')).toBe(false)
+
+  const other = await createTestContext({ print: false })
+  other.tools.register(readTool)
+  // The summary comes back empty (COMPACTION_FAILED); the window is generous enough that the run still fits.
+  const failing = new ScriptedModel(other, { turns: [step(1), { text: 'finished' }], contextWindow: 100_000, summarize: () => ({ text: '' }) })
+  const agent = new Agent(other, { model: failing, compaction: { contextWindow: 300 } })
+  const result = await agent.run('read')
+  expect(result).toMatchObject({ stopReason: 'completed', text: 'finished' })
+  expect(other.logs.some((log) => log.type === 'warn' && /compaction failed; continuing without it/.test(log.text))).toBe(true)
+})
