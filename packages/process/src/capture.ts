@@ -114,6 +114,11 @@ export class ByteCapture extends HeadTail<Buffer> {
     super(headBytes, tailBytes, bufferKind)
   }
 
+  /** Every byte pushed so far while none was omitted (a caller keeping the whole stream starts from it). */
+  complete(): Buffer | undefined {
+    return this.omitted === 0 ? Buffer.concat([...this.head, ...this.tail]) : undefined
+  }
+
   /**
    * The captured text. When bytes were omitted, head and tail are cut at UTF-8 character boundaries and
    * joined by a line `[… N bytes omitted …]` (N counts every byte not shown, including split characters).

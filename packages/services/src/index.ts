@@ -88,7 +88,7 @@ export type {
 } from './model.js'
 export { ModelRequestError, type ModelRequestErrorCode } from './model-error.js'
 export { configuredPrice, modelInfo, type KnownModel } from './model-info.js'
-export type { SpillInput, SpillSaved, SpillService } from './spill.js'
+export type { SpillInput, SpillSaved, SpillService, SpillWriter } from './spill.js'
 export type { WebService, WebSearchProvider, WebSearchHit } from './web.js'
 export type { OpenedAccess, OpenedFile } from './paths.js'
 export type {

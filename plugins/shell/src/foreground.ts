@@ -1,5 +1,6 @@
-import { ByteCapture } from '@cordage/process'
+import type { SpillService } from '@cordage/services'
 import { ShellSpawnError } from './errors.js'
+import { StreamRecorder, type StreamFile } from './record.js'
 import { spawnCommand, type RunningCommand } from './run.js'
 
 /** The canonical value of a foreground run. */
@@ -12,6 +13,8 @@ export interface ForegroundValue {
   durationMs: number
   timedOut: boolean
   omittedBytes: { stdout: number; stderr: number }
+  /** Per stream: where its whole output went once the value had to leave some out (null: nothing left out). */
+  fullOutput: { stdout: StreamFile | null; stderr: StreamFile | null }
 }
 
 /** What a foreground run needs. */
@@ -23,6 +26,11 @@ export interface ForegroundOptions {
   timeoutMs: number
   killGraceMs: number
   maxOutputBytes: number
+  /** Most bytes of each stream kept in its spill file. */
+  maxSpillBytes: number
+  spill: SpillService | undefined
+  callId: string
+  warn(message: string): void
   signal: AbortSignal
   /** Commands in flight, so unloading the plugin can kill them. */
   running: Set<RunningCommand>
@@ -30,14 +38,16 @@ export interface ForegroundOptions {
 
 /**
  * Runs a command to completion with bounded capture (a third of the budget for the head, the rest for
- * the tail, per stream). The deadline and the abort signal kill the whole process tree; the promise
- * settles only once it is dead.
+ * the tail, per stream), a stream that overflows it going whole into a spill file. The deadline and the
+ * abort signal kill the whole process tree; the promise settles only once it is dead.
  */
 export async function runForeground(options: ForegroundOptions): Promise<ForegroundValue> {
   const started = Date.now()
   const headBytes = Math.floor(options.maxOutputBytes / 3)
-  const stdout = new ByteCapture(headBytes, options.maxOutputBytes - headBytes)
-  const stderr = new ByteCapture(headBytes, options.maxOutputBytes - headBytes)
+  const recorder = (stream: 'stdout' | 'stderr') =>
+    new StreamRecorder({ ...options, stream, headBytes, tailBytes: options.maxOutputBytes - headBytes, toolName: 'bash' })
+  const stdout = recorder('stdout')
+  const stderr = recorder('stderr')
   const command = spawnCommand({ ...options, onStdout: (chunk) => stdout.push(chunk), onStderr: (chunk) => stderr.push(chunk) })
   options.running.add(command)
   let timedOut = false
@@ -57,9 +67,10 @@ export async function runForeground(options: ForegroundOptions): Promise<Foregro
     options.signal.removeEventListener('abort', onAbort)
     options.running.delete(command)
   }
+  const files = { stdout: (await stdout.finish()) ?? null, stderr: (await stderr.finish()) ?? null }
   if (outcome.spawnError) throw new ShellSpawnError(outcome.spawnError)
-  const out = stdout.text()
-  const err = stderr.text()
+  const out = stdout.capture.text()
+  const err = stderr.capture.text()
   return {
     kind: 'foreground',
     exitCode: outcome.exitCode,
@@ -69,5 +80,6 @@ export async function runForeground(options: ForegroundOptions): Promise<Foregro
     durationMs: Date.now() - started,
     timedOut,
     omittedBytes: { stdout: out.omitted, stderr: err.omitted },
+    fullOutput: files,
   }
 }

@@ -1,7 +1,7 @@
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
 import type { ToolRegistry } from '@cordage/registry'
-import type { JobsService } from '@cordage/services'
+import type { JobsService, SpillService } from '@cordage/services'
 import { ConfigError, envFilter, envPolicySchema, strictConfig, type EnvPolicy, type ConfigInput } from '@cordage/core'
 import { bashTool } from './bash.js'
 import { resolveRoot } from './cwd.js'
@@ -19,6 +19,7 @@ export interface Config {
   defaultTimeoutMs: number
   maxTimeoutMs: number
   maxOutputBytes: number
+  maxSpillBytes: number
   killGraceMs: number
   env: EnvPolicy
 }
@@ -32,6 +33,9 @@ export const Config: Schema<ConfigInput<Config>, Config> = strictConfig(
     defaultTimeoutMs: Schema.natural().min(1).default(120_000).description('Foreground timeout when the call gives none.'),
     maxTimeoutMs: Schema.natural().min(1).default(600_000).description('Largest timeout_ms a call may ask for.'),
     maxOutputBytes: Schema.natural().min(3).default(30_000).description('Bytes kept per stream (a third head, the rest tail).'),
+    maxSpillBytes: Schema.natural()
+      .default(64 << 20)
+      .description('Bytes of a longer stream kept whole in a spill file (with the spill plugin).'),
     killGraceMs: Schema.natural().default(2_000).description('Time between SIGTERM and SIGKILL when killing the processes of a command.'),
     env: envPolicySchema('commands'),
   }),
@@ -49,6 +53,7 @@ export function apply(ctx: Context, config: Config): void {
   // Foreground commands die with the plugin; background ones are jobs owned by it (killed by their effects).
   ctx.effect(() => () => Promise.all([...running].map((command) => command.stop())).then(() => {}), 'shell: kill running commands')
   const filter = envFilter(config.env)
+  const logger = ctx.logger('shell')
   const tools: ToolRegistry = ctx.tools
   tools.register(
     bashTool({
@@ -57,9 +62,12 @@ export function apply(ctx: Context, config: Config): void {
       defaultTimeoutMs: config.defaultTimeoutMs,
       maxTimeoutMs: config.maxTimeoutMs,
       maxOutputBytes: config.maxOutputBytes,
+      maxSpillBytes: config.maxSpillBytes,
       killGraceMs: config.killGraceMs,
       env: () => filter(process.env),
       jobs: () => ctx.get('jobs') as JobsService | undefined,
+      spill: () => ctx.get('spill') as SpillService | undefined,
+      warn: (message) => logger.warn(message),
       running,
     }),
   )

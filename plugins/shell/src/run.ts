@@ -15,8 +15,9 @@ export interface SpawnOptions {
   cwd: string
   env: Record<string, string>
   killGraceMs: number
-  onStdout(chunk: Buffer): void
-  onStderr(chunk: Buffer): void
+  /** Receives output as it arrives; a returned promise pauses the stream until it settles (back-pressure). */
+  onStdout(chunk: Buffer): Promise<void> | void
+  onStderr(chunk: Buffer): Promise<void> | void
 }
 
 /** A started command: `done` settles only once every process it started is dead. */
@@ -53,8 +54,17 @@ export function spawnCommand(options: SpawnOptions): RunningCommand {
   const pid = subprocess.pid
   if (pid !== undefined) tree.adopt(pid)
   let running = pid !== undefined
-  subprocess.stdout!.on('data', options.onStdout)
-  subprocess.stderr!.on('data', options.onStderr)
+  for (const [stream, receive] of [
+    [subprocess.stdout!, options.onStdout],
+    [subprocess.stderr!, options.onStderr],
+  ] as const) {
+    stream.on('data', (chunk: Buffer) => {
+      const wait = receive(chunk)
+      if (!wait) return
+      stream.pause()
+      void wait.then(() => stream.resume())
+    })
+  }
   // `exit`: the shell is gone; `close`: every writer of its pipes is gone too; `error`: it never started.
   const exited = new Promise<RunOutcome>((resolve) => {
     subprocess.once('exit', (exitCode, signal) => {

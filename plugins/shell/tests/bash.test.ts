@@ -42,6 +42,7 @@ describe('bash in the foreground', () => {
     })
     expect(contentText(result.content)).toMatchInlineSnapshot(`
       "out
+      [stderr]
       err
       Exit code 3"
     `)

@@ -4,7 +4,7 @@ import { Context, Service } from 'cordis'
 import { Config, inject } from './config.js'
 import { createBoundListener } from './bound.js'
 import { SpillConfigError } from './errors.js'
-import type { SpillService } from '@cordage/services'
+import type { SpillService, SpillWriter } from '@cordage/services'
 import { SpillStore, type SpillInput, type SpillSaved } from './store.js'
 
 /** The `spill` service: a private file store plus the generic bounding policy on `tools/present`. */
@@ -41,6 +41,11 @@ export class Spill extends Service implements SpillService {
   /** Writes `text` to a new private file (0600, in the 0700 spill directory) and returns its path and size. */
   save(input: SpillInput): Promise<SpillSaved> {
     return this.store.save(input)
+  }
+
+  /** Opens a new private file to write output into while it arrives (see `SpillService.open`). */
+  open(input: Omit<SpillInput, 'text'>): Promise<SpillWriter> {
+    return this.store.open(input)
   }
 }
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { constants } from 'node:fs'
 import { chmod, lstat, mkdir, open, unlink, type FileHandle } from 'node:fs/promises'
 import { dirname, extname, join } from 'node:path'
-import type { SpillInput, SpillSaved } from '@cordage/services'
+import type { SpillInput, SpillSaved, SpillWriter } from '@cordage/services'
 import { SpillStoreError } from './errors.js'
 
 export type { SpillInput, SpillSaved }
@@ -32,6 +32,7 @@ export class SpillStore {
   /** Every file this store completed, in order. */
   readonly written: string[] = []
   private readonly inFlight = new Set<Promise<unknown>>()
+  private readonly writers = new Set<FileHandle>()
   private closed = false
   private dirChecked: Promise<void> | undefined
 
@@ -50,10 +51,45 @@ export class SpillStore {
     }
   }
 
-  /** Stops accepting saves and waits for in-flight ones, which stop at their next chunk and delete their partial file. */
+  /**
+   * Opens a new private file (named and protected as `save` does) to append to while output arrives.
+   * Writes run in order; once the store closes they fail, and what was written stays in the file.
+   */
+  async open(input: Omit<SpillInput, 'text'>): Promise<SpillWriter> {
+    if (this.closed) throw new SpillStoreError('the spill store is closed (its plugin was unloaded)')
+    await this.ensureDir()
+    const { handle, path } = await this.create({ ...input, text: '' })
+    this.written.push(path)
+    this.writers.add(handle)
+    let bytes = 0
+    let queue: Promise<unknown> = Promise.resolve()
+    return {
+      path,
+      write: (chunk) => {
+        const written = queue.then(async () => {
+          if (this.closed) throw new SpillStoreError('the spill store was closed during a write')
+          bytes += await writeAll(handle, Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength))
+        })
+        queue = written.catch(() => {})
+        return written
+      },
+      close: async () => {
+        await queue
+        if (this.writers.delete(handle)) await handle.close().catch(() => {})
+        return { path, bytes }
+      },
+    }
+  }
+
+  /**
+   * Stops accepting saves and waits for in-flight ones, which stop at their next chunk and delete their
+   * partial file; files opened for appending are closed with what they hold.
+   */
   async close(): Promise<void> {
     this.closed = true
     await Promise.allSettled(this.inFlight)
+    await Promise.all([...this.writers].map((handle) => handle.close().catch(() => {})))
+    this.writers.clear()
   }
 
   private async write(input: SpillInput): Promise<SpillSaved> {

@@ -31,6 +31,24 @@ describe('SpillStore', () => {
     expect(await readFile(saved.path, 'utf8')).toBe(text)
   })
 
+  it('open: appends in order to a new private file, and stops writing once the store closes', async () => {
+    const dir = join(await tempDir(), 'spill')
+    const store = new SpillStore(dir)
+    const writer = await store.open({ toolName: 'bash', callId: 'c1', suggestedName: 'stdout.txt' })
+    expect(writer.path).toBe(join(dir, 'bash-c1-stdout.txt'))
+    expect((await stat(writer.path)).mode & 0o777).toBe(0o600)
+    await Promise.all([writer.write(Buffer.from('one ')), writer.write(Buffer.from('two ')), writer.write(new Uint8Array([0x74, 0x68, 0x72, 0x65, 0x65]))])
+    expect(await writer.close()).toEqual({ path: writer.path, bytes: 13 })
+    expect(await readFile(writer.path, 'utf8')).toBe('one two three')
+    const open = await store.open({ toolName: 'bash', callId: 'c2' })
+    await open.write(Buffer.from('kept'))
+    await store.close()
+    await expect(open.write(Buffer.from('late'))).rejects.toMatchObject({ code: 'SPILL_FAILED' })
+    expect(await readFile(open.path, 'utf8')).toBe('kept')
+    await expect(store.open({ toolName: 'bash', callId: 'c3' })).rejects.toMatchObject({ code: 'SPILL_FAILED' })
+    expect(store.written).toEqual([writer.path, open.path])
+  })
+
   it('sanitises names so nothing escapes the directory', async () => {
     const dir = join(await tempDir(), 'spill')
     const saved = await new SpillStore(dir).save({ toolName: '../../x', callId: 'a/b', suggestedName: '../../../etc/passwd', text: 'ok' })
