@@ -247,8 +247,14 @@ export class Agent {
   /** Emits `agent/usage` for one request, when someone listens (a run budget). */
   private reportUsage(model: ModelService, purpose: 'turn' | 'compaction', usage: Usage | undefined, cost: number | undefined): void {
     const { emit, hooks } = contextAccess(this.ctx)
-    if (!usage || !hooks['agent/usage']?.length) return
-    emit('agent/usage', { ...(this.name !== undefined && { agent: this.name }), model: model.id, purpose, usage, ...(cost !== undefined && { cost }) })
+    if (!hooks['agent/usage']?.length) return
+    emit('agent/usage', {
+      ...(this.name !== undefined && { agent: this.name }),
+      model: model.id,
+      purpose,
+      ...(usage && { usage }),
+      ...(cost !== undefined && { cost }),
+    })
   }
 
   /** One model request; its reported prompt size recalibrates the meter. */

@@ -125,7 +125,7 @@ export class Progress {
     const key = event.agent ?? ''
     let spent = this.spent.get(key)
     if (!spent) this.spent.set(key, (spent = { usage: emptyUsage(), cost: 0 }))
-    addUsage(spent.usage, event.usage)
+    if (event.usage) addUsage(spent.usage, event.usage)
     spent.cost = spent.cost === undefined || event.cost === undefined ? undefined : spent.cost + event.cost
   }
 

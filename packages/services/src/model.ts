@@ -115,7 +115,8 @@ export interface AgentUsageEvent {
   /** The model service id. */
   model: string
   purpose: 'turn' | 'compaction'
-  usage: Usage
+  /** Absent when the provider reported none (the request still happened: it counts as a turn). */
+  usage?: Usage
   /** US dollars; absent when the model's price is unknown. */
   cost?: number
 }

@@ -4,8 +4,8 @@ import { SubagentError } from './errors.js'
 
 /**
  * What a root run spends across every child it starts, directly or through nested subagents, workflows
- * and programs. Only `children` is charged today; `turns` and `tokens` are the seam for model usage (a
- * child's turns and token counts, once the model reports them per request), charged to the same budget.
+ * and programs: child runs (charged before each starts), and the model turns and tokens of the root and
+ * its children (charged as each request reports its usage, `agent/usage`).
  */
 export type BudgetResource = 'children' | 'turns' | 'tokens'
 
@@ -20,18 +20,34 @@ export class RunBudget {
 
   constructor(private readonly limits: BudgetLimits) {}
 
-  /** Charges `amount`, or throws `RUN_BUDGET_EXCEEDED` (charging nothing) when it would go over the limit. */
+  /** Set once turns or tokens went over their limit: no child starts after that. */
+  private exhausted: SubagentError | undefined
+
+  /** Charges `amount`, or throws `RUN_BUDGET_EXCEEDED` (charging nothing) when it would go over the limit or the budget is spent. */
   charge(resource: BudgetResource, amount = 1): void {
+    if (this.exhausted) throw this.exhausted
     const limit = this.limits[resource]
     const next = this.spent[resource] + amount
-    if (limit !== undefined && next > limit) {
-      const spent = SPENT_AS[resource].replace('{n}', String(this.spent[resource]))
-      throw new SubagentError(
-        'RUN_BUDGET_EXCEEDED',
-        `this run has already ${spent}, its whole budget (budget.${resource} ${limit} per run, counted across nested subagents, workflows and programs); finish with what you have, or tell the user the budget was reached`,
-      )
-    }
+    if (limit !== undefined && next > limit) throw this.exceeded(resource, this.spent[resource], limit)
     this.spent[resource] = next
+  }
+
+  /**
+   * Records what was already spent (a model request that happened), and returns `RUN_BUDGET_EXCEEDED`
+   * once the total is over the limit; from then on `charge` refuses every child.
+   */
+  spend(resource: BudgetResource, amount: number): SubagentError | undefined {
+    this.spent[resource] += amount
+    const limit = this.limits[resource]
+    if (limit !== undefined && this.spent[resource] > limit) this.exhausted ??= this.exceeded(resource, this.spent[resource], limit)
+    return this.exhausted
+  }
+
+  private exceeded(resource: BudgetResource, spent: number, limit: number): SubagentError {
+    return new SubagentError(
+      'RUN_BUDGET_EXCEEDED',
+      `this run has already ${SPENT_AS[resource].replace('{n}', String(spent))}, its whole budget (budget.${resource} ${limit} per run, counted across nested subagents, workflows and programs); finish with what you have, or tell the user the budget was reached`,
+    )
   }
 
   /** How much of `resource` was charged. */
@@ -69,6 +85,11 @@ export class RootBudgets {
     } else if (run && --run.active === 0) {
       this.runs.delete(key)
     }
+  }
+
+  /** The budget of the top-level agent run of `agent` in progress, if any. */
+  ofRun(agent: string | undefined): RunBudget | undefined {
+    return this.runs.get(agent ?? '')?.budget
   }
 
   /** The budget a child started by the top-level `caller` draws on. */

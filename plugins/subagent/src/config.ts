@@ -38,6 +38,10 @@ export const Config: Schema<ConfigInput<Config>, Config> = strictConfig(
         .min(1)
         .default(100)
         .description('Child runs one root run may start in total, across nested subagents, workflows and programs.'),
+      turns: Schema.natural().min(1).description("Model turns one root run may spend, its own and every child's (default: no limit)."),
+      tokens: Schema.natural()
+        .min(1)
+        .description("Input plus output tokens one root run may spend, its own and every child's, as the model reports them (default: no limit)."),
     }).description('What one root run may spend across all its children.'),
     persist: Schema.boolean().default(true).description('Write a session file per child run.'),
     sessionDir: Schema.string().description('Sessions directory, relative to cwd (default .cordage/sessions).'),

@@ -3,7 +3,7 @@ import type { Context } from 'cordis'
 import { AbortWatch, hookTable, type AbortWait, serviceOf, unproxied, type HookTable, type ToolRegistry } from '@cordage/registry'
 import { Agent, SessionLog, type AgentOptions, type AgentResult, type ModelService, type ToolView } from '@cordage/agent'
 import { ToolAbortedError, ToolArgsError, type JsonValue } from '@cordage/core'
-import type { AgentLineage, ChildRunCaller, ChildRunEvent, ChildRunOptions, ChildRunResult, SubagentService } from '@cordage/services'
+import type { AgentLineage, AgentUsageEvent, ChildRunCaller, ChildRunEvent, ChildRunOptions, ChildRunResult, SubagentService } from '@cordage/services'
 import { RootBudgets, type RunBudget } from './budget.js'
 import { SubagentError } from './errors.js'
 import { STRUCTURED_OUTPUT, prepareOutputSchema, structuredOutputSchema, type StructuredState } from './structured.js'
@@ -26,7 +26,7 @@ export interface RunSettings {
   tools: string[] | '*'
   agents: Record<string, AgentProfile>
   /** Per root run, across nesting: how many child runs it may start in total. */
-  budget: { children: number }
+  budget: { children: number; turns?: number; tokens?: number }
   persist: boolean
   sessionDir?: string
   cwd?: string
@@ -44,6 +44,8 @@ export interface RunRecord {
   active: number
   /** Its root run's budget, which its own children draw on too. */
   budget: RunBudget
+  /** Stops the run (and its siblings under the same caller signal) when its root run's budget is spent. */
+  stop?: (reason: Error) => void
   structured?: StructuredState
 }
 
@@ -153,6 +155,16 @@ export class ChildRuns implements SubagentService {
     this.tools = unproxied(service)
   }
 
+  /** Charges one model request's usage (`agent/usage`) to its root run's budget; a child run over it is stopped. */
+  chargeUsage(event: AgentUsageEvent): void {
+    const record = event.agent === undefined ? undefined : this.records.get(event.agent)
+    const budget = record?.budget ?? this.budgets.ofRun(event.agent)
+    if (!budget) return
+    if (event.purpose === 'turn') budget.spend('turns', 1)
+    const exceeded = budget.spend('tokens', event.usage ? event.usage.inputTokens + event.usage.outputTokens : 0)
+    if (exceeded) record?.stop?.(exceeded)
+  }
+
   /** The lineage of `agent`: its own and its ancestors' ids while it runs as a child, else `[agent ?? null]`. */
   lineage(agent: string | undefined): AgentLineage {
     return (agent === undefined ? undefined : this.records.get(agent)?.lineage) ?? [agent ?? null]
@@ -222,6 +234,7 @@ export class ChildRuns implements SubagentService {
     const begun = performance.now()
     const childSignal = this.signals.acquire(caller.signal)
     const { signal } = childSignal.controller
+    record.stop = (reason) => childSignal.controller.abort(reason)
     let stopReason = 'failed'
     try {
       if (this.watched()) this.emit('agent/child', progress('start', runId, depth, options, caller))
@@ -242,6 +255,8 @@ export class ChildRuns implements SubagentService {
         result = await agent.run(REMINDER, { signal, until })
       }
       stopReason = result.stopReason
+      // A run stopped because its root's budget ran out says so, rather than "cancelled".
+      if (result.stopReason === 'aborted' && SubagentError.is(signal.reason) && signal.reason.code === 'RUN_BUDGET_EXCEEDED') throw signal.reason
       const outcome = this.outcome(runId, result, structured?.value)
       return shape ? shape(outcome) : (outcome as T)
     } catch (error) {

@@ -38,6 +38,7 @@ export class Subagents extends Service implements SubagentService {
     this.lineage = (agent) => runs.lineage(agent)
     ctx.effect(() => () => runs.close(), 'subagent runs')
     ctx.on('agent/run', (event) => runs.budgets.observe(event))
+    ctx.on('agent/usage', (event) => runs.chargeUsage(event))
     ctx.tools.guard((exec) => {
       const record = exec.agent === undefined ? undefined : runs.records.get(exec.agent)
       if (record && !record.allowed.has(exec.name)) return `tool "${exec.name}" is not available to subagent ${record.runId}`

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { Agent } from '@cordage/agent'
 import { hookTable } from '@cordage/registry'
-import { contentText, type ToolExecutionResult } from '@cordage/core'
+import { contentText, type ConfigInput, type ToolExecutionResult } from '@cordage/core'
 import { createTestContext, ScriptedModel, type ScriptStep, type TestContext } from '@cordage/testing'
 import * as codeMode from '@cordage/plugin-code-mode'
 import { Jobs } from '@cordage/plugin-jobs'
@@ -17,7 +17,7 @@ interface Seen {
 }
 
 /** Subagents (no session files), Code Mode, workflow and jobs around a scripted model; records every result and child start. */
-async function setup(script: { turns: ScriptStep[]; routes?: Record<string, ScriptStep[]> }, config: Partial<Config> = {}) {
+async function setup(script: { turns: ScriptStep[]; routes?: Record<string, ScriptStep[]> }, config: ConfigInput<Config> = {}) {
   const ctx = await createTestContext()
   await ctx.plugin(codeMode, {})
   await ctx.plugin(Jobs, {})
@@ -93,6 +93,51 @@ describe('the run budget', () => {
     // The sixth, a plain foreground call of the root, is refused.
     const rootCalls = seen.filter((entry) => entry.agent === 'root' && entry.name === 'subagent')
     expect(rootCalls.map((entry) => entry.code)).toEqual([undefined, undefined, 'RUN_BUDGET_EXCEEDED'])
+  })
+
+  it('charges model tokens of the root and its children: a child over the budget is stopped, and no child starts after', async () => {
+    const usage = { inputTokens: 400, outputTokens: 100 }
+    const step = (code: string): ScriptStep => ({ toolCalls: [{ name: 'run_code', arguments: { code } }], usage })
+    const { ctx, seen, started } = await setup(
+      {
+        turns: [
+          { toolCalls: [{ name: 'subagent', arguments: { prompt: 'Work.' } }], usage },
+          { toolCalls: [{ name: 'subagent', arguments: { prompt: 'Work.' } }], usage },
+          { text: 'done', usage },
+        ],
+        // Root 500, then the child's requests: 1 000, 1 500, 2 000 (within), 2 500 (over: the child stops).
+        routes: { 'Work.': [step('return 1'), step('return 2'), step('return 3'), step('return 4'), { text: 'work done', usage }] },
+      },
+      { budget: { tokens: 2000 } },
+    )
+    const result = await new Agent(ctx, { agent: 'root' }).run('go')
+    expect(result.stopReason).toBe('completed')
+    const rootCalls = seen.filter((entry) => entry.agent === 'root' && entry.name === 'subagent')
+    expect(rootCalls.map((entry) => entry.code)).toEqual(['RUN_BUDGET_EXCEEDED', 'RUN_BUDGET_EXCEEDED'])
+    expect(rootCalls[0]!.text).toContain('used 2500 tokens, its whole budget (budget.tokens 2000 per run')
+    expect(started).toHaveLength(1)
+    // The call the fourth request proposed is never run (the child is stopped first), and no fifth request is made.
+    const childPrograms = seen.filter((entry) => entry.name === 'run_code' && entry.agent !== 'root')
+    expect(childPrograms.map((entry) => entry.code)).toEqual([undefined, undefined, undefined])
+  })
+
+  it('charges model turns, with or without reported usage: budget.turns counts the root run and its children', async () => {
+    const { ctx, seen } = await setup(
+      {
+        turns: [
+          { toolCalls: [{ name: 'subagent', arguments: { prompt: 'Work.' } }] },
+          { toolCalls: [{ name: 'subagent', arguments: { prompt: 'Work.' } }] },
+          { text: 'done' },
+        ],
+        routes: { 'Work.': [{ toolCalls: [{ name: 'run_code', arguments: { code: 'return 1' } }] }, { text: 'ok' }] },
+      },
+      { budget: { turns: 3 } },
+    )
+    await new Agent(ctx, { agent: 'root' }).run('go')
+    // Root 1, child 2 and 3, root 4: over, so the root's second child is refused.
+    const rootCalls = seen.filter((entry) => entry.agent === 'root' && entry.name === 'subagent')
+    expect(rootCalls.map((entry) => entry.code)).toEqual([undefined, 'RUN_BUDGET_EXCEEDED'])
+    expect(rootCalls[1]!.text).toContain('used 4 model turns, its whole budget (budget.turns 3 per run')
   })
 
   it('gives each root run a fresh budget: the next run of the same agent may start children again', async () => {
