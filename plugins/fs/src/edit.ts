@@ -50,7 +50,7 @@ export function editTool(runtime: FsRuntime): ToolDefinition {
       render: (_args, value) => [
         { type: 'text', text: `Edited ${value.path} (${value.replacements} ${value.replacements === 1 ? 'replacement' : 'replacements'}).` },
       ],
-      presentationMeta: (_args, value) => changeMeta(value.path, value.before, value.after),
+      presentationMeta: (_args, value) => changeMeta(value.path, value.before, value.after, runtime.settings.maxDiffBytes),
     },
     async execute(args, exec) {
       const target = await workspace.resolve(args.path)

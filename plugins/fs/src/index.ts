@@ -29,6 +29,7 @@ export interface Config {
   maxReadLines: number
   maxLineLength: number
   maxEditBytes: number
+  maxDiffBytes: number
   maxResults: number
   pageSize: number
   pageBytes: number
@@ -46,6 +47,7 @@ export const Config: Schema<Partial<Config>, Config> = strictConfig(
     maxReadLines: Schema.natural().min(1).default(2000).description('Lines one read returns at most.'),
     maxLineLength: Schema.natural().min(80).default(2000).description('Characters kept of a long line (read and grep).'),
     maxEditBytes: Schema.natural().min(1).default(5_000_000).description('Largest existing file write and edit will change.'),
+    maxDiffBytes: Schema.natural().min(1000).default(50_000).description('Largest diff write and edit keep in their presentation metadata.'),
     maxResults: Schema.natural().min(1).default(10_000).description('Paths (glob) or matches (grep) collected at most.'),
     pageSize: Schema.natural().min(1).default(100).description('Paths or matches rendered inline; the rest go to spill.'),
     pageBytes: Schema.natural().min(1000).default(30_000).description('Bytes of the rendered page at most.'),

@@ -5,7 +5,10 @@ import type { ReadTracker } from './tracker.js'
 import type { Workspace } from './paths.js'
 
 /** Resolved plugin settings shared by the tools of one plugin instance (the limits of `Config`). */
-export type FsSettings = Pick<Config, 'maxReadBytes' | 'maxReadLines' | 'maxLineLength' | 'maxEditBytes' | 'maxResults' | 'pageSize' | 'pageBytes'>
+export type FsSettings = Pick<
+  Config,
+  'maxReadBytes' | 'maxReadLines' | 'maxLineLength' | 'maxEditBytes' | 'maxDiffBytes' | 'maxResults' | 'pageSize' | 'pageBytes'
+>
 
 /** What every tool of one plugin instance shares: settings, the workspace, read tracking and the search engine. */
 export interface FsRuntime {

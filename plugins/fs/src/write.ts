@@ -33,7 +33,7 @@ export function writeTool(runtime: FsRuntime): ToolDefinition {
           text: `${value.operation === 'create' ? 'Created' : 'Updated'} ${value.path} (${plural(lineCount(value.after), 'line')}, ${plural(Buffer.byteLength(value.after), 'byte')}).`,
         },
       ],
-      presentationMeta: (_args, value) => changeMeta(value.path, value.before, value.after),
+      presentationMeta: (_args, value) => changeMeta(value.path, value.before, value.after, runtime.settings.maxDiffBytes),
     },
     async execute(args, exec) {
       const target = await workspace.resolve(args.path)
