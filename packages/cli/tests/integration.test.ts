@@ -268,7 +268,7 @@ describe('bad input gets a clear error and loses nothing', () => {
     expect(results.get('c_throw').isError).toBe(true)
     expect(text('c_throw')).toMatch(/^Error: run_code failed \(runtime\): Error: program-failure-7731\n/)
     expect(results.get('c_exit').isError).toBe(false)
-    expect(text('c_exit')).toBe('out-5521\nerr-5521\nExit code 3')
+    expect(text('c_exit')).toBe('out-5521\n[stderr]\nerr-5521\nExit code 3')
     // The model's second request carried all five results.
     expect(model.requests[1]!.messages.filter((message) => message.role === 'tool')).toHaveLength(5)
 
