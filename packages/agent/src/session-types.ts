@@ -1,31 +1,15 @@
 import type { ContentBlock, JsonValue } from '@cordage/core'
+import type { StoredSessionHeader, StoredSessionParent } from '@cordage/services'
 import type { ThinkingBlock, ToolCall, Usage } from './model.js'
 
 /** The session file format version written in every header. */
 export const SESSION_VERSION = 1
 
-/** The first line of every session file. */
-export interface SessionHeader {
-  type: 'session'
-  version: number
-  id: string
-  createdAt: string
-  cwd: string
-  /** The model service id at creation, when known. */
-  model?: string
-  /** For a child run (a subagent, a workflow's agent): the call that started it, so replay nests it there. */
-  parent?: SessionParent
-  /** How many runs deep this one is: absent or 0 for a top-level run, 1 for its children, … */
-  depth?: number
-}
+/** The first line of every session file (the store seam's header: one definition). */
+export type SessionHeader = StoredSessionHeader
 
 /** Where a child session was started: the parent session (when it had one) and the tool call. */
-export interface SessionParent {
-  session?: string
-  callId: string
-  /** The tool that started it (`subagent`, `workflow`, `ralph`). */
-  tool: string
-}
+export type SessionParent = StoredSessionParent
 
 /** What a `tool/result` event stores: the rendered content and failure description, never the canonical value. */
 export interface ToolResultRecord {

@@ -94,6 +94,7 @@ export type { OpenedAccess, OpenedFile } from './paths.js'
 export type {
   SessionStore,
   StoredSessionHeader,
+  StoredSessionParent,
   StoredEvent,
   StoredSession,
   SessionStatus,

@@ -7,9 +7,20 @@ export interface StoredSessionHeader {
   id: string
   createdAt: string
   cwd: string
+  /** The model service id at creation, when known. */
   model?: string
-  parent?: { session?: string; callId: string; tool: string }
+  /** For a child run (a subagent, a workflow's agent): the call that started it, so replay nests it there. */
+  parent?: StoredSessionParent
+  /** How many runs deep this one is: absent or 0 for a top-level run, 1 for its children, … */
   depth?: number
+}
+
+/** Where a child session was started: the parent session (when it had one) and the tool call. */
+export interface StoredSessionParent {
+  session?: string
+  callId: string
+  /** The tool that started it (`subagent`, `workflow`, `ralph`). */
+  tool: string
 }
 
 /** One event of a session: `seq` grows by one from 1 within its session. */
