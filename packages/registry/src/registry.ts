@@ -47,6 +47,10 @@ export class ToolRegistry extends Service {
 
   private readonly entries = new Map<string, Entry>()
   private readonly guards = new Set<ToolGuard>()
+  /** What `list()` returns until the tools change; `generation` counts the changes. */
+  private listed: ToolSchema[] | undefined
+  private listing = false
+  private generation = 0
   private readonly hooks: HookTable
   private readonly config: ToolRegistry.Config
   private readonly host: BodyHost
@@ -95,16 +99,32 @@ export class ToolRegistry extends Service {
     return unproxied(this).entries.get(name)?.definition
   }
 
-  /** Every tool's model-facing schema, sorted by name. */
+  /**
+   * Every tool's model-facing schema (each frozen), sorted by name, in a fresh array. Built once and kept
+   * until the next registration or unregistration (`tools/changed`): a description is read when the list
+   * is built, so a definition whose description changes announces it by re-registering.
+   */
   list(): ToolSchema[] {
-    return [...unproxied(this).entries.values()]
-      .filter(({ definition: d }) => !d.hidden)
-      .map(({ definition: d, annotations }) => {
-        const schema: ToolSchema = { name: d.name, description: d.description, parameters: d.parameters, outputSchema: d.output.schema }
-        if (annotations) schema.annotations = annotations
-        return schema
-      })
-      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    const registry = unproxied(this)
+    if (registry.listed) return registry.listed.slice()
+    // A description getter may list the tools itself (Code Mode's SDK): that inner build is not kept.
+    const outermost = !registry.listing
+    const generation = registry.generation
+    registry.listing = true
+    try {
+      const schemas = [...registry.entries.values()]
+        .filter(({ definition: d }) => !d.hidden)
+        .map(({ definition: d, annotations }) => {
+          const schema: ToolSchema = { name: d.name, description: d.description, parameters: d.parameters, outputSchema: d.output.schema }
+          if (annotations) schema.annotations = annotations
+          return Object.freeze(schema)
+        })
+        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+      if (outermost && generation === registry.generation) registry.listed = schemas
+      return schemas.slice()
+    } finally {
+      if (outermost) registry.listing = false
+    }
   }
 
   /** Adds a monotonic deny rule (runs after pre-execute; nothing later re-allows). An effect of the caller. */
@@ -200,6 +220,8 @@ export class ToolRegistry extends Service {
   private readonly warn = (message: string) => this.ctx.logger('tools').warn(message)
 
   private changed(): void {
+    this.listed = undefined
+    this.generation++
     this.notifyAll('tools/changed', [])
   }
 

@@ -121,6 +121,52 @@ describe('ctx.tools.register', () => {
     expect(changes).toEqual([['echo'], []])
   })
 
+  it('keeps the listed schemas until tools/changed: descriptions are read once per change, and callers get their own array', async () => {
+    const ctx = await createTestContext()
+    let reads = 0
+    const counted = rawTool('counted', () => 1)
+    Object.defineProperty(counted, 'description', { enumerable: true, get: () => `read ${++reads}` })
+    ctx.tools.register(counted)
+    // Registration checks the description too; count from here.
+    reads = 0
+    const first = ctx.tools.list()
+    expect(first.map((tool) => tool.description)).toEqual(['read 1'])
+    expect(ctx.tools.list()[0]).toBe(first[0])
+    expect(reads).toBe(1)
+    expect(Object.isFrozen(first[0])).toBe(true)
+    // Emptying one caller's array leaves the next caller's list whole.
+    first.length = 0
+    expect(ctx.tools.list().map((tool) => tool.name)).toEqual(['counted'])
+    // A registration is a change: the next list reads the description again and includes the new tool.
+    const dispose = ctx.tools.register(echo)
+    expect(ctx.tools.list().map((tool) => `${tool.name}: ${tool.description}`)).toEqual([`counted: read 2`, `echo: ${echo.description}`])
+    dispose()
+    expect(ctx.tools.list().map((tool) => `${tool.name}: ${tool.description}`)).toEqual(['counted: read 3'])
+    expect(reads).toBe(3)
+  })
+
+  it('a description that lists the tools while the list is built sees the tools and does not replace the kept list', async () => {
+    const ctx = await createTestContext()
+    const nested = rawTool('nested', () => 1)
+    let inner: string[] | undefined
+    let depth = 0
+    Object.defineProperty(nested, 'description', {
+      enumerable: true,
+      get: () => {
+        if (depth++ === 0) inner = ctx.tools.list().map((tool) => tool.name)
+        depth--
+        return 'nested'
+      },
+    })
+    ctx.tools.register(echo)
+    ctx.tools.register(nested)
+    expect(ctx.tools.list().map((tool) => tool.name)).toEqual(['echo', 'nested'])
+    expect(inner).toEqual(['echo', 'nested'])
+    inner = undefined
+    expect(ctx.tools.list().map((tool) => tool.name)).toEqual(['echo', 'nested'])
+    expect(inner).toBeUndefined()
+  })
+
   it('returns a disposer that unregisters immediately', async () => {
     const ctx = await createTestContext()
     const dispose = ctx.tools.register(echo)
