@@ -68,7 +68,7 @@ const answer = await agent.run('Who owns the open TODOs?')
 session.close()
 
 const sdkShown = model.requests[0].tools.find((tool) => tool.name === 'run_code')!.description
-console.log('run_code description includes the SDK:', sdkShown.includes('grep(args: ToolArgsMap["grep"]): Promise<ToolOutputMap["grep"]>'))
+console.log('run_code description includes the SDK:', sdkShown.includes('grep: {matches: {path: string, lineNumber: number, line: string'))
 console.log(`\nmodel's final answer (${answer.stopReason}):\n${answer.text}`)
 
 const events = (await readFile(session.file, 'utf8'))

@@ -1,11 +1,11 @@
 import { toJsonValue, type JsonValue } from '@cordage/core'
 import type { CodeHostFunction } from '@cordage/services'
 import { HostFunctionError } from './errors.js'
-import type { CallOutcome } from './protocol.js'
+import { thrownOutcome, type CallOutcome } from './protocol.js'
 
 const HOST_PATH = /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/
 // The prelude's own globals, and the global properties that cannot be redefined.
-const RESERVED = new Set(['tools', 'console', 'ToolCallError', 'globalThis', 'undefined', 'NaN', 'Infinity'])
+const RESERVED = new Set(['tools', 'console', 'ToolCallError', 'describeTool', 'globalThis', 'undefined', 'NaN', 'Infinity'])
 
 /** Checks `host` keys: dotted identifiers, no reserved root, no key that is a property path of another. */
 export function hostFunctions(host: Record<string, CodeHostFunction>): Map<string, CodeHostFunction> {
@@ -32,6 +32,6 @@ export async function callHost(fn: CodeHostFunction, args: JsonValue, signal: Ab
   try {
     return { ok: true, json: JSON.stringify(toJsonValue(await fn(args, signal))) }
   } catch (error) {
-    return { ok: false, message: error instanceof Error ? error.message : String(error) }
+    return thrownOutcome(error)
   }
 }

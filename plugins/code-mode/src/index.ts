@@ -86,6 +86,7 @@ export function apply(ctx: Context, config: Config): void {
       execute: registry.execute,
       isParallel: (name, args) => catalog.isParallel(name, args),
       catalog: () => catalog.current(),
+      describe: (name) => catalog.describe(name),
     },
     limits,
   )

@@ -16,7 +16,7 @@
 /**
  * @typedef {object} Lane
  * @property {boolean} raw Whether this lane calls the entry points directly.
- * @property {(completion: string) => string | undefined} settle Settles one call (`<id>\n1<json>` or `<id>\n0<message>`); what it threw, described.
+ * @property {(completion: string) => string | undefined} settle Settles one call (`<id>\n1<json>` or `<id>\n0<failure json>`); what it threw, described.
  * @property {() => string | undefined} jobs Runs the pending promise jobs; the uncaught error they threw, described.
  * @property {() => string | { problem: string }} drain The drained outbox (prelude `drain`), or what draining threw.
  * @property {() => void} close Frees what the lane allocated (before the context is disposed).

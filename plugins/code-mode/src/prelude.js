@@ -9,7 +9,7 @@
  * worker drains after each pump (one crossing per batch instead of one callback per call).
  * `prelude(host)` returns `[bind, settle, finish, describe, drain, watch, track, harvest]`:
  *   bind(toolNamesJson, hostNamesJson) defines `tools`, the host functions, `console` is defined earlier;
- *   settle(`<id>\n1<value JSON>` | `<id>\n0<message>`) resolves or rejects call `<id>`;
+ *   settle(`<id>\n1<value JSON>` | `<id>\n0<failure JSON: { message, code, info? }>`) resolves or rejects call `<id>`;
  *   finish() → the JSON text of the program's return value (undefined for undefined), or throws
  *     (what the program threw, or a TypeError naming the first non-JSON part of the value);
  *   describe(error) → a printable description of an uncaught exception;
@@ -143,10 +143,14 @@ export default function prelude(host) {
     }
   }
 
+  // A failed call: `code` to route on (the failure's CordageError code, TOOL_FAILED for a plain error),
+  // `info` the failure's `{ name, code }` when the tool threw a CordageError (undefined otherwise).
   class ToolCallError extends ErrorCtor {
-    constructor(toolName, message) {
+    constructor(toolName, message, code, info) {
       super(message)
       define(this, 'toolName', { value: toolName, enumerable: true })
+      define(this, 'code', { value: code, enumerable: true })
+      define(this, 'info', { value: info === undefined ? undefined : freeze(info), enumerable: true })
     }
   }
   define(ToolCallError.prototype, 'name', { value: 'ToolCallError' })
@@ -163,7 +167,7 @@ export default function prelude(host) {
     try {
       text = args === undefined ? '{}' : encode(args, [], [])
     } catch (error) {
-      return PromiseCtor.reject(new ToolCallError(label, 'the arguments are not JSON: ' + error.message))
+      return PromiseCtor.reject(new ToolCallError(label, 'the arguments are not JSON: ' + error.message, 'INVALID_ARGS'))
     }
     return new PromiseCtor(function (resolve, reject) {
       const id = ++nextId
@@ -224,7 +228,15 @@ export default function prelude(host) {
       }
       entry[1](value)
     } else {
-      entry[2](new ToolCallError(entry[0], payload.slice(cut + 2)))
+      // `{ message, code, info? }`, written by the host (protocol.ts encodeCompletion).
+      let failure
+      try {
+        failure = parse(payload.slice(cut + 2))
+      } catch (error) {
+        failure = { message: payload.slice(cut + 2), code: 'TOOL_FAILED' }
+      }
+      const info = failure.info && typeof failure.info === 'object' ? { name: StringCtor(failure.info.name), code: StringCtor(failure.info.code) } : undefined
+      entry[2](new ToolCallError(entry[0], StringCtor(failure.message), StringCtor(failure.code), info))
     }
   }
 

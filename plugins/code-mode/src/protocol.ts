@@ -1,5 +1,5 @@
 import type { MessagePort } from 'node:worker_threads'
-import type { JsonValue } from '@cordage/core'
+import { failure, type JsonValue } from '@cordage/core'
 import type { CodeRunFailureKind } from './errors.js'
 import type { SandboxLimits } from './budget.js'
 
@@ -95,12 +95,30 @@ export function parseCalls(batch: string): QueuedCall[] {
   })
 }
 
-/** How one call ended, as the program sees it: a value's JSON text, or a failure message. */
-export type CallOutcome = { ok: true; json: string } | { ok: false; message: string }
+/**
+ * How one call ended, as the program sees it: a value's JSON text, or a failure: its message, its `code`
+ * and, for a `CordageError`, its `info` (`{ name, code }`), which the program's `ToolCallError` carries.
+ */
+export type CallOutcome = { ok: true; json: string } | { ok: false; message: string; code: string; info?: { name: string; code: string } }
 
-/** The text `settle` in the prelude parses. */
+/** A failed tool result (or a host function's failure) as a call outcome; plain errors get `TOOL_FAILED`. */
+export function failedOutcome(error: { message: string; info?: { name: string; code: string } }): CallOutcome {
+  return error.info
+    ? { ok: false, message: error.message, code: error.info.code, info: error.info }
+    : { ok: false, message: error.message, code: 'TOOL_FAILED' }
+}
+
+/** What a thrown error becomes: its message, and its code and info when it is a `CordageError`. */
+export function thrownOutcome(error: unknown): CallOutcome {
+  const result = failure(error)
+  return result.isError ? failedOutcome(result.error) : { ok: false, message: String(error), code: 'TOOL_FAILED' }
+}
+
+/** The text `settle` in the prelude parses: `<id>\n1<value JSON>` or `<id>\n0<failure JSON>`. */
 export function encodeCompletion(id: string, outcome: CallOutcome): string {
-  return outcome.ok ? `${id}\n1${outcome.json}` : `${id}\n0${outcome.message}`
+  if (outcome.ok) return `${id}\n1${outcome.json}`
+  const failure = outcome.info ? { message: outcome.message, code: outcome.code, info: outcome.info } : { message: outcome.message, code: outcome.code }
+  return `${id}\n0${JSON.stringify(failure)}`
 }
 
 /** A queued call's arguments, parsed; a call whose text is not JSON is answered with `failed` instead. */
@@ -108,7 +126,7 @@ export function parseArgs(call: QueuedCall): { args: JsonValue } | { failed: Cal
   try {
     return { args: JSON.parse(call.args) as JsonValue }
   } catch {
-    return { failed: { ok: false, message: 'the arguments are not JSON' } }
+    return { failed: { ok: false, message: 'the arguments are not JSON', code: 'INVALID_ARGS' } }
   }
 }
 
@@ -121,6 +139,7 @@ export function boundOutcome(outcome: CallOutcome, memoryBytes: number): CallOut
   if (!outcome.ok || outcome.json.length * 2 <= memoryBytes) return outcome
   return {
     ok: false,
+    code: 'VALUE_TOO_LARGE',
     message: `the value is ${outcome.json.length} characters of JSON, too large for the sandbox (memoryBytes ${memoryBytes}); ask for less, e.g. a narrower query or one page`,
   }
 }

@@ -8,9 +8,7 @@ import type { ProgramOutput } from './sandbox.js'
 export const RUN_CODE = 'run_code'
 
 const parameters = Schema.object({
-  code: Schema.string()
-    .required()
-    .description('JavaScript: the body of an async function. Use `await tools.<name>(args)`, `console.log(...)`, and `return` a JSON value.'),
+  code: Schema.string().required(),
 })
 
 const output = Schema.object({
@@ -21,10 +19,10 @@ const output = Schema.object({
 /** The fixed part of the description; the generated SDK follows it. */
 export function describeRunCode(limits: SandboxLimits): string {
   return [
-    'Run a JavaScript program in a sandbox and return its console output and return value. Use it to chain tool calls and process their results in code instead of reading them one by one.',
-    'The program is the body of an async function (plain JavaScript, no TypeScript syntax). `await tools.<name>(args)` calls a tool and resolves to its structured value (deep-frozen, typed below), or rejects with a ToolCallError { toolName, message }; independent calls may run together with Promise.all. `console.log` lines are returned as logs; `return` a JSON value to return it as the result.',
-    `There is no require, import, process, filesystem, network or timers except through tools. Limits per run: ${limits.cpuTimeMs} ms CPU, ${limits.timeoutMs} ms wall clock, ${Math.round(limits.memoryBytes / 1048576)} MiB memory, ${limits.maxOutputBytes} bytes of logs plus result, ${limits.maxCalls} tool calls. run_code itself cannot be called from a program.`,
-  ].join('\n\n')
+    'Run JavaScript (an async function body, no TypeScript) in a sandbox to chain tool calls and process their values in code.',
+    "`await tools.<name>(args)` takes the tool's arguments and resolves to its deep-frozen value (typed below); Promise.all overlaps calls; a failure throws ToolCallError (route on `code`: DENIED, INVALID_ARGS, …). console.log → logs; `return` JSON → result.",
+    `Only tools reach outside (no require, import, process, files, network, timers). Per run: ${limits.cpuTimeMs} ms CPU, ${limits.timeoutMs} ms wall, ${Math.round(limits.memoryBytes / 1048576)} MiB, ${limits.maxOutputBytes} output bytes, ${limits.maxCalls} tool calls.`,
+  ].join('\n')
 }
 
 /** Logs, then the result: strings raw, other JSON pretty-printed. */
@@ -52,7 +50,7 @@ export function createRunCode(runner: CodeRunner, sdk: () => string, limits: San
   })
   Object.defineProperty(definition, 'description', {
     enumerable: true,
-    get: () => `${fixed}\n\nTools available to programs (TypeScript declarations):\n\`\`\`ts\n${sdk()}\`\`\``,
+    get: () => `${fixed}\n\`\`\`ts\n${sdk()}\`\`\``,
   })
   return definition
 }

@@ -1,5 +1,5 @@
 import type { JsonValue } from '@cordage/core'
-import type { CallOutcome } from './protocol.js'
+import { thrownOutcome, type CallOutcome } from './protocol.js'
 
 /** Runs one call to completion; must settle (the registry's `execute` never rejects). */
 export type CallRunner = (name: string, args: JsonValue, signal: AbortSignal) => Promise<CallOutcome>
@@ -34,7 +34,7 @@ export class CallScheduler {
 
   /** Queues a call; `done` receives its outcome. Nothing starts until `pump()`. */
   submit(name: string, args: JsonValue, done: (outcome: CallOutcome) => void): void {
-    if (this.controller.signal.aborted) return done({ ok: false, message: 'the program run has ended' })
+    if (this.controller.signal.aborted) return done({ ok: false, message: 'the program run has ended', code: 'ABORTED_BEFORE_DISPATCH' })
     let parallel = false
     try {
       parallel = this.isParallel(name, args)
@@ -51,10 +51,7 @@ export class CallScheduler {
       if (head.parallel ? this.exclusiveRunning : this.running.size > 0) return
       this.queue.shift()
       if (!head.parallel) this.exclusiveRunning = true
-      const started = this.runner(head.name, head.args, this.controller.signal).then(
-        (outcome) => outcome,
-        (error: unknown) => ({ ok: false as const, message: error instanceof Error ? error.message : String(error) }),
-      )
+      const started = this.runner(head.name, head.args, this.controller.signal).then((outcome) => outcome, thrownOutcome)
       const tracked: Promise<void> = started.then((outcome) => {
         this.running.delete(tracked)
         if (!head.parallel) this.exclusiveRunning = false
@@ -69,7 +66,7 @@ export class CallScheduler {
   async close(): Promise<void> {
     this.controller.abort()
     const dropped = this.queue.splice(0)
-    for (const entry of dropped) entry.done({ ok: false, message: 'the program run ended before this call started' })
+    for (const entry of dropped) entry.done({ ok: false, message: 'the program run ended before this call started', code: 'ABORTED_BEFORE_DISPATCH' })
     while (this.running.size) await Promise.allSettled(this.running)
   }
 }

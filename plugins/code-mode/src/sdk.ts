@@ -1,4 +1,5 @@
 import type { JsonSchemaNode } from '@cordage/core'
+import { docText, propertyKey, toType, type Walk } from './sdk-types.js'
 
 /** The part of a listed tool the SDK is generated from. */
 export interface SdkTool {
@@ -8,161 +9,79 @@ export interface SdkTool {
   outputSchema: JsonSchemaNode
 }
 
-const IDENTIFIER = /^[A-Za-z_$][\w$]*$/
-const MAX_DEPTH = 24
+// An object type printed at least this often and this long is declared once, by name.
+const SHARED_MIN_COUNT = 2
+const SHARED_MIN_LENGTH = 40
 
-interface Walk {
-  root: any
-  readonly: boolean
-  refs: string[]
-}
+const pascal = (label: string) =>
+  label.replace(/(^|[^A-Za-z0-9]+)([A-Za-z0-9])/g, (_match, _sep, char: string) => char.toUpperCase()).replace(/^[^A-Za-z]+/, '')
 
-const key = (name: string) => (IDENTIFIER.test(name) ? name : JSON.stringify(name))
-
-/** One line of JSDoc text: whitespace collapsed, `*\/` escaped, at most 200 characters. */
-function docText(text: unknown): string | undefined {
-  if (typeof text !== 'string') return undefined
-  const line = text.replace(/\s+/g, ' ').trim().replace(/\*\//g, '*\\/')
-  if (!line) return undefined
-  return line.length > 200 ? `${line.slice(0, 197)}...` : line
-}
-
-function literal(value: unknown): string {
-  return value === null || ['string', 'number', 'boolean'].includes(typeof value) ? JSON.stringify(value) : 'JsonValue'
-}
-
-function union(parts: string[]): string {
-  const unique = [...new Set(parts)]
-  if (unique.includes('unknown')) return 'unknown'
-  // `&` binds tighter than `|`, so intersections need no parentheses here.
-  return unique.length ? unique.join(' | ') : 'never'
-}
-
-function resolveRef(ref: string, walk: Walk): any {
-  const match = /^#\/(\$defs|definitions)\/([^/]+)$/.exec(ref)
-  return match ? walk.root?.[match[1]]?.[match[2].replace(/~1/g, '/').replace(/~0/g, '~')] : undefined
-}
-
-/** A TypeScript type for a JSON Schema node; constructs it cannot express become `unknown`. */
-function toType(schema: any, indent: string, walk: Walk, depth: number): string {
-  if (schema === true) return 'JsonValue'
-  if (schema === false) return 'never'
-  if (!schema || typeof schema !== 'object' || depth > MAX_DEPTH) return 'unknown'
-  if (typeof schema.$ref === 'string') {
-    const target = resolveRef(schema.$ref, walk)
-    if (!target || walk.refs.includes(schema.$ref)) return 'unknown'
-    walk.refs.push(schema.$ref)
-    try {
-      return toType(target, indent, walk, depth + 1)
-    } finally {
-      walk.refs.pop()
-    }
+/**
+ * Names the object types printed more than once (after the property names they appeared under) and
+ * puts the names in their place, longest type first so an outer type is named before the ones inside it.
+ */
+function shareTypes(lines: string[], objects: Map<string, { count: number; labels: string[] }>, taken: Set<string>): string[] {
+  const shared = [...objects]
+    .filter(([text, seen]) => seen.count >= SHARED_MIN_COUNT && text.length >= SHARED_MIN_LENGTH)
+    .sort(([a], [b]) => b.length - a.length || (a < b ? -1 : 1))
+  const aliases: Array<{ name: string; text: string }> = []
+  for (const [text, seen] of shared) {
+    // Found under two names (stdout, stderr): named after both.
+    const base = seen.labels.slice(0, 2).map(pascal).join('Or') || 'Shared'
+    let name = base
+    for (let n = 2; taken.has(name); n++) name = `${base}${n}`
+    taken.add(name)
+    // An earlier (longer) replacement may have consumed every occurrence.
+    if (!lines.some((line) => line.includes(text)) && !aliases.some((alias) => alias.text.includes(text))) continue
+    for (let i = 0; i < lines.length; i++) lines[i] = lines[i]!.split(text).join(name)
+    for (const alias of aliases) alias.text = alias.text.split(text).join(name)
+    aliases.push({ name, text })
   }
-  if (schema.not !== undefined) return 'unknown'
-  if ('const' in schema) return literal(schema.const)
-  if (Array.isArray(schema.enum)) return union(schema.enum.map(literal))
-  const variants = schema.oneOf ?? schema.anyOf
-  if (Array.isArray(variants)) return union(variants.map((inner: any) => toType(inner, indent, walk, depth + 1)))
-  if (Array.isArray(schema.allOf)) {
-    const parts = schema.allOf.map((inner: any) => toType(inner, indent, walk, depth + 1))
-    return parts.includes('unknown') ? 'unknown' : parts.map((part: string) => (part.includes(' | ') ? `(${part})` : part)).join(' & ')
-  }
-  const types: string[] | undefined = typeof schema.type === 'string' ? [schema.type] : Array.isArray(schema.type) ? schema.type : undefined
-  if (types) return union(types.map((type) => typed(type, schema, indent, walk, depth)))
-  if (schema.properties || schema.additionalProperties !== undefined || schema.patternProperties) return typed('object', schema, indent, walk, depth)
-  if (schema.items !== undefined || schema.prefixItems) return typed('array', schema, indent, walk, depth)
-  return 'JsonValue'
-}
-
-function typed(type: string, schema: any, indent: string, walk: Walk, depth: number): string {
-  const ro = walk.readonly ? 'readonly ' : ''
-  switch (type) {
-    case 'string':
-      return 'string'
-    case 'number':
-    case 'integer':
-      return 'number'
-    case 'boolean':
-      return 'boolean'
-    case 'null':
-      return 'null'
-    case 'array': {
-      if (Array.isArray(schema.prefixItems)) {
-        const items = schema.prefixItems.map((inner: any) => toType(inner, indent, walk, depth + 1))
-        const rest =
-          schema.items === false || schema.items === undefined ? '' : `${items.length ? ', ' : ''}...Array<${toType(schema.items, indent, walk, depth + 1)}>`
-        return `${ro}[${items.join(', ')}${rest}]`
-      }
-      // Generic array syntax needs no parentheses around unions or intersections.
-      const item = schema.items === undefined ? 'JsonValue' : toType(schema.items, indent, walk, depth + 1)
-      return walk.readonly ? `ReadonlyArray<${item}>` : `Array<${item}>`
-    }
-    case 'object':
-      return objectType(schema, indent, walk, depth)
-    default:
-      return 'unknown'
-  }
-}
-
-function objectType(schema: any, indent: string, walk: Walk, depth: number): string {
-  const inner = `${indent}  `
-  const ro = walk.readonly ? 'readonly ' : ''
-  const required = new Set<string>(Array.isArray(schema.required) ? schema.required : [])
-  const lines: string[] = []
-  for (const [name, property] of Object.entries<any>(schema.properties ?? {})) {
-    const doc = docText(property?.description)
-    const tags = [doc, property?.deprecated === true ? '@deprecated' : undefined].filter(Boolean)
-    if (tags.length) lines.push(`${inner}/** ${tags.join(' ')} */`)
-    lines.push(`${inner}${ro}${key(name)}${required.has(name) ? '' : '?'}: ${toType(property, inner, walk, depth + 1)}`)
-  }
-  const extra = schema.additionalProperties
-  let index: string | undefined
-  if (schema.patternProperties) index = 'unknown'
-  else if (extra && typeof extra === 'object') index = toType(extra, inner, walk, depth + 1)
-  else if (extra !== false && !lines.length) index = 'JsonValue'
-  const body = lines.length ? `{\n${lines.join('\n')}\n${indent}}` : undefined
-  const map = index === undefined ? undefined : `{ ${ro}[key: string]: ${index} }`
-  if (body && map) return `${body} & ${map}`
-  return body ?? map ?? '{}'
+  return aliases.map((alias) => `type ${alias.name} = ${alias.text}`).sort()
 }
 
 /**
- * Generates the TypeScript declarations a program is written against: `ToolArgsMap`, `ToolOutputMap`,
- * `ToolCallError` and the typed `tools` object, from each tool's parameter and output schemas.
- * Deterministic: the same tools (in `list()` order) give byte-identical text.
+ * The SDK in `run_code`'s description: each tool's value type on one line, object types that recur
+ * declared once by name, and the `tools` object typed from them. Arguments are not repeated (they are
+ * each tool's own parameters, which the model already has); `describeTool(name)` gives the full
+ * declaration with docs. Deterministic: the same tools (in `list()` order) give byte-identical text.
  */
 export function generateSdk(tools: readonly SdkTool[]): string {
-  const args: string[] = []
-  const outputs: string[] = []
-  const methods: string[] = []
-  for (const tool of tools) {
-    const name = key(tool.name)
-    const quoted = JSON.stringify(tool.name)
-    const doc = docText(tool.description?.split('\n')[0])
-    args.push(`  ${name}: ${toType(tool.parameters, '  ', { root: tool.parameters, readonly: false, refs: [] }, 0)}`)
-    outputs.push(`  ${name}: ${toType(tool.outputSchema, '  ', { root: tool.outputSchema, readonly: true, refs: [] }, 0)}`)
-    if (doc) methods.push(`  /** ${doc} */`)
-    methods.push(`  ${name}(args: ToolArgsMap[${quoted}]): Promise<ToolOutputMap[${quoted}]>`)
-  }
+  const objects = new Map<string, { count: number; labels: string[] }>()
+  const outputs = tools.map((tool) => {
+    const walk: Walk = { root: tool.outputSchema, style: { compact: true, readonly: false }, refs: [], objects }
+    return `${propertyKey(tool.name, true)}: ${toType(tool.outputSchema, '', walk, 0)}`
+  })
+  const taken = new Set(['JsonValue', 'ToolArgsMap', 'ToolOutputMap', 'ToolCallError'])
+  const aliases = shareTypes(outputs, objects, taken)
+  const declarations = [...aliases, `interface ToolOutputMap {${outputs.length ? `\n${outputs.join('\n')}\n` : ''}}`]
   return [
-    'type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue }',
-    '',
-    '/** Arguments of each tool, by tool name. */',
-    `interface ToolArgsMap {${args.length ? `\n${args.join('\n')}\n` : ''}}`,
-    '',
-    '/** The value each tool resolves to (deep-frozen), by tool name. */',
-    `interface ToolOutputMap {${outputs.length ? `\n${outputs.join('\n')}\n` : ''}}`,
-    '',
-    '/** Thrown (rejected) when a tool call fails: denied, invalid arguments, or the tool failed. */',
-    'declare class ToolCallError extends Error {',
-    '  readonly toolName: string',
-    '}',
-    '',
-    '/** Every tool the program may call: `await tools.name(args)`, or `tools["odd-name"](args)`. */',
-    `declare const tools: {${methods.length ? `\n${methods.join('\n')}\n` : ''}}`,
-    '',
-    '/** Captured output: each call appends one line (strings raw, other values as JSON). */',
-    'declare const console: { log(...values: unknown[]): void; info(...values: unknown[]): void; warn(...values: unknown[]): void; error(...values: unknown[]): void; debug(...values: unknown[]): void }',
+    // Only declared when a value type uses it (a schema that admits any JSON).
+    ...(declarations.some((line) => line.includes('JsonValue'))
+      ? ['type JsonValue = null | boolean | number | string | JsonValue[] | {[key: string]: JsonValue}']
+      : []),
+    ...declarations,
+    "type ToolArgsMap = {[N in keyof ToolOutputMap]: object} // each tool's own parameters",
+    'declare const tools: {[N in keyof ToolOutputMap]: (args: ToolArgsMap[N]) => Promise<ToolOutputMap[N]>}',
+    'declare class ToolCallError extends Error {toolName: string; code: string; info?: {name: string, code: string}}',
+    "declare function describeTool(name: keyof ToolOutputMap): Promise<string> // a tool's TypeScript with docs",
     '',
   ].join('\n')
+}
+
+/**
+ * One tool's full declaration, what `describeTool(name)` returns inside a program: its description,
+ * then `tools.<name>` with the arguments and the (readonly) value typed property by property, with the
+ * schemas' descriptions as JSDoc.
+ */
+export function describeToolSdk(tool: SdkTool): string {
+  const args = toType(tool.parameters, '', { root: tool.parameters, style: { compact: false, readonly: false }, refs: [] }, 0)
+  const value = toType(tool.outputSchema, '', { root: tool.outputSchema, style: { compact: false, readonly: true }, refs: [] }, 0)
+  const doc = (tool.description ?? '')
+    .split('\n')
+    .map((line) => docText(line, 10_000) ?? '')
+    .join('\n * ')
+    .trim()
+  const member = /^[A-Za-z_$][\w$]*$/.test(tool.name) ? `.${tool.name}` : `[${JSON.stringify(tool.name)}]`
+  return `/**\n * ${doc}\n */\ntools${member}(args: ${args}): Promise<${value}>\n`
 }

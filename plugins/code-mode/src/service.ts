@@ -5,19 +5,32 @@ import type { SandboxLimits } from './budget.js'
 import type { CatalogSnapshot } from './catalog.js'
 import { callHost, hostFunctions } from './host-functions.js'
 import type { SandboxPool } from './pool.js'
-import type { CallOutcome } from './protocol.js'
+import { failedOutcome, thrownOutcome, type CallOutcome } from './protocol.js'
 import { runProgram } from './sandbox.js'
 import { CallScheduler } from './scheduler.js'
 import { openSession } from './session.js'
 
 const outcomeOf = (result: ToolExecutionResult): CallOutcome =>
-  result.isError ? { ok: false, message: result.error.message } : { ok: true, json: JSON.stringify(result.value) }
+  result.isError ? failedOutcome(result.error) : { ok: true, json: JSON.stringify(result.value) }
 
 /** What programs reach through the registry: dispatch, concurrency rules, and the bindable tools. */
 export interface ToolAccess {
   execute(input: ExecuteInput): Promise<ToolExecutionResult>
   isParallel(name: string, args: JsonValue): boolean
   catalog(): CatalogSnapshot
+  /** A visible tool's full declaration with docs (throws `UNKNOWN_TOOL` for any other name). */
+  describe(name: JsonValue): string
+}
+
+// `describeTool(name)` in a program: bound like a host function, answered from the catalog.
+const DESCRIBE_WIRE = ':describeTool'
+
+function describeOutcome(access: ToolAccess, name: JsonValue): Promise<CallOutcome> {
+  try {
+    return Promise.resolve({ ok: true, json: JSON.stringify(access.describe(name)) })
+  } catch (error) {
+    return Promise.resolve(thrownOutcome(error))
+  }
 }
 
 /**
@@ -46,8 +59,10 @@ export class CodeModeRunner implements CodeRunner {
       (wire, args, callSignal) => {
         const hostFunction = wire.startsWith(':') ? host.get(wire.slice(1)) : undefined
         if (hostFunction) return callHost(hostFunction, args, callSignal)
+        if (wire === DESCRIBE_WIRE) return describeOutcome(this.access, args)
         // The prelude only queues bound names; anything else is refused rather than dispatched.
-        if (wire.startsWith(':') || !bound.has(wire)) return Promise.resolve({ ok: false, message: `${wire} is not available to programs` })
+        if (wire.startsWith(':') || !bound.has(wire))
+          return Promise.resolve({ ok: false, message: `${wire} is not available to programs`, code: 'UNKNOWN_TOOL' })
         return this.access
           .execute({ name: wire, arguments: args, signal: callSignal, ...(parent !== undefined && { parent }), ...(agent !== undefined && { agent }) })
           .then(outcomeOf)
@@ -58,7 +73,7 @@ export class CodeModeRunner implements CodeRunner {
       code: options.code,
       limits: this.limits,
       toolNames: names,
-      hostNames: [...host.keys()],
+      hostNames: [...host.keys(), 'describeTool'],
       scheduler,
       ...(signal && { signal }),
     })

@@ -63,7 +63,7 @@ class SandboxSession implements CodeSession {
     this.scheduler = new CallScheduler(
       (wire, args, signal) => {
         const fn = wire.startsWith(':') ? host.get(wire.slice(1)) : undefined
-        return fn ? callHost(fn, args, signal) : Promise.resolve({ ok: false, message: `${wire} is not available in this sandbox` })
+        return fn ? callHost(fn, args, signal) : Promise.resolve({ ok: false, message: `${wire} is not available in this sandbox`, code: 'UNKNOWN_TOOL' })
       },
       () => true,
     )
@@ -168,7 +168,11 @@ class SandboxSession implements CodeSession {
   private submit(batch: string): void {
     for (const call of parseCalls(batch)) {
       if (this.scheduler.outstanding >= MAX_HOST_CALLS) {
-        this.complete(call.id, { ok: false, message: `the session already waits for ${MAX_HOST_CALLS} host calls; await some before making more` })
+        this.complete(call.id, {
+          ok: false,
+          message: `the session already waits for ${MAX_HOST_CALLS} host calls; await some before making more`,
+          code: 'CALL_LIMIT',
+        })
         continue
       }
       const parsed = parseArgs(call)

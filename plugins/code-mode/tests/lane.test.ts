@@ -113,12 +113,18 @@ describe('raw and public-API lanes', () => {
     )
     const registry = unproxied(ctx.get('tools')!)
     const catalog = new Catalog(registry, new Set())
-    const access = { execute: registry.execute, isParallel: (name: string, args: any) => catalog.isParallel(name, args), catalog: () => catalog.current() }
+    const access = {
+      execute: registry.execute,
+      isParallel: (name: string, args: any) => catalog.isParallel(name, args),
+      catalog: () => catalog.current(),
+      describe: (name: any) => catalog.describe(name),
+    }
     const limits = { memoryBytes: 32 << 20, stackBytes: 256 << 10, cpuTimeMs: 300, timeoutMs: 10_000, maxOutputBytes: 65_536, maxCalls: 5000 }
     const programs = [
       'let n = 0; for (let i = 1; i <= 100; i++) n += (await tools.lookup({ id: i })).id; console.log("sum", n); return n',
       'const all = await Promise.all([1, 2, 3].map((id) => tools.lookup({ id }))); return all.map((u) => u.name)',
-      'try { await tools.fails({}) } catch (e) { return [e.name, e.toolName, e.message] }',
+      'try { await tools.fails({}) } catch (e) { return [e.name, e.toolName, e.message, e.code, e.info ?? null] }',
+      "const doc = await describeTool('lookup'); try { await describeTool('nope') } catch (e) { return [doc.split('\\n')[3], e.code] }",
       'const u = await tools.lookup({ id: 1 }); try { u.name = "x" } catch (e) { return [Object.isFrozen(u), e.name] }',
       'await tools.lookup({ id: 1 }); throw new RangeError("after a call")',
       'await tools.lookup({ id: 1 }); for (;;) {}',
@@ -143,7 +149,8 @@ describe('raw and public-API lanes', () => {
     expect(outcomes[0]).toMatchObject([
       { output: { result: 5050, logs: ['sum 5050'] } },
       { output: { result: ['user-1', 'user-2', 'user-3'] } },
-      { output: { result: ['ToolCallError', 'fails', expect.stringMatching(/no luck/)] } },
+      { output: { result: ['ToolCallError', 'fails', expect.stringMatching(/no luck/), 'TOOL_FAILED', null] } },
+      { output: { result: ['tools.lookup(args: {', 'UNKNOWN_TOOL'] } },
       { output: { result: [true, 'TypeError'] } },
       { code: 'CODE_RUN_FAILED', kind: 'runtime', message: expect.stringMatching(/RangeError: after a call/) },
       { code: 'CODE_RUN_FAILED', kind: 'cpu' },

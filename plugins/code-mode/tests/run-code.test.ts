@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import Schema from 'schemastery'
-import { defineTool } from '@cordage/core'
+import { CordageError, defineTool } from '@cordage/core'
 import { listenerCount } from '@cordage/registry'
 import { createTestContext, testToolContract } from '@cordage/testing'
 import * as codeMode from '../src/index.js'
@@ -11,6 +11,16 @@ testToolContract(codeMode, {
     { name: 'a program returning a value', tool: 'run_code', arguments: { code: 'console.log("hi"); return { n: 1 }' } },
     { name: 'a program that throws', tool: 'run_code', arguments: { code: 'throw new Error("boom")' }, expect: 'error' },
   ],
+})
+
+const missing = defineTool({
+  name: 'missing',
+  description: 'Fails with a coded error.',
+  parameters: Schema.object({}),
+  output: { schema: Schema.object({}), render: () => [{ type: 'text', text: '' }] },
+  execute: () => {
+    throw new CordageError('NOT_FOUND', 'no user 7')
+  },
 })
 
 const dashed = defineTool({
@@ -96,29 +106,75 @@ describe('run_code', () => {
   })
 
   // QuickJS attaches `stack` to any Error when it is thrown; the data a ToolCallError carries is toolName and message.
-  it('rejects failed calls with a ToolCallError carrying only toolName and message', async () => {
-    const { run } = await setup([failing, lookup])
+  it('rejects failed calls with a ToolCallError carrying toolName, message, code and info', async () => {
+    const { ctx, run } = await setup([failing, lookup, missing])
+    ctx.on('tools/pre-execute', (exec, next) => ((exec.arguments as any)?.id === 13 ? { kind: 'deny', reason: 'unlucky' } : next()))
     const value = valueOf(
       await run(`
       const seen = []
-      for (const attempt of [() => tools.failing({}), () => tools.lookup({ id: -1 }), () => tools.lookup({ id: 1n }), () => tools.lookup({ id: 1, when: new Date() })]) {
+      const attempts = [() => tools.failing({}), () => tools.lookup({ id: -1 }), () => tools.lookup({ id: 1n }), () => tools.lookup({ id: 1, when: new Date() }), () => tools.lookup({ id: 13 }), () => tools.missing({})]
+      for (const attempt of attempts) {
         try { await attempt(); seen.push('resolved') } catch (error) {
-          seen.push({ isToolCallError: error instanceof ToolCallError, isError: error instanceof Error, name: error.name, own: Object.getOwnPropertyNames(error).filter((key) => key !== 'stack').sort(), toolName: error.toolName, message: error.message })
+          seen.push({ isToolCallError: error instanceof ToolCallError, isError: error instanceof Error, name: error.name, own: Object.getOwnPropertyNames(error).filter((key) => key !== 'stack').sort(), toolName: error.toolName, message: error.message, code: error.code, info: error.info ?? null, frozen: error.info ? Object.isFrozen(error.info) : null })
         }
       }
       return seen
     `),
     ).result
-    expect(value.map((entry: any) => [entry.isToolCallError, entry.isError, entry.name, entry.own, entry.toolName])).toEqual([
-      [true, true, 'ToolCallError', ['message', 'toolName'], 'failing'],
-      [true, true, 'ToolCallError', ['message', 'toolName'], 'lookup'],
-      [true, true, 'ToolCallError', ['message', 'toolName'], 'lookup'],
-      [true, true, 'ToolCallError', ['message', 'toolName'], 'lookup'],
+    const own = ['code', 'info', 'message', 'toolName']
+    expect(value.map((entry: any) => [entry.isToolCallError, entry.isError, entry.name, entry.own, entry.toolName, entry.code, entry.info])).toEqual([
+      [true, true, 'ToolCallError', own, 'failing', 'TOOL_FAILED', null],
+      [true, true, 'ToolCallError', own, 'lookup', 'INVALID_ARGS', { name: 'ToolArgsError', code: 'INVALID_ARGS' }],
+      [true, true, 'ToolCallError', own, 'lookup', 'INVALID_ARGS', null],
+      [true, true, 'ToolCallError', own, 'lookup', 'INVALID_ARGS', null],
+      [true, true, 'ToolCallError', own, 'lookup', 'DENIED', { name: 'ToolDeniedError', code: 'DENIED' }],
+      [true, true, 'ToolCallError', own, 'missing', 'NOT_FOUND', { name: 'CordageError', code: 'NOT_FOUND' }],
     ])
+    expect(value.filter((entry: any) => entry.info).every((entry: any) => entry.frozen)).toBe(true)
     expect(value[0].message).toBe('disk on fire')
     expect(value[1].message).toMatch(/invalid arguments for lookup/)
     expect(value[2].message).toBe('the arguments are not JSON: $.id: a bigint is not JSON')
     expect(value[3].message).toBe('the arguments are not JSON: $.when: a class instance is not JSON (only plain objects and arrays are)')
+    expect(value[4].message).toMatch(/unlucky/)
+    expect(value[5].message).toBe('no user 7')
+  })
+
+  it("describeTool returns a visible tool's full declaration with docs, and UNKNOWN_TOOL for run_code or a name that is not bound", async () => {
+    const { run } = await setup([lookup], { exclude: [] })
+    const value = valueOf(
+      await run(`
+      const doc = await describeTool('lookup')
+      const refused = []
+      for (const name of ['run_code', 'nope', 42]) {
+        try { await describeTool(name) } catch (error) { refused.push([error instanceof ToolCallError, error.code, error.message]) }
+      }
+      return { doc, refused }
+    `),
+    ).result
+    expect(value.doc).toMatchInlineSnapshot(`
+      "/**
+       * Looks up a user by id.
+       */
+      tools.lookup(args: {
+        /** User id */
+        id: number
+      }): Promise<{
+        readonly id: number
+        readonly name: string
+        readonly tags: ReadonlyArray<string>
+        readonly profile: {
+          readonly active: boolean
+          readonly score?: number
+        }
+      }>
+      "
+    `)
+    expect(value.refused.map((entry: any) => entry.slice(0, 2))).toEqual([
+      [true, 'UNKNOWN_TOOL'],
+      [true, 'UNKNOWN_TOOL'],
+      [true, 'UNKNOWN_TOOL'],
+    ])
+    expect(value.refused[0][2]).toBe('tool "run_code" is not available to programs; available: lookup')
   })
 
   it('dispatches nested calls with the run_code token as parent, and does not bind run_code itself', async () => {

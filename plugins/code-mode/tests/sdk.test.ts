@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import Schema from 'schemastery'
 import { defineTool, type JsonSchemaNode } from '@cordage/core'
 import * as codeMode from '../src/index.js'
-import { generateSdk } from '../src/sdk.js'
+import { describeToolSdk, generateSdk } from '../src/sdk.js'
 import { lookup, setup } from './helpers.js'
 
 const raw = (name: string, parameters: JsonSchemaNode, outputSchema: JsonSchemaNode, description = `The ${name} tool.`) => ({
@@ -13,7 +13,7 @@ const raw = (name: string, parameters: JsonSchemaNode, outputSchema: JsonSchemaN
 })
 
 describe('generateSdk', () => {
-  it('declares ToolArgsMap, ToolOutputMap, ToolCallError and the typed tools object', () => {
+  it('declares each value type on one line, the typed tools object, ToolCallError and describeTool; arguments are left to the tool list', () => {
     const sdk = generateSdk([
       raw(
         'grep',
@@ -38,79 +38,98 @@ describe('generateSdk', () => {
       raw('odd-name', { type: 'object', properties: { 'with space': { enum: ['a', 'b', 1, null] } } }, { type: ['string', 'null'] }),
     ])
     expect(sdk).toMatchInlineSnapshot(`
-      "type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue }
-
-      /** Arguments of each tool, by tool name. */
-      interface ToolArgsMap {
-        grep: {
-          /** A regular expression */
-          pattern: string
-          limit?: number
-        }
-        "odd-name": {
-          "with space"?: "a" | "b" | 1 | null
-        }
+      "interface ToolOutputMap {
+      grep: {matches: {path: string, lineNumber: number}[]}
+      'odd-name': string | null
       }
-
-      /** The value each tool resolves to (deep-frozen), by tool name. */
-      interface ToolOutputMap {
-        grep: {
-          readonly matches: ReadonlyArray<{
-            readonly path: string
-            readonly lineNumber: number
-          }>
-        }
-        "odd-name": string | null
-      }
-
-      /** Thrown (rejected) when a tool call fails: denied, invalid arguments, or the tool failed. */
-      declare class ToolCallError extends Error {
-        readonly toolName: string
-      }
-
-      /** Every tool the program may call: \`await tools.name(args)\`, or \`tools["odd-name"](args)\`. */
-      declare const tools: {
-        /** Searches files. */
-        grep(args: ToolArgsMap["grep"]): Promise<ToolOutputMap["grep"]>
-        /** The odd-name tool. */
-        "odd-name"(args: ToolArgsMap["odd-name"]): Promise<ToolOutputMap["odd-name"]>
-      }
-
-      /** Captured output: each call appends one line (strings raw, other values as JSON). */
-      declare const console: { log(...values: unknown[]): void; info(...values: unknown[]): void; warn(...values: unknown[]): void; error(...values: unknown[]): void; debug(...values: unknown[]): void }
+      type ToolArgsMap = {[N in keyof ToolOutputMap]: object} // each tool's own parameters
+      declare const tools: {[N in keyof ToolOutputMap]: (args: ToolArgsMap[N]) => Promise<ToolOutputMap[N]>}
+      declare class ToolCallError extends Error {toolName: string; code: string; info?: {name: string, code: string}}
+      declare function describeTool(name: keyof ToolOutputMap): Promise<string> // a tool's TypeScript with docs
       "
     `)
+    // Neither descriptions nor argument docs: they are in each tool's own definition, and in describeTool.
+    expect(sdk).not.toContain('Searches files')
+    expect(sdk).not.toContain('A regular expression')
+  })
+
+  it('declares an object type that recurs once, named after the properties it appears under', () => {
+    const job = {
+      type: 'object',
+      properties: { id: { type: 'string' }, state: { enum: ['running', 'exited'] }, exitCode: { type: ['integer', 'null'] } },
+      required: ['id', 'state', 'exitCode'],
+    } as JsonSchemaNode
+    const stream = {
+      type: 'object',
+      properties: { path: { type: ['string', 'null'] }, bytes: { type: 'integer' }, note: { type: ['string', 'null'] } },
+      required: ['path', 'bytes', 'note'],
+    } as JsonSchemaNode
+    const sdk = generateSdk([
+      raw('job_kill', { type: 'object' }, { type: 'object', properties: { killed: { type: 'boolean' }, job }, required: ['killed', 'job'] }),
+      raw('job_list', { type: 'object' }, { type: 'object', properties: { jobs: { type: 'array', items: job } }, required: ['jobs'] }),
+      raw('run', { type: 'object' }, { type: 'object', properties: { stdout: stream, stderr: stream } }),
+    ])
+    expect(sdk.split('```')[0]).toContain(
+      "type Job = {id: string, state: 'running' | 'exited', exitCode: number | null}\ntype StdoutOrStderr = {path: string | null, bytes: number, note: string | null}\n",
+    )
+    expect(sdk).toContain('job_kill: {killed: boolean, job: Job}\njob_list: {jobs: Job[]}\nrun: {stdout?: StdoutOrStderr, stderr?: StdoutOrStderr}\n')
   })
 
   it.each([
     ['not', { not: { type: 'string' } }, 'unknown'],
-    [
-      'recursive $ref',
-      { $defs: { node: { type: 'object', properties: { next: { $ref: '#/$defs/node' } } } }, $ref: '#/$defs/node' },
-      '{\n    readonly next?: unknown\n  }',
-    ],
+    ['recursive $ref', { $defs: { node: { type: 'object', properties: { next: { $ref: '#/$defs/node' } } } }, $ref: '#/$defs/node' }, '{next?: unknown}'],
     ['remote $ref', { $ref: 'https://example.com/schema' }, 'unknown'],
     ['any JSON', {}, 'JsonValue'],
-    ['tuple', { type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }], items: false }, 'readonly [string, number]'],
-    ['dict', { type: 'object', additionalProperties: { type: 'boolean' } }, '{ readonly [key: string]: boolean }'],
+    ['tuple', { type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }], items: false }, '[string, number]'],
+    ['dict', { type: 'object', additionalProperties: { type: 'boolean' } }, '{[key: string]: boolean}'],
+    [
+      'array of a union',
+      { type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'object', properties: { a: { const: "it's" } } }] } },
+      "Array<string | {a?: 'it\\'s'}>",
+    ],
+    ['array of objects with unions inside', { type: 'array', items: { type: 'object', properties: { s: { enum: ['x', 'y'] } } } }, "{s?: 'x' | 'y'}[]"],
     [
       'allOf',
       { allOf: [{ type: 'object', properties: { a: { const: 1 } }, required: ['a'] }, { anyOf: [{ type: 'string' }, { type: 'number' }] }] },
-      '{\n    readonly a: 1\n  } & (string | number)',
-    ],
-    [
-      'description escape',
-      { type: 'object', properties: { x: { type: 'string', description: 'ends */ here' } }, required: ['x'] },
-      '{\n    /** ends *\\/ here */\n    readonly x: string\n  }',
+      '{a: 1} & (string | number)',
     ],
   ])('%s degrades or maps precisely', (_label, schema, expected) => {
     const sdk = generateSdk([raw('t', { type: 'object' }, schema as JsonSchemaNode)])
-    expect(sdk).toContain(`interface ToolOutputMap {\n  t: ${expected}\n}`)
+    expect(sdk).toContain(`interface ToolOutputMap {\nt: ${expected}\n}`)
+    // JsonValue is declared exactly when a value type uses it.
+    expect(sdk.startsWith('type JsonValue')).toBe(expected.includes('JsonValue'))
   })
 
   it('is byte-identical for the same tools', () => {
     const tools = [raw('a', { type: 'object', properties: { x: { type: 'string' } } }, { type: 'number' })]
     expect(generateSdk(tools)).toBe(generateSdk(structuredClone(tools)))
+  })
+})
+
+describe('describeToolSdk', () => {
+  it('gives the full declaration: description, documented arguments and readonly value, escaping comment ends', () => {
+    const text = describeToolSdk(
+      raw(
+        'odd-name',
+        { type: 'object', properties: { x: { type: 'string', description: 'ends */ here' } }, required: ['x'] },
+        { type: 'array', items: { type: 'object', properties: { n: { type: 'number', deprecated: true } } } },
+        'First line.\nSecond line.',
+      ),
+    )
+    expect(text).toMatchInlineSnapshot(`
+      "/**
+       * First line.
+       * Second line.
+       */
+      tools["odd-name"](args: {
+        /** ends *\\/ here */
+        x: string
+      }): Promise<ReadonlyArray<{
+        /** @deprecated */
+        readonly n?: number
+      }>>
+      "
+    `)
   })
 })
 
@@ -127,9 +146,8 @@ describe('run_code description', () => {
   it('carries the SDK for every visible tool, byte-identical while the tool set is unchanged', async () => {
     const { ctx } = await setup([lookup])
     const first = describeRunCode(ctx)
-    expect(first).toContain('lookup(args: ToolArgsMap["lookup"]): Promise<ToolOutputMap["lookup"]>')
-    expect(first).toContain('  lookup: {\n    /** User id */\n    id: number\n  }')
-    expect(first).not.toContain('ToolArgsMap["run_code"]')
+    expect(first).toContain('lookup: {id: number, name: string, tags: string[], profile: {active: boolean, score?: number}}\n')
+    expect(first).not.toContain('run_code:')
     expect(describeRunCode(ctx)).toBe(first)
   })
 
@@ -139,8 +157,7 @@ describe('run_code description', () => {
     const fiber = await ctx.plugin({ name: 'late', inject: ['tools'], apply: (inner: any) => inner.tools.register(extra) })
     const mounted = describeRunCode(ctx)
     expect(mounted).not.toBe(before)
-    expect(mounted).toContain('extra(args: ToolArgsMap["extra"]): Promise<ToolOutputMap["extra"]>')
-    expect(mounted).toContain('  extra: ReadonlyArray<number>')
+    expect(mounted).toContain('extra: number[]\n')
     expect((await run('return Object.keys(tools)')).isError === false && (await run('return await tools.extra({ n: 4 })'))).toMatchObject({
       value: { result: [4] },
     })

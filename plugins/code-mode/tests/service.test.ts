@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { JsonValue } from '@cordage/core'
+import { CordageError, type JsonValue } from '@cordage/core'
 import type { CodeRunner } from '@cordage/services'
 import { lookup, setup, sleeper } from './helpers.js'
 
@@ -34,13 +34,13 @@ describe('ctx.codeMode.run', () => {
     expect(nested.exec.agent).toBe('planner')
   })
 
-  it('rejects a program call with ToolCallError when a host function throws or returns non-JSON', async () => {
+  it('rejects a program call with ToolCallError (with the code and info of a CordageError) when a host function throws or returns non-JSON', async () => {
     const { ctx } = await setup([])
     const output = await service(ctx).run({
       code: `
         const errors = []
-        for (const call of [() => fail({}), () => badValue({})]) {
-          try { await call() } catch (error) { errors.push([error.name, error.toolName, error.message]) }
+        for (const call of [() => fail({}), () => badValue({}), () => coded({})]) {
+          try { await call() } catch (error) { errors.push([error.name, error.toolName, error.message, error.code, error.info ?? null]) }
         }
         return errors
       `,
@@ -49,11 +49,15 @@ describe('ctx.codeMode.run', () => {
           throw new Error('no agents left')
         },
         badValue: async () => ({ when: new Date(0) }) as any,
+        coded: async () => {
+          throw new CordageError('RUN_BUDGET_EXCEEDED', 'the budget is spent')
+        },
       },
     })
     expect(output.result).toEqual([
-      ['ToolCallError', 'fail', 'no agents left'],
-      ['ToolCallError', 'badValue', expect.stringMatching(/^\$\.when: .*not JSON/)],
+      ['ToolCallError', 'fail', 'no agents left', 'TOOL_FAILED', null],
+      ['ToolCallError', 'badValue', expect.stringMatching(/^\$\.when: .*not JSON/), 'NOT_JSON', { name: 'NotJsonError', code: 'NOT_JSON' }],
+      ['ToolCallError', 'coded', 'the budget is spent', 'RUN_BUDGET_EXCEEDED', { name: 'CordageError', code: 'RUN_BUDGET_EXCEEDED' }],
     ])
   })
 
@@ -61,6 +65,7 @@ describe('ctx.codeMode.run', () => {
   it.each<[string, Record<string, any>, RegExp]>([
     ['bad path', { 'agents..run': none }, /not a dotted identifier path/],
     ['reserved root', { 'tools.extra': none }, /would replace the program's "tools"/],
+    ['reserved name', { describeTool: none }, /would replace the program's "describeTool"/],
     ['non-configurable global', { 'undefined.x': none }, /would replace the program's "undefined"/],
     ['overlap', { agents: none, 'agents.run': none }, /overlap/],
     ['overlap past a sibling that sorts between', { agents: none, agents$x: none, 'agents.run.deep': none }, /"agents" and "agents.run.deep" overlap/],

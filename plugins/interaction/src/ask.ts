@@ -16,7 +16,7 @@ const QuestionSchema = Schema.object({
   )
     .max(20)
     .required()
-    .description('The choices (2-4 is best). The user can always type their own answer instead; [] asks for free text only.'),
+    .description('2-4 concrete choices is best. The user can always type their own answer instead; [] asks for free text only.'),
   multiSelect: Schema.boolean().description('Let the user pick several options.'),
 })
 
@@ -72,7 +72,7 @@ export function askTool(ctx: Context): ToolDefinition {
   return defineTool({
     name: 'ask_user_question',
     description:
-      'Ask the user one or more multiple-choice questions when a decision is genuinely theirs (a preference, an ambiguous requirement, a trade-off) and you cannot find the answer yourself. The call waits until they answer. Offer 2-4 concrete options per question; the user can always type their own answer instead.',
+      'Ask the user one or more multiple-choice questions when a decision is genuinely theirs (a preference, an ambiguous requirement, a trade-off) and you cannot find the answer yourself. The call waits until they answer.',
     parameters: Parameters,
     output: {
       schema: Output,

@@ -19,7 +19,7 @@ export function exitPlanTool(ctx: Context, planMode: PlanMode): ToolDefinition {
   return defineTool({
     name: 'exit_plan_mode',
     description:
-      "Use only in plan mode. Present your plan for the user's review and, on approval, leave plan mode. Send the COMPLETE plan as markdown, starting with a # heading that names it. The user may approve (carry out the plan from your next step) or keep planning: their feedback comes back in the tool result; revise and present again.",
+      "Use only in plan mode. Present your plan for the user's review and, on approval, leave plan mode. Send the COMPLETE plan. The user may approve (carry out the plan from your next step) or keep planning: their feedback comes back in the tool result; revise and present again.",
     parameters: Parameters,
     output: {
       schema: Output,

@@ -28,7 +28,7 @@ export function jobOutputTool(table: JobTable, lineage: CallerLineage): ToolDefi
   return defineTool({
     name: 'job_output',
     description:
-      "Read a background job's output (stdout and stderr interleaved) from a character offset. Returns the new output, nextOffset to continue from, and the job state. Set wait_ms to block until new output arrives or the job ends.",
+      "Read a background job's output (stdout and stderr interleaved) from a character offset. Returns the new output, nextOffset to continue from, and the job state.",
     parameters: Parameters,
     output: {
       schema: Output,

@@ -7,7 +7,7 @@ import { SkillNotInvocableError, SkillTooLargeError, SkillUnreadableError, Unkno
 import { readSkillFile, SkillFileError } from './skill-file.js'
 
 const Parameters = Schema.object({
-  name: Schema.string().pattern(SKILL_NAME).required().description('The exact skill name from the catalog, e.g. "deploy-app".'),
+  name: Schema.string().pattern(SKILL_NAME).required().description('e.g. "deploy-app".'),
 })
 
 const Output = Schema.object({

@@ -12,7 +12,7 @@ const Item = Schema.object({
 })
 
 const Parameters = Schema.object({
-  todos: Schema.array(Item).max(100).required().description('The ENTIRE list: it replaces the previous one.'),
+  todos: Schema.array(Item).max(100).required().description('The ENTIRE list.'),
 })
 
 const Output = Schema.object({
@@ -61,7 +61,7 @@ export function todoWriteTool(store: TodoStore, allowParallelInProgress: boolean
     : 'Mark exactly one step in_progress while you work on it'
   return defineTool({
     name: 'todo_write',
-    description: `Record and update a task list for the current work. Send the ENTIRE list every call: it REPLACES the previous list. Use it to plan multi-step work and show progress: one todo per concrete step before you start. ${inProgressRule}, and mark a step completed as soon as it is done (do not batch completions). Skip the list for trivial single-step tasks. Statuses: pending, in_progress, completed.`,
+    description: `Record and update a task list for the current work. Send the ENTIRE list every call: it REPLACES the previous list. Use it to plan multi-step work and show progress: one todo per concrete step before you start. ${inProgressRule}, and mark a step completed as soon as it is done (do not batch completions). Skip the list for trivial single-step tasks.`,
     parameters: Parameters,
     output: {
       schema: Output,
