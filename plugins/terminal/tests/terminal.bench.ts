@@ -41,12 +41,14 @@ bench(
     const raw = rawShell()
     await raw.run("echo re''ady\r", 'ready\r\n')
     let n = 0
-    await compare(
+    const result = await compare(
       '(a) `echo <n>` and wait for its output',
       { name: 'raw node-pty, string search', fn: () => raw.run(`echo r''${++n}\r`, `r${n}\r\n`) },
       [{ name: 'terminal_send (emulator, waitFor, view, render)', fn: () => call('send', { id: session.id, input: `echo t${++n}\r`, waitFor: `^t${n}$` }) }],
       { iterations: 20, rounds: 9, warmup: 5, unit: 'ms' },
     )
+    const [raw0, tool0] = Object.values(result)
+    console.log(`  terminal_send round trip: overhead ${((tool0! - raw0!) / 1000).toFixed(2)} ms over raw node-pty (target ≤ 1 ms)`)
     raw.kill()
   },
   once,
@@ -60,7 +62,7 @@ bench(
     const raw = rawShell()
     await raw.run("echo re''ady\r", 'ready\r\n')
     const command = (tag: string) => `head -c 20000000 /dev/zero | tr '\\0' 'a' | fold -w 100; echo; echo ${tag}'-'done\r`
-    await compare(
+    const result = await compare(
       '(b) 20 MB through the pty',
       { name: 'raw node-pty, output discarded', fn: () => raw.run(command('raw'), 'raw-done\r\n') },
       [
@@ -71,6 +73,8 @@ bench(
       ],
       { iterations: 1, rounds: 5, warmup: 1, unit: 'ms' },
     )
+    const [raw1, tool1] = Object.values(result)
+    console.log(`  terminal_send 20 MB through the emulator: ratio ${(tool1! / raw1!).toFixed(2)}× (target ≤ 1.5×)`)
     raw.kill()
   },
   once,
