@@ -22,6 +22,7 @@ export const PACKAGE_LAYERS = {
   '@cordage/services': ['@cordage/core'],
   '@cordage/agent': ['@cordage/core', '@cordage/registry', '@cordage/services'],
   '@cordage/testing': ['@cordage/core', '@cordage/registry', '@cordage/services', '@cordage/agent'],
+  '@cordage/server': ['@cordage/core', '@cordage/registry', '@cordage/services', '@cordage/agent'],
   'create-cordage-plugin': [],
 }
 /** What any plugin may depend on. */

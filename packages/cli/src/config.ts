@@ -47,9 +47,11 @@ export interface CordageConfig {
   agent: AgentSettings
   /** Where sessions are kept: `{ postgres: <url> }`, else the JSONL files. */
   store?: { postgres?: string }
+  /** `cordage serve` settings: the bearer token (`CORDAGE_SERVE_TOKEN` wins), the largest request body. */
+  serve?: { token?: string; bodyLimit?: number }
 }
 
-const TOP_LEVEL = ['plugins', 'model', 'agent', 'store']
+const TOP_LEVEL = ['plugins', 'model', 'agent', 'store', 'serve']
 
 // The key shape of cordage.yml for the shared unknown-key check; `model:` passes further keys to the provider
 // (whose own Config checks them) and each plugin's config is checked against that plugin's Config.
@@ -59,6 +61,7 @@ const Document: JsonSchemaNode = {
     plugins: {},
     model: { type: 'object', additionalProperties: true },
     store: { type: 'object', properties: { postgres: { type: 'string' } } },
+    serve: { type: 'object', properties: { token: { type: 'string' }, bodyLimit: { type: 'integer' } } },
     agent: {
       type: 'object',
       properties: {
@@ -125,6 +128,13 @@ export function parseConfig(document: unknown, path: string): CordageConfig {
   const store = document.store
   if (store !== undefined && (!isRecord(store) || typeof store.postgres !== 'string'))
     throw new CliConfigError(`${where}: store: expected { postgres: <postgres:// url> } (omit it for the JSONL session files)`)
+  const serve = document.serve
+  if (serve !== undefined) {
+    if (!isRecord(serve)) throw new CliConfigError(`${where}: serve: expected a mapping (token, bodyLimit)`)
+    if (serve.token !== undefined && typeof serve.token !== 'string') throw new CliConfigError(`${where}: serve: token: expected a string`)
+    if (serve.bodyLimit !== undefined && !(Number.isInteger(serve.bodyLimit) && (serve.bodyLimit as number) > 0))
+      throw new CliConfigError(`${where}: serve: bodyLimit: expected a positive number of bytes`)
+  }
   return {
     file: path,
     baseDir: dirname(path),
@@ -132,6 +142,7 @@ export function parseConfig(document: unknown, path: string): CordageConfig {
     model: model as ModelSettings,
     agent: agent as AgentSettings,
     ...(store && { store: store as { postgres: string } }),
+    ...(serve !== undefined && { serve: serve as { token?: string; bodyLimit?: number } }),
   }
 }
 

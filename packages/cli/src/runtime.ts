@@ -1,6 +1,7 @@
 import { Context, type Fiber } from 'cordis'
 import { ToolRegistry } from '@cordage/registry'
 import StorePostgres from '@cordage/plugin-store-postgres'
+import { JsonlSessions } from '@cordage/agent'
 import { readConfig, type CordageConfig } from './config.js'
 import type { Output } from './output.js'
 import { loadPlugins, resolvePlugins, type ResolvedPlugin } from './plugins.js'
@@ -47,8 +48,9 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const ctx = new Context()
   installLogger(ctx, options.output, options.verbose ?? false)
   const registry = await ctx.plugin(ToolRegistry, {})
-  // The session store comes before the plugins, so whatever starts agents (subagents, workflows) writes there too.
-  const store = config.store?.postgres ? await ctx.plugin(StorePostgres, { url: config.store.postgres }) : undefined
+  // The session store comes before the plugins, so whatever starts agents (subagents, workflows) writes there
+  // too; without `store:` it is the JSONL files under the working directory, so `ctx.sessions` is always there.
+  const store = config.store?.postgres ? await ctx.plugin(StorePostgres, { url: config.store.postgres }) : await ctx.plugin(JsonlSessions, { cwd: options.cwd })
   const started = await loadPlugins(ctx, resolved, where)
   // Plugins loaded after the configured ones (the model, the MCP endpoint); unloaded first.
   const fibers: Fiber[] = []
@@ -69,8 +71,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     async dispose() {
       if (disposed) return
       disposed = true
-      for (const fiber of [...fibers.toReversed(), ...runtime.loaded.map((entry) => entry.fiber).toReversed(), ...(store ? [store] : []), registry])
-        await fiber.dispose()
+      for (const fiber of [...fibers.toReversed(), ...runtime.loaded.map((entry) => entry.fiber).toReversed(), store, registry]) await fiber.dispose()
     },
   }
   return runtime

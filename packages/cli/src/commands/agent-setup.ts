@@ -40,12 +40,14 @@ export async function startAgent(input: CommandInput, progress: Progress): Promi
     const { model, recorder } = await startModel(runtime, choice, flags.record)
     const resume = stringOption(values, 'resume')
     const store = runtime.ctx.get('sessions')
-    const session = store
-      ? resume
-        ? await SessionLog.openIn(store, resume)
-        : SessionLog.createIn(store, { cwd, model: model.id })
-      : resume
+    // `--resume` also takes a session file's path, which only the JSONL files have.
+    const byPath = resume !== undefined && (!store || (store.kind === 'jsonl' && /[\\/]|\.jsonl$/.test(resume)))
+    const session = resume
+      ? byPath
         ? SessionLog.open(resolveSessionFile(resume, { cwd }))
+        : await SessionLog.openIn(store!, resume)
+      : store
+        ? SessionLog.createIn(store, { cwd, model: model.id })
         : SessionLog.create({ cwd, model: model.id })
     await session.ready
     for (const warning of session.warnings) output.error(output.style('yellow', `session: ${warning}`))

@@ -4,6 +4,7 @@ import { mcpServeCommand } from './mcp-serve.js'
 import type { Command } from './command.js'
 import { replayCommand } from './replay.js'
 import { runCommand } from './run.js'
+import { serveCommand } from './serve.js'
 import { toolsCommand } from './tools.js'
 
 export type { Command, CommandInput } from './command.js'
@@ -12,7 +13,7 @@ export type { Command, CommandInput } from './command.js'
  * The command table, in help order. To add a command, write `src/commands/<name>.ts` exporting a
  * `Command` and list it here; a multi-word name (`'mcp serve'`) makes a subcommand.
  */
-export const commands: readonly Command[] = [runCommand, chatCommand, toolsCommand, callCommand, replayCommand, mcpServeCommand]
+export const commands: readonly Command[] = [runCommand, chatCommand, toolsCommand, callCommand, replayCommand, serveCommand, mcpServeCommand]
 
 /** The command whose words start `argv` (the longest match), and how many words it used. */
 export function findCommand(argv: readonly string[], table: readonly Command[] = commands): { command: Command; words: number } | undefined {
