@@ -23,6 +23,7 @@ export const PACKAGE_LAYERS = {
   '@cordage/agent': ['@cordage/core', '@cordage/registry', '@cordage/services'],
   '@cordage/testing': ['@cordage/core', '@cordage/registry', '@cordage/services', '@cordage/agent'],
   '@cordage/server': ['@cordage/core', '@cordage/registry', '@cordage/services', '@cordage/agent'],
+  '@cordage/studio': ['@cordage/services'],
   'create-cordage-plugin': [],
 }
 /** What any plugin may depend on. */

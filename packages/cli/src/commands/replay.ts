@@ -1,18 +1,30 @@
 import type { LoadedSession, Message } from '@cordage/agent'
+import { stringOption } from '../args.js'
 import { CliError, EXIT } from '../errors.js'
 import type { Output } from '../output.js'
 import type { Command } from './command.js'
 import { contentToText } from './render.js'
+import { replayHtml } from './replay-html.js'
 
 /** `cordage replay <session>`: the conversation exactly as the model and the user saw it. */
 export const replayCommand: Command = {
   name: 'replay',
   summary: 'print a recorded session as the model and the user saw it',
-  usage: '<session id or .jsonl file> [--json]',
-  options: { json: { type: 'boolean', description: 'print the derived provider-neutral messages as JSON' } },
-  async run({ positionals, output, cwd, values }) {
+  usage: '<session id or .jsonl file> [--json | --html [--out <file>]]',
+  options: {
+    json: { type: 'boolean', description: 'print the derived provider-neutral messages as JSON' },
+    html: { type: 'boolean', description: 'write the session (and its child sessions) as one self-contained HTML file; prints its path' },
+    out: { type: 'string', description: 'the file --html writes (default <session id>.html in the working directory)' },
+  },
+  async run(input) {
+    const { positionals, output, cwd, values } = input
     const [target] = positionals
     if (!target) throw new CliError('usage: cordage replay <session id or .jsonl file>')
+    if (values.out !== undefined && !values.html) throw new CliError('--out is an option of --html: cordage replay --html <session> --out <file>')
+    if (values.html) {
+      if (values.json) throw new CliError('choose one of --json and --html')
+      return replayHtml(target, input, stringOption(values, 'out'), stringOption(values, 'config'))
+    }
     const agent = await import('@cordage/agent')
     const { deriveMessages, loadSession, resolveSessionFile } = agent
     const session = loadSession(resolveSessionFile(target, { cwd }))

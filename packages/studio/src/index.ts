@@ -1,0 +1,3 @@
+export type { StudioAsset } from './assets.js'
+export { studioAssets } from './assets.js'
+export { renderSessionHtml, scriptJson } from './export.js'
