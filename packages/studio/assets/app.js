@@ -53,7 +53,10 @@ function route() {
 }
 
 function problem(error) {
-  return el('p', 'error-message', `${error.code ? `${error.code}: ` : ''}${error.message || error}`)
+  const text = `${error.code ? `${error.code}: ` : ''}${error.message || error}`
+  // Without the token the whole API is closed: say how to open the page with it.
+  const hint = error.status === 401 ? ' Open the address cordage serve printed with #token=<token> at the end.' : ''
+  return el('p', 'error-message', text + hint)
 }
 
 // ---- the list ------------------------------------------------------------------------------------

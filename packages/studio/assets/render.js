@@ -45,6 +45,12 @@
     return `$${cost < 0.01 ? cost.toFixed(4) : cost.toFixed(2)}`
   }
 
+  /** An ISO time as `2026-12-04 18:33:20 UTC` (the same for every reader of a shared file). */
+  function formatTime(value) {
+    const time = timeOf(value)
+    return time === undefined ? '' : `${new Date(time).toISOString().slice(0, 19).replace('T', ' ')} UTC`
+  }
+
   function timeOf(value) {
     const time = Date.parse(value)
     return Number.isNaN(time) ? undefined : time
@@ -121,6 +127,7 @@
     figure.append(caption)
     const pre = el('pre', 'diff-lines')
     const lines = meta.diff.split('\n')
+    if (lines.at(-1) === '') lines.pop()
     const shown = lines.length > 4000 ? lines.slice(0, 4000) : lines
     for (const line of shown) {
       const kind =
@@ -188,7 +195,7 @@
       ['Tokens', `${formatCount(totals.inputTokens)} in / ${formatCount(totals.outputTokens)} out`],
       ['Cost', formatCost(totals.cost) || '—'],
       ['Duration', formatDuration(duration) || '—'],
-      ['Started', header.createdAt || ''],
+      ['Started', formatTime(header.createdAt)],
     ]
     const fragment = document.createDocumentFragment()
     for (const [term, value] of rows) {

@@ -24,15 +24,23 @@ export const serveCommand: Command = {
     const port = Number(rawPort)
     if (!/^\d{1,5}$/.test(rawPort) || port > 65535) throw new CliError(`--port expects a number from 0 to 65535, got ${JSON.stringify(rawPort)}`)
     const host = stringOption(values, 'host') ?? '127.0.0.1'
-    const [{ startRuntime }, { startServer }, { chooseModel, startModel }, { CassetteModel, loadCassette }, { containStrayErrors }, { StopSignals }] =
-      await Promise.all([
-        import('../runtime.js'),
-        import('@cordage/server'),
-        import('../model.js'),
-        import('../cassette.js'),
-        import('../containment.js'),
-        import('../signals.js'),
-      ])
+    const [
+      { startRuntime },
+      { startServer },
+      { studioAssets },
+      { chooseModel, startModel },
+      { CassetteModel, loadCassette },
+      { containStrayErrors },
+      { StopSignals },
+    ] = await Promise.all([
+      import('../runtime.js'),
+      import('@cordage/server'),
+      import('@cordage/studio'),
+      import('../model.js'),
+      import('../cassette.js'),
+      import('../containment.js'),
+      import('../signals.js'),
+    ])
     const runtime = await startRuntime({ cwd, configFile: stringOption(values, 'config'), verbose: !!values.verbose, output })
     const release = containStrayErrors(output)
     let stop!: (signal: string) => void
@@ -64,6 +72,7 @@ export const serveCommand: Command = {
         port,
         ...(token && { token }),
         ...(runtime.config.serve?.bodyLimit && { bodyLimit: runtime.config.serve.bodyLimit }),
+        assets: studioFiles(studioAssets()),
         local: {
           system: runtime.config.agent.system,
           maxTurns: integerOption(values, 'max-turns') ?? runtime.config.agent.maxTurns,
@@ -84,4 +93,11 @@ export const serveCommand: Command = {
       release()
     }
   },
+}
+
+/** The studio's files as the server takes them: by name under `/studio/` (`index.html` is also `/`). */
+function studioFiles(assets: Map<string, { type: string; body: string | Uint8Array }>): Record<string, { contentType: string; body: string | Uint8Array }> {
+  const files: Record<string, { contentType: string; body: string | Uint8Array }> = {}
+  for (const [path, asset] of assets) if (path.startsWith('/studio/')) files[path.slice('/studio/'.length)] = { contentType: asset.type, body: asset.body }
+  return files
 }

@@ -1,0 +1,158 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { startFakeOpenAI, type FakeOpenAIServer } from '@cordage/testing'
+import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { project } from './helpers.js'
+import { start, waitFor, type Running } from './processes.js'
+
+const CHROMIUM = process.env.CORDAGE_CHROMIUM ?? '/usr/bin/chromium'
+const skipReason = existsSync(CHROMIUM) ? undefined : `no Chromium at ${CHROMIUM}: run \`bash scripts/services.sh start\``
+if (skipReason) console.warn(`skipping the studio browser test: ${skipReason}`)
+const ARTIFACTS = fileURLToPath(new URL('../../../.artifacts/studio/', import.meta.url))
+const TOKEN = 'studio-test-token-4f1c'
+const STREAMED = 'Let me write the greeting file, one small piece of text at a time, so you can watch it arrive.'
+
+describe.skipIf(skipReason)('the studio in Chromium, served by cordage serve', { timeout: 180_000 }, () => {
+  let model: FakeOpenAIServer
+  let cli: Running
+  let url: string
+  let context: BrowserContext
+  let close: () => Promise<void>
+  const dir = project({
+    // Writing asks first: the page must show the approval and the user answers it there.
+    'cordage.yml': `serve: { token: ${TOKEN} }\nplugins:\n  '@cordage/plugin-policy': { rules: [{ tool: write, action: ask, reason: 'writes need a yes' }] }\n  '@cordage/plugin-fs': {}\n`,
+  })
+
+  beforeAll(async () => {
+    model = await startFakeOpenAI([
+      {
+        text: STREAMED,
+        chunkSize: 3,
+        delayMs: 60,
+        toolCalls: [{ id: 'call_write', name: 'write', arguments: { path: 'hello.txt', content: 'hello from the studio\n' } }],
+      },
+      { text: 'The file is written.', delayMs: 20 },
+    ])
+    cli = start(['serve', '--port', '0', '--base-url', model.baseURL, '--no-key', '--model', 'fake-model'], dir)
+    if (!(await waitFor(() => cli.stdout().includes('\n') || cli.child.exitCode !== null, 30_000)))
+      throw new Error(`cordage serve did not start: ${cli.stderr()}`)
+    url = cli.stdout().split('\n')[0]!
+    const profile = mkdtempSync(join(tmpdir(), 'cordage-chromium-'))
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      viewport: { width: 1200, height: 900 },
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    })
+    close = async () => {
+      await context.close()
+      rmSync(profile, { recursive: true, force: true })
+    }
+  })
+
+  afterAll(async () => {
+    await close?.()
+    if (cli && cli.child.exitCode === null) {
+      cli.child.kill('SIGTERM')
+      await cli.exited
+    }
+    await model?.close()
+  })
+
+  it('starts a run from the page, streams its text and tool call, takes the approval from the keyboard, and lists it after a reload', async () => {
+    const page = await context.newPage()
+    const errors: string[] = []
+    page.on('pageerror', (error) => errors.push(error.message))
+    // The token arrives in the fragment, never in a request line, and is kept for the tab.
+    await page.goto(`${url}/#token=${TOKEN}`)
+    expect(page.url()).toBe(`${url}/#/`)
+    await page.getByText('No sessions yet: start a run above.').waitFor({ timeout: 30_000 })
+
+    // Keyboard only: the prompt is labelled, Ctrl+Enter starts the run.
+    const prompt = page.getByLabel('Prompt')
+    await prompt.focus()
+    await page.keyboard.type('Write hello.txt')
+    await page.keyboard.press('Control+Enter')
+    await page.waitForURL(/#\/sessions\/[\w.-]+$/, { timeout: 30_000 })
+    const id = decodeURIComponent(page.url().split('#/sessions/')[1]!)
+
+    // The text streams in before the turn is stored: some of it, not yet all of it.
+    const streaming = page.locator('.entry.streaming .text')
+    await streaming.waitFor({ timeout: 30_000 })
+    const partial = (await streaming.textContent())!
+    expect(STREAMED.startsWith(partial)).toBe(true)
+    expect(partial.length).toBeLessThan(STREAMED.length)
+    await page.screenshot({ path: shot('live-streaming.png') })
+
+    // The stored turn replaces it; the write call waits for the approval, which takes the focus.
+    const call = page.locator('li.call').first()
+    await call.waitFor({ timeout: 30_000 })
+    expect(await page.locator('.assistant-text').first().textContent()).toBe(STREAMED)
+    expect(await call.locator('.tool-name').textContent()).toBe('write')
+    expect(await call.locator('.badge').first().textContent()).toBe('running')
+    const allow = page.getByRole('button', { name: 'Allow write this once' })
+    await allow.waitFor({ timeout: 30_000 })
+    await expect.poll(() => focusedLabel(page), { timeout: 10_000 }).toBe('Allow write this once')
+    expect(await page.getByRole('group', { name: 'Approve write?' }).textContent()).toContain('writes need a yes')
+    await page.screenshot({ path: shot('live-approval.png') })
+    await page.keyboard.press('Enter')
+
+    // The run goes on and finishes: the call succeeded, the file exists, the session ended.
+    await page.locator('.entry.session-end').waitFor({ timeout: 30_000 })
+    expect(await page.getByRole('group', { name: 'Approve write?' }).count()).toBe(0)
+    expect(await call.locator('.badge').first().textContent()).toBe('ok')
+    expect(await page.locator('.assistant-text').last().textContent()).toBe('The file is written.')
+    expect(await page.locator('.summary-status').textContent()).toBe('ended (completed)')
+    expect(await page.locator('.summary-turns').textContent()).toBe('2')
+    expect(readFileSync(join(dir, 'hello.txt'), 'utf8')).toBe('hello from the studio\n')
+    await call.locator('summary').first().press('Enter')
+    await call.locator('.diff-lines').waitFor({ timeout: 10_000 })
+    expect(await call.locator('.diff figcaption .path').textContent()).toBe('hello.txt')
+    await page.screenshot({ path: shot('live-finished.png'), fullPage: true })
+
+    // A reload keeps the token (sessionStorage) and lists the finished session.
+    await page.goto(`${url}/#/`)
+    await page.reload()
+    const row = page.locator('table.sessions tbody tr', { hasText: id })
+    await row.waitFor({ timeout: 30_000 })
+    const cells = await row.locator('td').allTextContents()
+    expect(cells.slice(0, 4)).toEqual([id, 'ended', 'openai:fake-model', '2'])
+    await page.screenshot({ path: shot('live-list.png') })
+    // Opening it from the list shows the same view.
+    await row.getByRole('link', { name: id }).press('Enter')
+    await page.locator('.entry.session-end').waitFor({ timeout: 30_000 })
+    expect(await page.locator('.assistant-text').first().textContent()).toBe(STREAMED)
+    expect(errors).toEqual([])
+  })
+
+  it('a tab without the token shows the API error and how to pass the token, not a blank page', async () => {
+    // Same profile, but a new tab's sessionStorage is empty.
+    const page = await context.newPage()
+    await page.goto(url)
+    const error = page.locator('.error-message')
+    await error.waitFor({ timeout: 30_000 })
+    expect(await error.textContent()).toMatch(/^UNAUTHORIZED: .*#token=<token>/)
+    expect(await page.locator('table.sessions tbody tr').count()).toBe(0)
+  })
+})
+
+function shot(name: string): string {
+  mkdirSync(ARTIFACTS, { recursive: true })
+  return join(ARTIFACTS, name)
+}
+
+function focusedLabel(page: Page): Promise<string | null> {
+  return page.evaluate('document.activeElement && document.activeElement.getAttribute("aria-label")') as Promise<string | null>
+}
