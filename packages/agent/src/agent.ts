@@ -160,8 +160,10 @@ export class Agent {
         this.emit({ type: 'turn/end', turn: turns })
         if (runOptions.until?.()) return finish('completed')
         // Every line is already in the kernel (a process crash loses nothing); the fsync, for OS
-        // crashes, runs alongside the next model request instead of stalling the loop (~ms per turn).
-        this.session?.sync().catch((error: unknown) => this.ctx.logger('agent').warn(`session fsync failed: ${(error as Error)?.message ?? String(error)}`))
+        // crashes, runs alongside the next model request, unless the run ends first and its own covers it.
+        this.session?.syncSoon(undefined, (error: unknown) =>
+          this.ctx.logger('agent').warn(`session fsync failed: ${(error as Error)?.message ?? String(error)}`),
+        )
       }
     } finally {
       if (announce) emit('agent/run', { type: 'end', agent })

@@ -47,6 +47,9 @@ function newHeader(id: string, now: Date, options: Omit<CreateSessionOptions, 'i
   return header
 }
 
+/** How long `syncSoon` waits for a `sync()` that would cover the same lines. */
+const SYNC_SOON_MS = 10
+
 function newSessionId(now: Date): string {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15)
   return `${stamp}-${randomBytes(3).toString('hex')}`
@@ -159,6 +162,8 @@ export class SessionLog {
 
   private seq: number
   private isClosed = false
+  private syncTimer: NodeJS.Timeout | undefined
+  private onSyncError: ((error: unknown) => void) | undefined
   private inFlight: Promise<void> | undefined
   private queued: Promise<void> | undefined
   /** Lines were written since the last flush started (the header counts). */
@@ -204,11 +209,33 @@ export class SessionLog {
   }
 
   /**
+   * Flushes the lines appended so far within `delayMs`, unless a `sync()` covers them first: a run that
+   * ends sooner pays one fsync for its last turns instead of one per turn boundary. Failures go to
+   * `onError`. Lines are in the kernel from the moment `append` returns (a killed process loses none);
+   * the fsync is for crashes of the machine.
+   */
+  syncSoon(delayMs = SYNC_SOON_MS, onError?: (error: unknown) => void): void {
+    if (this.isClosed || !this.dirty) return
+    if (onError) this.onSyncError = onError
+    if (this.syncTimer) return
+    this.syncTimer = setTimeout(() => {
+      this.syncTimer = undefined
+      if (this.dirty) this.sync().catch((error: unknown) => this.onSyncError?.(error))
+    }, delayMs)
+    this.syncTimer.unref()
+  }
+
+  /**
    * Flushes every line appended so far to disk (fsync). While one flush is in flight, callers share a
    * single follow-up flush, so each returned promise covers the lines written before the call.
    */
   sync(): Promise<void> {
     if (this.isClosed) return Promise.resolve()
+    // This flush covers what a deferred one would have.
+    if (this.syncTimer) {
+      clearTimeout(this.syncTimer)
+      this.syncTimer = undefined
+    }
     // Nothing written since the last flush started: that flush (if still running) covers every line.
     if (!this.dirty) return this.inFlight ?? Promise.resolve()
     if (!this.inFlight) return this.flush()
