@@ -24,6 +24,7 @@ export const PACKAGE_LAYERS = {
   '@cordage/testing': ['@cordage/core', '@cordage/registry', '@cordage/services', '@cordage/agent'],
   '@cordage/server': ['@cordage/core', '@cordage/registry', '@cordage/services', '@cordage/agent'],
   '@cordage/studio': ['@cordage/services'],
+  '@cordage/queue': ['@cordage/core'],
   'create-cordage-plugin': [],
 }
 /** What any plugin may depend on. */

@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # The external services the tests use, for CI and developers alike.
-#   scripts/services.sh start   installs what is missing (Debian packages), starts a throwaway PostgreSQL
-#                               on loopback and prints `export CORDAGE_TEST_POSTGRES_URL=…` (eval it)
-#   scripts/services.sh stop    stops it and removes its data directory
+#   scripts/services.sh start   installs what is missing (Debian packages), starts a throwaway PostgreSQL and
+#                               Redis on loopback and prints `export CORDAGE_TEST_POSTGRES_URL=…` and
+#                               `export CORDAGE_TEST_REDIS_URL=…` (eval it); idempotent: running ones are kept
+#   scripts/services.sh stop    stops them and removes their data directory
 # CORDAGE_SERVICES_DIR (default /tmp/cordage-services) holds the data, socket and log;
-# CORDAGE_POSTGRES_PORT (default 55432) is the port.
+# CORDAGE_POSTGRES_PORT (default 55432) and CORDAGE_REDIS_PORT (default 56379) are the ports.
 set -euo pipefail
 
 base="${CORDAGE_SERVICES_DIR:-/tmp/cordage-services}"
 port="${CORDAGE_POSTGRES_PORT:-55432}"
 data="$base/postgres"
+redis_port="${CORDAGE_REDIS_PORT:-56379}"
+redis_dir="$base/redis"
 
 pg_bin() {
   local found
@@ -60,9 +63,31 @@ start() {
   fi
   as_owner "$bin/pg_isready" -h 127.0.0.1 -p "$port" -t 30 >&2
   echo "export CORDAGE_TEST_POSTGRES_URL=postgres://postgres@127.0.0.1:$port/postgres"
+  start_redis
+}
+
+# A throwaway Redis for the queue tests: loopback only, nothing saved, and `noeviction` (BullMQ needs every
+# key it wrote). Run as the postgres user when we are root, like PostgreSQL, so no server runs as root.
+start_redis() {
+  command -v redis-server >/dev/null || { echo "redis-server is not installed: the queue tests will skip" >&2; return 0; }
+  if command -v redis-cli >/dev/null && redis-cli -h 127.0.0.1 -p "$redis_port" ping 2>/dev/null | grep -q PONG; then
+    echo "Redis already running on 127.0.0.1:$redis_port" >&2
+  else
+    mkdir -p "$redis_dir"
+    [ "$(id -u)" = 0 ] && chown postgres: "$redis_dir"
+    as_owner redis-server --bind 127.0.0.1 --port "$redis_port" --save '' --appendonly no \
+      --maxmemory-policy noeviction --dir "$redis_dir" --pidfile "$redis_dir/redis.pid" \
+      --logfile "$redis_dir/redis.log" --daemonize yes >&2
+    for _ in $(seq 1 50); do
+      redis-cli -h 127.0.0.1 -p "$redis_port" ping 2>/dev/null | grep -q PONG && break
+      sleep 0.1
+    done
+  fi
+  echo "export CORDAGE_TEST_REDIS_URL=redis://127.0.0.1:$redis_port"
 }
 
 stop() {
+  [ -f "$redis_dir/redis.pid" ] && kill "$(cat "$redis_dir/redis.pid")" 2>/dev/null || true
   local bin
   bin="$(pg_bin)" || exit 0
   [ -d "$data" ] && as_owner "$bin/pg_ctl" -D "$data" -m fast -w stop >&2 || true

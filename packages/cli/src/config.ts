@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { parse as parseYaml } from 'yaml'
 import { unknownConfigKeys, type JsonSchemaNode } from '@cordage/core'
+import { resolveQueueSettings, type QueueSettings } from '@cordage/queue'
 import { CliConfigError, errorMessage } from './errors.js'
 
 /** One `plugins:` entry: a package name or a relative path, and the config it is given. */
@@ -49,9 +50,11 @@ export interface CordageConfig {
   store?: { postgres?: string }
   /** `cordage serve` settings: the bearer token (`CORDAGE_SERVE_TOKEN` wins), the largest request body. */
   serve?: { token?: string; bodyLimit?: number }
+  /** The run queue (`cordage worker`, `cordage run --queue`): `{ redis: <url> }` and its tuning. */
+  queue?: QueueSettings
 }
 
-const TOP_LEVEL = ['plugins', 'model', 'agent', 'store', 'serve']
+const TOP_LEVEL = ['plugins', 'model', 'agent', 'store', 'serve', 'queue']
 
 // The key shape of cordage.yml for the shared unknown-key check; `model:` passes further keys to the provider
 // (whose own Config checks them) and each plugin's config is checked against that plugin's Config.
@@ -79,6 +82,7 @@ const Document: JsonSchemaNode = {
         },
       },
     },
+    queue: { type: 'object', properties: { redis: {}, name: {}, attempts: {}, lockDuration: {}, stalledInterval: {} } },
   },
 }
 
@@ -135,6 +139,15 @@ export function parseConfig(document: unknown, path: string): CordageConfig {
     if (serve.bodyLimit !== undefined && !(Number.isInteger(serve.bodyLimit) && (serve.bodyLimit as number) > 0))
       throw new CliConfigError(`${where}: serve: bodyLimit: expected a positive number of bytes`)
   }
+  const queue = document.queue
+  if (queue !== undefined) {
+    if (!isRecord(queue)) throw new CliConfigError(`${where}: queue: expected { redis: <redis:// url> }`)
+    try {
+      resolveQueueSettings(queue as unknown as QueueSettings)
+    } catch (error) {
+      throw new CliConfigError(`${where}: ${errorMessage(error)}`)
+    }
+  }
   return {
     file: path,
     baseDir: dirname(path),
@@ -143,6 +156,7 @@ export function parseConfig(document: unknown, path: string): CordageConfig {
     agent: agent as AgentSettings,
     ...(store && { store: store as { postgres: string } }),
     ...(serve !== undefined && { serve: serve as { token?: string; bodyLimit?: number } }),
+    ...(queue && { queue: queue as unknown as QueueSettings }),
   }
 }
 

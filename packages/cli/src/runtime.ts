@@ -12,6 +12,8 @@ export interface RuntimeOptions {
   cwd: string
   /** A config file instead of `<cwd>/cordage.yml`. */
   configFile?: string
+  /** A config already parsed (a queued run's cordage.yml); wins over `configFile`. */
+  config?: CordageConfig
   verbose?: boolean
   output: Output
 }
@@ -39,7 +41,8 @@ export interface Runtime {
 
 /** Reads cordage.yml (or the default preset), validates every plugin's config, then loads them in order. */
 export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
-  const config: CordageConfig = readConfig(options.cwd, options.configFile) ?? { baseDir: options.cwd, plugins: [...defaultPreset], model: {}, agent: {} }
+  const config: CordageConfig = options.config ??
+    readConfig(options.cwd, options.configFile) ?? { baseDir: options.cwd, plugins: [...defaultPreset], model: {}, agent: {} }
   // A file without `plugins:` (only `model:`, say) still gets the default preset's tools.
   const preset = !config.file || config.plugins === undefined
   const where = preset ? 'default preset' : config.file!.endsWith('/cordage.yml') ? 'cordage.yml' : config.file!

@@ -30,7 +30,7 @@ describe('parseConfig', () => {
     [{ plugins: [{ a: 1, b: 2 }] }, 'cordage.yml: plugins[0]: expected a plugin name, { <name>: <config> } or { name, config }'],
     [{ model: { model: 4 } }, 'cordage.yml: model: model: expected string but got 4'],
     [{ agent: { maxTurns: 0 } }, 'cordage.yml: agent: maxTurns: expected a positive integer but got 0'],
-    [{ plugin: { fs: {} } }, 'cordage.yml: unknown key "plugin"; did you mean "plugins"? (valid keys: plugins, model, store, serve, agent)'],
+    [{ plugin: { fs: {} } }, 'cordage.yml: unknown key "plugin"; did you mean "plugins"? (valid keys: plugins, model, store, serve, agent, queue)'],
     [{ agent: { maxturns: 3 } }, 'cordage.yml: agent: unknown key "maxturns"; did you mean "maxTurns"? (valid keys: maxTurns, system, compaction)'],
   ])('rejects %j', (document, message) => {
     expect(() => parseConfig(document, '/p/cordage.yml')).toThrow(message)
@@ -42,6 +42,15 @@ describe('parseConfig', () => {
     expect(() => parseConfig({ store: { postgress: 'x' } }, '/p/cordage.yml')).toThrow(/store: .*postgress/)
     expect(() => parseConfig({ store: { postgres: 5 } }, '/p/cordage.yml')).toThrow(/store: expected \{ postgres/)
     expect(() => parseConfig({ store: 'postgres://x' }, '/p/cordage.yml')).toThrow(/store/)
+  })
+
+  it('reads queue: { redis, … } and refuses a bad url, a bad number or a typo, naming the key', () => {
+    const queue = { redis: 'redis://127.0.0.1:6379', attempts: 2 }
+    expect(parseConfig({ queue }, '/p/cordage.yml').queue).toEqual(queue)
+    expect(() => parseConfig({ queue: { redis: 'http://x' } }, '/p/cordage.yml')).toThrow(/queue: redis: expected a redis:\/\/ or rediss:\/\/ url/)
+    expect(() => parseConfig({ queue: { redis: 'redis://x', attempts: 0 } }, '/p/cordage.yml')).toThrow(/queue: attempts: expected a positive integer/)
+    expect(() => parseConfig({ queue: { redis: 'redis://x', lockDuraton: 5 } }, '/p/cordage.yml')).toThrow(/lockDuraton.*lockDuration/)
+    expect(() => parseConfig({ queue: 'redis://x' }, '/p/cordage.yml')).toThrow(/queue: expected \{ redis/)
   })
 
   it('throws INVALID_CONFIG errors (CordageError) for cordage.yml problems', () => {

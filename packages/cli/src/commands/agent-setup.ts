@@ -18,7 +18,7 @@ export interface AgentSession {
   close(end?: { reason: string; message?: string }): Promise<void>
 }
 
-function defaultSystem(cwd: string): string {
+export function defaultSystem(cwd: string): string {
   return `You are a coding agent working in the project at ${cwd}. Use the tools to read, search, change and test the code; check your work by running the project's tests before you finish. Answer concisely.`
 }
 

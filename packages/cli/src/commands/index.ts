@@ -6,6 +6,7 @@ import { replayCommand } from './replay.js'
 import { runCommand } from './run.js'
 import { serveCommand } from './serve.js'
 import { toolsCommand } from './tools.js'
+import { workerCommand } from './worker.js'
 
 export type { Command, CommandInput } from './command.js'
 
@@ -13,7 +14,7 @@ export type { Command, CommandInput } from './command.js'
  * The command table, in help order. To add a command, write `src/commands/<name>.ts` exporting a
  * `Command` and list it here; a multi-word name (`'mcp serve'`) makes a subcommand.
  */
-export const commands: readonly Command[] = [runCommand, chatCommand, toolsCommand, callCommand, replayCommand, serveCommand, mcpServeCommand]
+export const commands: readonly Command[] = [runCommand, chatCommand, toolsCommand, callCommand, replayCommand, serveCommand, mcpServeCommand, workerCommand]
 
 /** The command whose words start `argv` (the longest match), and how many words it used. */
 export function findCommand(argv: readonly string[], table: readonly Command[] = commands): { command: Command; words: number } | undefined {

@@ -9,11 +9,20 @@ export const runCommand: Command = {
   summary: 'run the agent on one task, headless; streams text and tool calls',
   usage: '"<task>"',
   environment: MODEL_ENVIRONMENT,
-  options: { ...modelOptions, ...agentOptions },
+  options: {
+    ...modelOptions,
+    ...agentOptions,
+    queue: { type: 'boolean', description: 'enqueue the run for a `cordage worker` (queue: and store: in cordage.yml) and follow it' },
+  },
   async run(input) {
     const { positionals, output, values } = input
     const task = positionals.join(' ').trim()
     if (!task) throw new CliError('usage: cordage run "<task>"')
+    if (values.queue) {
+      if (values.resume || values.record || values.plan) throw new CliError('run --queue: --resume, --record and --plan need a local run')
+      const { runQueued } = await import('../queue/enqueue.js')
+      return runQueued(input, task)
+    }
     // Heavy modules load only when the command runs, so `--help` and usage errors stay fast.
     const [{ Progress }, { startAgent, exitCodeOf }, { StopSignals, signalExitCode, stoppedBy }, { containStrayErrors }] = await Promise.all([
       import('../progress.js'),

@@ -1,0 +1,102 @@
+import { randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { SessionLog, type SessionEventMap } from '@cordage/agent'
+import { PostgresSessionStore } from '@cordage/plugin-store-postgres'
+import { RunQueue, type RunRequest } from '@cordage/queue'
+import type { SessionStore, StoredEvent } from '@cordage/services'
+import { integerOption, stringOption } from '../args.js'
+import type { CommandInput } from '../commands/command.js'
+import { readConfig } from '../config.js'
+import { CliConfigError, EXIT } from '../errors.js'
+import { StopSignals } from '../signals.js'
+
+/** A sortable run id like the session ids `cordage run` makes (`YYYYMMDD-HHMMSS-<6 hex>`). */
+export function newRunId(now = new Date()): string {
+  return `${now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15)}-${randomBytes(3).toString('hex')}`
+}
+
+/**
+ * Stores run `request.id`'s session (so it can be listed and followed at once, before any worker took it)
+ * and enqueues the run. A worker finds the session with no events yet and starts it with the prompt.
+ */
+export async function enqueueRun(store: SessionStore, queue: RunQueue, request: RunRequest, cwd: string): Promise<string> {
+  const log = SessionLog.createIn(store, { id: request.id, cwd })
+  await log.ready
+  return queue.enqueue(request)
+}
+
+/**
+ * `cordage run --queue "<task>"`: stores the run's session, enqueues it with this cordage.yml, and follows
+ * its events from PostgreSQL until it ends, wherever it runs. Ctrl-C cancels the run (a second one leaves
+ * it running and exits).
+ */
+export async function runQueued(input: CommandInput, task: string): Promise<number> {
+  const { values, output, cwd } = input
+  const config = readConfig(cwd, stringOption(values, 'config'))
+  if (!config?.queue) throw new CliConfigError('run --queue: cordage.yml needs queue: { redis: <redis:// url> }')
+  if (!config.store?.postgres) throw new CliConfigError('run --queue: cordage.yml needs store: { postgres: <postgres:// url> } (workers store the run there)')
+  const json = !!values.json
+  const store = new PostgresSessionStore({ url: config.store.postgres, poolSize: 2 })
+  const queue = new RunQueue(config.queue)
+  const id = newRunId()
+  const follower = new AbortController()
+  const signals = new StopSignals((signal, again) => {
+    if (again) {
+      output.error(`run ${id} keeps running on its worker`)
+      follower.abort()
+      return
+    }
+    output.error(output.style('yellow', `\n${signal}: cancelling run ${id} (again to stop following it)`))
+    void queue.cancel(id).catch((error) => output.error(`cancel failed: ${(error as Error).message}`))
+  })
+  try {
+    await store.open()
+    const cassette = stringOption(values, 'cassette')
+    const maxTurns = integerOption(values, 'max-turns')
+    const system = stringOption(values, 'system')
+    await enqueueRun(
+      store,
+      queue,
+      {
+        id,
+        prompt: task,
+        ...((maxTurns !== undefined || system !== undefined) && {
+          options: { ...(maxTurns !== undefined && { maxTurns }), ...(system !== undefined && { system }) },
+        }),
+        ...(config.file && { config: readFileSync(config.file, 'utf8') }),
+        ...(cassette && { cassette: resolve(cwd, cassette) }),
+      },
+      cwd,
+    )
+    output.error(output.style('dim', `queued run ${id}`))
+    let end: SessionEventMap['session/end'] | undefined
+    for await (const event of store.follow(id, { signal: follower.signal })) {
+      if (json) output.json(event)
+      else print(output, event)
+      if (event.type === 'session/end') end = event.data as SessionEventMap['session/end']
+    }
+    if (!end) return EXIT.failed
+    if (end.reason === 'completed') return EXIT.ok
+    if (end.message) output.error(output.style('red', `run ${id} ${end.reason}: ${end.message}`))
+    return end.reason === 'cancelled' || end.reason === 'aborted' ? 130 : EXIT.failed
+  } finally {
+    signals.dispose()
+    await queue.close()
+    await store.close()
+  }
+}
+
+function print(output: CommandInput['output'], event: StoredEvent): void {
+  if (event.type === 'assistant/message') {
+    const data = event.data as SessionEventMap['assistant/message']
+    if (data.content) output.line(data.content)
+    for (const call of data.toolCalls ?? []) output.error(output.style('dim', `→ ${call.name} ${call.arguments.slice(0, 120)}`))
+  } else if (event.type === 'tool/result') {
+    const data = event.data as SessionEventMap['tool/result']
+    output.error(data.isError ? output.style('red', `✗ ${data.name}${data.error?.code ? ` (${data.error.code})` : ''}`) : output.style('dim', `✓ ${data.name}`))
+  } else if (event.type === 'session/end') {
+    const data = event.data as SessionEventMap['session/end']
+    output.error(output.style('dim', `run ended: ${data.reason}`))
+  }
+}

@@ -1,0 +1,5 @@
+export { QueueError } from './errors.js'
+export { RunQueue, type RunRequest, type RunState } from './queue.js'
+export { RunWorker, type RunContext, type RunWorkerOptions } from './worker.js'
+export { assertRunId, resolveQueueSettings, type QueueSettings, type ResolvedQueueSettings, type RunJobData } from './types.js'
+export { injectTrace, withTrace } from './trace.js'

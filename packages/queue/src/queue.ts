@@ -1,0 +1,110 @@
+import { Queue } from 'bullmq'
+import type { Redis } from 'ioredis'
+import { connect } from './connection.js'
+import { QueueError } from './errors.js'
+import { injectTrace } from './trace.js'
+import { assertRunJobData, keysOf, resolveQueueSettings, type QueueSettings, type ResolvedQueueSettings, type RunJobData } from './types.js'
+
+/** What `enqueue` takes: the run without the fields the queue fills in. */
+export type RunRequest = Omit<RunJobData, 'enqueuedAt' | 'trace'>
+
+/** Where a queued run is, as BullMQ reports it (`unknown` once it was removed or never existed). */
+export type RunState = 'waiting' | 'active' | 'delayed' | 'completed' | 'failed' | 'unknown'
+
+/**
+ * The enqueuing side of the run queue (`cordage run --queue`, `cordage serve`): adds runs under their
+ * session id and sends control messages (cancel) to whichever worker holds a run.
+ */
+export class RunQueue {
+  readonly settings: ResolvedQueueSettings
+  private readonly connection: Redis
+  private readonly queue: Queue
+  private closed = false
+
+  constructor(settings: QueueSettings) {
+    this.settings = resolveQueueSettings(settings)
+    this.connection = connect(this.settings.redis)
+    // Connection errors surface on the calls that need Redis; an idle queue only logs nothing.
+    this.connection.on('error', () => {})
+    this.queue = new Queue(this.settings.name, { connection: this.connection })
+    this.queue.on('error', () => {})
+  }
+
+  /**
+   * Adds a run; resolves to its id. Adding an id that is already queued is a no-op (BullMQ keeps the
+   * first), so a retried request cannot start a run twice. The enqueuer's active trace context travels
+   * with the run.
+   */
+  async enqueue(request: RunRequest): Promise<string> {
+    this.assertOpen()
+    const data: RunJobData = { ...request, enqueuedAt: Date.now(), trace: injectTrace() }
+    assertRunJobData(data)
+    await this.call(() =>
+      this.queue.add('run', data, {
+        jobId: data.id,
+        // A run's own failures are recorded in its session; only a dead worker (a stall) makes it run again.
+        attempts: 1,
+        removeOnComplete: { age: 24 * 3600, count: 10_000 },
+        removeOnFail: { age: 7 * 24 * 3600 },
+      }),
+    )
+    return data.id
+  }
+
+  /**
+   * Cancels run `id` wherever it is: a worker running it aborts it within moments (pub/sub), and a run
+   * still queued or waiting ends as cancelled when a worker takes it. Resolves to false for an unknown run.
+   */
+  async cancel(id: string): Promise<boolean> {
+    this.assertOpen()
+    const keys = keysOf(this.settings.name)
+    return this.call(async () => {
+      const job = await this.queue.getJob(id)
+      if (!job) return false
+      await this.connection.set(keys.cancelled(id), '1', 'EX', 7 * 24 * 3600)
+      await this.connection.publish(keys.control, JSON.stringify({ type: 'cancel', id }))
+      if ((await job.getState()) === 'delayed') await job.promote().catch(() => {})
+      return true
+    })
+  }
+
+  /** Where run `id` is in the queue. */
+  async state(id: string): Promise<RunState> {
+    this.assertOpen()
+    return this.call(async () => {
+      const job = await this.queue.getJob(id)
+      if (!job) return 'unknown'
+      const state = await job.getState()
+      return state === 'prioritized' || state === 'waiting-children' ? 'waiting' : (state as RunState)
+    })
+  }
+
+  /** Removes the queue and every run in it, running ones included (decommissioning a queue, tests). */
+  async obliterate(): Promise<void> {
+    this.assertOpen()
+    await this.call(() => this.queue.obliterate({ force: true }))
+  }
+
+  /** Closes the connections (idempotent). */
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    await this.queue.close().catch(() => {})
+    await this.connection.quit().catch(() => this.connection.disconnect())
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new QueueError('QUEUE_CLOSED', 'the run queue is closed')
+  }
+
+  private async call<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work()
+    } catch (error) {
+      if (error instanceof QueueError) throw error
+      throw new QueueError('QUEUE_UNAVAILABLE', `the run queue at ${this.settings.redis} failed: ${(error as Error)?.message ?? String(error)}`, {
+        cause: error,
+      })
+    }
+  }
+}

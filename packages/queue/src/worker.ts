@@ -1,0 +1,138 @@
+import { Worker, WaitingError, type Job } from 'bullmq'
+import type { Redis } from 'ioredis'
+import { CordageError } from '@cordage/core'
+import { connect } from './connection.js'
+import { withTrace } from './trace.js'
+import { assertRunJobData, keysOf, resolveQueueSettings, type QueueSettings, type ResolvedQueueSettings, type RunJobData } from './types.js'
+
+/** One run as a worker hands it to `execute`. */
+export interface RunContext {
+  data: RunJobData
+  /**
+   * Aborts when the run is cancelled (reason code `CANCELLED`) or handed back at shutdown (`HANDED_BACK`):
+   * `execute` stops the agent and returns; a handed-back run must leave its session open.
+   */
+  signal: AbortSignal
+  /** 1 for the first start, 2 for the first resume after a dead worker or a hand-back, … */
+  attempt: number
+}
+
+/** Options of a `RunWorker`. */
+export interface RunWorkerOptions {
+  /** Runs held at once (default 1). */
+  concurrency?: number
+  /** Runs (or resumes) one run; resolves when it ended or stopped for its signal. */
+  execute(run: RunContext): Promise<void>
+  /** A run failed for good (it kept killing its workers, or `execute` threw): record why. */
+  onFailed?(id: string, reason: string): Promise<void>
+  /** Problems that concern no single run (Redis errors), for the log. */
+  onError?(error: Error): void
+}
+
+/**
+ * Takes runs from the queue and executes them, `concurrency` at a time. A dead worker's runs return to the
+ * queue when its lock expires (BullMQ's stalled-job check) and are resumed elsewhere; past `attempts`
+ * starts without finishing, a run fails with the reason. Cancel messages reach the run's worker over
+ * Redis pub/sub.
+ */
+export class RunWorker {
+  readonly settings: ResolvedQueueSettings
+  private readonly worker: Worker
+  private readonly subscriber: Redis
+  private readonly commands: Redis
+  private readonly active = new Map<string, AbortController>()
+  private closing: Promise<void> | undefined
+  private handingBack = false
+
+  constructor(
+    settings: QueueSettings,
+    private readonly options: RunWorkerOptions,
+  ) {
+    this.settings = resolveQueueSettings(settings)
+    const keys = keysOf(this.settings.name)
+    const onError = (error: Error) => options.onError?.(error)
+    this.commands = connect(this.settings.redis)
+    this.commands.on('error', onError)
+    this.subscriber = connect(this.settings.redis)
+    this.subscriber.on('error', onError)
+    this.subscriber.on('message', (_channel: string, message: string) => this.control(message))
+    void this.subscriber.subscribe(keys.control).catch(onError)
+    this.worker = new Worker(this.settings.name, (job, token) => this.process(job, token), {
+      connection: connect(this.settings.redis),
+      concurrency: options.concurrency ?? 1,
+      lockDuration: this.settings.lockDuration,
+      stalledInterval: this.settings.stalledInterval,
+      // A stall is a start that did not finish: `attempts` starts in all.
+      maxStalledCount: this.settings.attempts - 1,
+    })
+    this.worker.on('error', onError)
+    this.worker.on('failed', (job, error) => {
+      if (!job?.data?.id) return
+      const reason = /stalled more than allowable limit/.test(error.message)
+        ? `the run was started ${this.settings.attempts} times and its worker stopped each time (${error.message})`
+        : error.message
+      void options.onFailed?.(job.data.id, reason).catch(onError)
+    })
+  }
+
+  /** The ids of the runs this worker holds now. */
+  get running(): string[] {
+    return [...this.active.keys()]
+  }
+
+  /** Settles once the worker is connected and taking runs. */
+  async ready(): Promise<void> {
+    await this.worker.waitUntilReady()
+  }
+
+  /**
+   * Stops taking runs; running ones may finish for `graceMs`, then they are aborted and handed back to
+   * the queue (another worker resumes them; a hand-back is not a failed attempt). Idempotent.
+   */
+  close(graceMs = 10_000): Promise<void> {
+    this.closing ??= (async () => {
+      const timer = setTimeout(() => {
+        this.handingBack = true
+        for (const controller of this.active.values())
+          controller.abort(new CordageError('HANDED_BACK', 'the worker is shutting down; the run goes back to the queue'))
+      }, graceMs)
+      try {
+        await this.worker.close()
+      } finally {
+        clearTimeout(timer)
+        await this.subscriber.quit().catch(() => this.subscriber.disconnect())
+        await this.commands.quit().catch(() => this.commands.disconnect())
+      }
+    })()
+    return this.closing
+  }
+
+  private control(message: string): void {
+    let parsed: { type?: unknown; id?: unknown }
+    try {
+      parsed = JSON.parse(message)
+    } catch {
+      return
+    }
+    if (parsed?.type === 'cancel' && typeof parsed.id === 'string') this.active.get(parsed.id)?.abort(new CordageError('CANCELLED', 'the run was cancelled'))
+  }
+
+  private async process(job: Job, token: string | undefined): Promise<void> {
+    assertRunJobData(job.data)
+    const data = job.data
+    const controller = new AbortController()
+    // A run cancelled while queued (or before this worker subscribed) still ends as cancelled.
+    if (await this.commands.exists(keysOf(this.settings.name).cancelled(data.id))) controller.abort(new CordageError('CANCELLED', 'the run was cancelled'))
+    if (this.handingBack) controller.abort(new CordageError('HANDED_BACK', 'the worker is shutting down; the run goes back to the queue'))
+    this.active.set(data.id, controller)
+    try {
+      await withTrace(data.trace, () => this.options.execute({ data, signal: controller.signal, attempt: job.attemptsStarted || 1 }))
+    } finally {
+      this.active.delete(data.id)
+    }
+    if ((controller.signal.reason as CordageError | undefined)?.code === 'HANDED_BACK') {
+      await job.moveToWait(token)
+      throw new WaitingError()
+    }
+  }
+}
