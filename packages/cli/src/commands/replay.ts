@@ -1,10 +1,20 @@
-import type { LoadedSession, Message } from '@cordage/agent'
+import type { Message, SessionEvent, SessionHeader } from '@cordage/agent'
+import type { SessionStore } from '@cordage/services'
 import { stringOption } from '../args.js'
 import { CliError, EXIT } from '../errors.js'
 import type { Output } from '../output.js'
 import type { Command } from './command.js'
 import { contentToText } from './render.js'
 import { replayHtml } from './replay-html.js'
+
+/** A session to print, and how to find the child sessions started by its calls (by call id). */
+interface Replayed {
+  key: string
+  header: SessionHeader
+  events: readonly SessionEvent[]
+  warnings: readonly string[]
+  children(): Promise<Map<string, Replayed[]>>
+}
 
 /** `cordage replay <session>`: the conversation exactly as the model and the user saw it. */
 export const replayCommand: Command = {
@@ -26,22 +36,73 @@ export const replayCommand: Command = {
       return replayHtml(target, input, stringOption(values, 'out'), stringOption(values, 'config'))
     }
     const agent = await import('@cordage/agent')
-    const { deriveMessages, loadSession, resolveSessionFile } = agent
-    const session = loadSession(resolveSessionFile(target, { cwd }))
-    for (const warning of session.warnings) output.error(output.style('yellow', `session: ${warning}`))
-    if (values.json) {
-      output.line(JSON.stringify(deriveMessages(session.events), null, 2))
+    // A session id with `store: { postgres }` in cordage.yml is read from PostgreSQL; a file path is always a file.
+    const { readConfig } = await import('../config.js')
+    const url = /[\\/]|\.jsonl$/.test(target) ? undefined : readConfig(cwd, stringOption(values, 'config'))?.store?.postgres
+    const store = url ? await openPostgres(url) : undefined
+    try {
+      const session = store ? await fromStore(store, target) : fromFile(agent, agent.resolveSessionFile(target, { cwd }))
+      for (const warning of session.warnings) output.error(output.style('yellow', `session: ${warning}`))
+      if (values.json) {
+        output.line(JSON.stringify(agent.deriveMessages(session.events), null, 2))
+        return EXIT.ok
+      }
+      output.error(
+        output.style(
+          'dim',
+          `session ${session.header.id} · ${session.header.createdAt} · ${session.header.cwd}${session.header.model ? ` · ${session.header.model}` : ''}`,
+        ),
+      )
+      await printSession(agent, output, session, '', new Set([session.key]))
       return EXIT.ok
+    } finally {
+      await store?.close()
     }
-    output.error(
-      output.style(
-        'dim',
-        `session ${session.header.id} · ${session.header.createdAt} · ${session.header.cwd}${session.header.model ? ` · ${session.header.model}` : ''}`,
-      ),
-    )
-    printSession(agent, output, session, '', new Set([session.file]))
-    return EXIT.ok
   },
+}
+
+async function openPostgres(url: string): Promise<SessionStore & { close(): Promise<void> }> {
+  const { PostgresSessionStore } = await import('@cordage/plugin-store-postgres')
+  const store = new PostgresSessionStore({ url, poolSize: 2 })
+  try {
+    await store.open()
+  } catch (error) {
+    await store.close()
+    throw new CliError(`store: cannot open PostgreSQL: ${(error as Error).message}`)
+  }
+  return store
+}
+
+function fromFile(agent: typeof import('@cordage/agent'), file: string): Replayed {
+  const loaded = agent.loadSession(file)
+  return {
+    key: file,
+    ...loaded,
+    async children() {
+      const byCall = new Map<string, Replayed[]>()
+      for (const [callId, files] of agent.childSessionFiles(file, loaded.header.id)) byCall.set(callId, files.map((child) => fromFile(agent, child)))
+      return byCall
+    },
+  }
+}
+
+async function fromStore(store: SessionStore, id: string): Promise<Replayed> {
+  const stored = await store.read(id)
+  return {
+    key: id,
+    header: stored.header,
+    events: stored.events as SessionEvent[],
+    warnings: stored.warnings,
+    async children() {
+      const byCall = new Map<string, Replayed[]>()
+      // Oldest first, as the file store orders children.
+      for (const summary of (await store.list({ parent: id })).toReversed()) {
+        const callId = summary.header.parent!.callId
+        byCall.set(callId, [...(byCall.get(callId) ?? []), await fromStore(store, summary.header.id)])
+      }
+      return byCall
+    },
+  }
 }
 
 /**
@@ -49,8 +110,8 @@ export const replayCommand: Command = {
  * ralph), prints each child session indented under it, recursively. `seen` guards against a cycle of
  * headers naming each other.
  */
-function printSession(agent: typeof import('@cordage/agent'), output: Output, session: LoadedSession, indent: string, seen: Set<string>): void {
-  const children = agent.childSessionFiles(session.file, session.header.id)
+async function printSession(agent: typeof import('@cordage/agent'), output: Output, session: Replayed, indent: string, seen: Set<string>): Promise<void> {
+  const children = await session.children()
   const line = (text: string) =>
     output.line(
       indent
@@ -91,12 +152,11 @@ function printSession(agent: typeof import('@cordage/agent'), output: Output, se
     if (!message) continue
     printMessage(line, output, message)
     if (message.role !== 'tool') continue
-    for (const file of children.get(message.callId) ?? []) {
-      if (seen.has(file)) continue
-      seen.add(file)
-      const child = agent.loadSession(file)
+    for (const child of children.get(message.callId) ?? []) {
+      if (seen.has(child.key)) continue
+      seen.add(child.key)
       line(output.style('dim', `  ┌ child run ${child.header.id} (depth ${child.header.depth ?? 1})`))
-      printSession(agent, output, child, `${indent}  │ `, seen)
+      await printSession(agent, output, child, `${indent}  │ `, seen)
     }
   }
 }
