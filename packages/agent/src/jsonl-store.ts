@@ -14,6 +14,7 @@ import {
   type StoredSession,
   type StoredSessionHeader,
 } from '@cordage/services'
+import { SessionTail } from './jsonl-tail.js'
 import { loadSession } from './session-load.js'
 import { readHeader } from './session-tree.js'
 import { sessionDir, type SessionLocation } from './session-log.js'
@@ -130,10 +131,11 @@ export class JsonlSessionStore implements SessionStore {
   }
 
   follow(id: string, options: FollowOptions = {}): AsyncIterable<StoredEvent> {
-    assertSessionId(id)
+    const file = this.fileOf(id)
+    const tail = new SessionTail(file, () => loadStored(file, id))
     return followEvents(
       {
-        readAfter: async (after) => (await this.read(id)).events.filter((event) => event.seq > after),
+        readAfter: (after) => tail.readAfter(after),
         subscribe: (wake) => {
           const set = this.listeners.get(id) ?? new Set()
           set.add(wake)

@@ -67,41 +67,48 @@ export class PostgresSessionStore implements SessionStore {
 
   async append(id: string, events: readonly StoredEvent[]): Promise<void> {
     assertSessionId(id)
-    const client = await this.connect()
-    try {
-      await client.query('BEGIN')
-      // The row lock orders concurrent appenders of one session; other sessions never wait on it.
-      const { rows } = await client.query<{ last_seq: number }>('SELECT last_seq FROM cordage_sessions WHERE id = $1 FOR UPDATE', [id])
+    if (!events.length) {
+      const { rows } = await this.query('SELECT last_seq FROM cordage_sessions WHERE id = $1', [id])
       if (!rows.length) throw new SessionStoreError('SESSION_NOT_FOUND', `no session ${id}`)
-      assertNextSeqs(id, rows[0].last_seq, events)
-      if (events.length) {
-        await client.query(
-          `INSERT INTO cordage_events (session_id, seq, type, time, data)
-           SELECT $1, * FROM unnest($2::integer[], $3::text[], $4::text[], $5::json[])`,
-          [
-            id,
-            events.map((event) => event.seq),
-            events.map((event) => event.type),
-            events.map((event) => event.time),
-            events.map((event) => JSON.stringify(event.data)),
-          ],
-        )
-        const last = events[events.length - 1]
-        await client.query(`UPDATE cordage_sessions SET last_seq = $2, updated_at = $3, status = CASE WHEN $4 THEN 'ended' ELSE 'running' END WHERE id = $1`, [
-          id,
-          last.seq,
-          last.time,
-          last.type === 'session/end',
-        ])
-        await client.query('SELECT pg_notify($1, $2)', [CHANNEL, id])
-      }
-      await client.query('COMMIT')
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {})
-      throw storeError(error)
-    } finally {
-      client.release()
+      return
     }
+    // The batch must continue itself one by one; whether it continues the stored session is checked below.
+    const first = events[0].seq
+    assertNextSeqs(id, first - 1, events)
+    const last = events[events.length - 1]
+    // One statement, so one round trip and its own transaction: it locks the session row (ordering
+    // concurrent appenders of one session), and inserts, advances the row and notifies only when the
+    // stored last seq is the one this batch continues. The notification is delivered on commit.
+    const { rows } = await this.query(
+      `WITH locked AS (SELECT last_seq FROM cordage_sessions WHERE id = $1 FOR UPDATE),
+            fits AS (SELECT 1 FROM locked WHERE last_seq = $2),
+            inserted AS (
+              INSERT INTO cordage_events (session_id, seq, type, time, data)
+              SELECT $1, * FROM unnest($3::integer[], $4::text[], $5::text[], $6::json[]) WHERE EXISTS (SELECT 1 FROM fits)
+              RETURNING 1),
+            advanced AS (
+              UPDATE cordage_sessions SET last_seq = $7, updated_at = $8, status = CASE WHEN $9 THEN 'ended' ELSE 'running' END
+              WHERE id = $1 AND EXISTS (SELECT 1 FROM fits) RETURNING 1),
+            notified AS (SELECT pg_notify($10, $1) WHERE EXISTS (SELECT 1 FROM fits))
+       SELECT (SELECT last_seq FROM locked) AS last_seq, (SELECT count(*) FROM inserted)::int AS inserted,
+              (SELECT count(*) FROM advanced)::int AS advanced, (SELECT count(*) FROM notified)::int AS notified`,
+      [
+        id,
+        first - 1,
+        events.map((event) => event.seq),
+        events.map((event) => event.type),
+        events.map((event) => event.time),
+        events.map((event) => JSON.stringify(event.data)),
+        last.seq,
+        last.time,
+        last.type === 'session/end',
+        CHANNEL,
+      ],
+    )
+    const stored = rows[0]?.last_seq as number | null | undefined
+    if (stored === null || stored === undefined) throw new SessionStoreError('SESSION_NOT_FOUND', `no session ${id}`)
+    // Not the seq this batch continues: nothing was written; the error names the expected seq.
+    if (stored !== first - 1) assertNextSeqs(id, stored, events)
     this.wake(id)
   }
 
