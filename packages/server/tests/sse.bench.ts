@@ -93,7 +93,7 @@ bench(
     let line = 0
     // The JSONL session log calls `notify` after each event line it writes: that is the hand-over.
     const jsonl = new (class extends JsonlSessionStore {
-      notify(id: string): void {
+      override notify(id: string): void {
         jsonlTimes.set(++line, performance.now())
         super.notify(id)
       }
@@ -106,7 +106,7 @@ bench(
       const postgresTimes = new Map<number, number>()
       // PostgreSQL gets a turn's events in one append at the turn's end: the hand-over is that call.
       const postgres = new (class extends PostgresSessionStore {
-        async append(id: string, events: readonly StoredEvent[]): Promise<void> {
+        override async append(id: string, events: readonly StoredEvent[]): Promise<void> {
           const now = performance.now()
           for (const event of events) postgresTimes.set(event.seq, now)
           return super.append(id, events)
