@@ -80,7 +80,11 @@ function fromFile(agent: typeof import('@cordage/agent'), file: string): Replaye
     ...loaded,
     async children() {
       const byCall = new Map<string, Replayed[]>()
-      for (const [callId, files] of agent.childSessionFiles(file, loaded.header.id)) byCall.set(callId, files.map((child) => fromFile(agent, child)))
+      for (const [callId, files] of agent.childSessionFiles(file, loaded.header.id))
+        byCall.set(
+          callId,
+          files.map((child) => fromFile(agent, child)),
+        )
       return byCall
     },
   }
