@@ -46,7 +46,9 @@ export default defineConfig(({ mode }) => {
   return {
     resolve: { conditions: resolved },
     // Vitest passes these on to Node (`--conditions`) for the modules Node loads itself.
-    ssr: { resolve: { conditions: resolved, externalConditions: benchmark ? [] : ['cordage-source'] } },
+    // Not `module`: Node does not know it, and the OpenTelemetry packages' `module` builds import paths
+    // without extensions (written for bundlers), which Node cannot load.
+    ssr: { resolve: { conditions: resolved.filter((condition) => condition !== 'module'), externalConditions: benchmark ? [] : ['cordage-source'] } },
     plugins: benchmark ? [builtPackages()] : [],
     test: {
       projects,

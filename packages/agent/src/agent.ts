@@ -1,14 +1,14 @@
 import type { Context } from 'cordis'
 import { CordageError, type ToolExecutionResult } from '@cordage/core'
 import { hookTable, serviceOf, type HookTable, type ToolRegistry } from '@cordage/registry'
-import { composeSystem, type AgentNotice, type SystemSection } from '@cordage/services'
+import { composeSystem, type AgentNotice, type AgentRequestEvent, type SystemSection } from '@cordage/services'
 import type { AgentEvent, AgentOptions, AgentResult, RunOptions, StopReason } from './agent-types.js'
 import { runBatch } from './batch.js'
 import { codeDispatchObserver } from './code-dispatch.js'
 import { NoModelError } from './errors.js'
 import { observe, type RunObserver } from './hub.js'
 import { messageOf, deriveMessages, formatContext } from './messages.js'
-import type { Message, ModelService, ModelTool, ToolCall, Usage } from './model.js'
+import type { CompletionRequest, Message, ModelService, ModelTool, ToolCall, Usage } from './model.js'
 import { applyToolView } from './tool-view.js'
 import { applyCompaction } from './compaction.js'
 import { compactConversation } from './compactor.js'
@@ -82,7 +82,10 @@ export class Agent {
     let turns = 0
     let text = ''
     const tally: Tally = { usage: emptyUsage(), cost: 0 }
+    // Until `finish` says otherwise, the run ends by rejecting.
+    let stopped = 'failed'
     const finish = (stopReason: StopReason): AgentResult => {
+      stopped = stopReason
       const { usage, cost } = tally
       const result: AgentResult = { text, stopReason, turns, usage, ...(cost !== undefined && { cost }) }
       if (this.session && !this.session.closed) this.session.append('run/end', { stopReason, turns, usage: { ...usage }, ...(cost !== undefined && { cost }) })
@@ -94,7 +97,7 @@ export class Agent {
     // Per-root-run limits (the subagent plugin's budget) follow runs by these; unheard, they cost nothing.
     const announce = (hooks['agent/run']?.length ?? 0) > 0
     try {
-      if (announce) emit('agent/run', { type: 'start', agent })
+      if (announce) emit('agent/run', { type: 'start', agent, ...(this.session && { session: this.session.id }) })
       const observer: RunObserver = this.session ? codeDispatchObserver(this.session, (callId, owner) => owner === agent && this.inFlight.has(callId)) : {}
       // A notice for particular agents (a job's end, for the agent that started it) skips the others.
       const key = agent ?? null
@@ -166,7 +169,7 @@ export class Agent {
         )
       }
     } finally {
-      if (announce) emit('agent/run', { type: 'end', agent })
+      if (announce) emit('agent/run', { type: 'end', agent, ...(this.session && { session: this.session.id }), stopReason: stopped })
       stopObserving?.()
       // A job that finished during the last turn is kept for the next request rather than lost.
       if (notices.length && !this.session?.closed) this.appendNotices(notices)
@@ -234,14 +237,16 @@ export class Agent {
     this.messages.splice(0, this.messages.length, ...applyCompaction(this.messages, record))
     this.meter.reset(this.messages)
     this.compactedAt = this.messages.length
-    this.emit({
-      type: 'compact',
+    const compacted = {
       reason,
       tokensBefore: record.tokensBefore,
       tokensAfter: record.tokensAfter,
       summarized: record.keepFrom - head,
       cleared: record.cleared?.length ?? 0,
-    })
+    }
+    this.emit({ type: 'compact', ...compacted })
+    const { emit, hooks } = contextAccess(this.ctx)
+    if (hooks['agent/compact']?.length) emit('agent/compact', { ...(this.name !== undefined && { agent: this.name }), ...compacted })
     await this.session?.sync()
     return record
   }
@@ -262,13 +267,30 @@ export class Agent {
   /** One model request; its reported prompt size recalibrates the meter. */
   private async requestTurn(model: ModelService, tools: readonly ModelTool[], signal: AbortSignal | undefined, turn: number): Promise<TurnOutcome> {
     const count = this.messages.length
-    const outcome = await streamTurn(
-      model,
-      { messages: [...this.messages], tools: [...tools], signal },
-      turn,
-      (delta) => this.emit({ type: 'text/delta', delta }),
-      (delta) => this.emit({ type: 'thinking/delta', delta }),
-    )
+    const request: CompletionRequest = { messages: [...this.messages], tools: [...tools], signal }
+    const { emit, hooks } = contextAccess(this.ctx)
+    // Telemetry follows requests by these; unheard, they cost nothing.
+    const traced = (hooks['agent/request']?.length ?? 0) > 0
+    const about = traced ? requestOf(this.name, model, request) : undefined
+    if (about) emit('agent/request', { type: 'start', ...about })
+    let outcome: TurnOutcome
+    try {
+      outcome = await streamTurn(
+        model,
+        request,
+        turn,
+        (delta) => this.emit({ type: 'text/delta', delta }),
+        (delta) => this.emit({ type: 'thinking/delta', delta }),
+      )
+    } catch (error) {
+      if (about) emit('agent/request', { type: 'end', ...about, error })
+      throw error
+    }
+    if (about) {
+      const end: AgentRequestEvent = { type: 'end', ...about, finishReason: outcome.finishReason, text: outcome.text, toolCalls: outcome.calls }
+      if (outcome.usage) end.usage = outcome.usage
+      emit('agent/request', end)
+    }
     if (outcome.usage) this.meter.report(count, outcome.usage.inputTokens)
     return outcome
   }
@@ -341,6 +363,14 @@ export class Agent {
       this.ctx.logger('agent').warn(`an onEvent listener failed (ignored): ${(error as Error)?.message ?? String(error)}`)
     }
   }
+}
+
+/** What the start and end events of one model request share. */
+function requestOf(agent: string | undefined, model: ModelService, request: CompletionRequest): Omit<AgentRequestEvent, 'type'> {
+  const about: Omit<AgentRequestEvent, 'type'> = { model: model.id, request }
+  if (agent !== undefined) about.agent = agent
+  if (model.info?.model) about.modelName = model.info.model
+  return about
 }
 
 /** A run's usage and cost so far; `cost` becomes undefined once one request's usage or price is unknown. */

@@ -1,3 +1,5 @@
+import type { CompletionRequest, ToolCall, Usage } from './model.js'
+
 /**
  * An agent as ownership sees it: its id (`exec.agent`; `null` for a top-level agent without one), then
  * the agents that started it, nearest first, ending with its root: `[self, parent, …, root]`. A
@@ -34,4 +36,46 @@ export function mayUse(owner: AgentLineage | undefined, caller: AgentLineage): b
 export interface AgentRunEvent {
   type: 'start' | 'end'
   agent?: string
+  /** The id of the session the run appends to, when it has one. */
+  session?: string
+  /** On `end`: how the run stopped (`completed`, `aborted`, `max-turns`, `length`), or `failed` when it rejected. */
+  stopReason?: string
+}
+
+/**
+ * One model request of an agent run (a turn), at its start and at its end; emitted only while someone
+ * listens (telemetry); observe-only. The start and end events of one request carry the same `request`.
+ */
+export interface AgentRequestEvent {
+  type: 'start' | 'end'
+  /** What the run's tool calls carry as `exec.agent`. */
+  agent?: string
+  /** The model service id, e.g. `openai:gpt-4o-mini`. */
+  model: string
+  /** The model name as the provider's API knows it (`ModelService.info.model`), when known. */
+  modelName?: string
+  /** The request as the model receives it (messages and tools). */
+  request: CompletionRequest
+  /** On `end`: why the model stopped (`stop`, `tool_calls`, `length`, …); absent when the request failed. */
+  finishReason?: string
+  /** On `end`, when the provider reported it. */
+  usage?: Usage
+  /** On `end`: the text the model answered with. */
+  text?: string
+  /** On `end`: the tool calls the model proposed. */
+  toolCalls?: readonly ToolCall[]
+  /** On `end`, when the request failed: what it rejected with. */
+  error?: unknown
+}
+
+/** An agent run's conversation was compacted (emitted only while someone listens); observe-only. */
+export interface AgentCompactEvent {
+  agent?: string
+  reason: 'auto' | 'overflow' | 'manual'
+  tokensBefore: number
+  tokensAfter: number
+  /** Messages replaced by the summary. */
+  summarized: number
+  /** Tool results cleared. */
+  cleared: number
 }

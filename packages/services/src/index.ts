@@ -1,5 +1,5 @@
 import type { Context } from 'cordis'
-import type { AgentRunEvent } from './agents.js'
+import type { AgentCompactEvent, AgentRequestEvent, AgentRunEvent } from './agents.js'
 import type { ChildRunEvent } from './child.js'
 import type { CodeRunner } from './code.js'
 import type { AgentNotice } from './notice.js'
@@ -53,11 +53,15 @@ declare module 'cordis' {
     'agent/run'(event: AgentRunEvent): void
     /** Emit `(event)` after each model request of an agent run, with its usage (emitted only while someone listens); observe-only. */
     'agent/usage'(event: AgentUsageEvent): void
+    /** Emit `(event)` when a model request of an agent run starts and when it ends (emitted only while someone listens); observe-only. */
+    'agent/request'(event: AgentRequestEvent): void
+    /** Emit `(event)` after an agent run's conversation was compacted (emitted only while someone listens); observe-only. */
+    'agent/compact'(event: AgentCompactEvent): void
   }
 }
 
 export type { AgentNotice } from './notice.js'
-export type { AgentLineage, AgentLineageSource, AgentRunEvent } from './agents.js'
+export type { AgentCompactEvent, AgentLineage, AgentLineageSource, AgentRequestEvent, AgentRunEvent } from './agents.js'
 export { lineageOf, mayUse } from './agents.js'
 export type { McpBridgedDefinition, McpOrigin } from './mcp.js'
 export { mcpOriginOf } from './mcp.js'
