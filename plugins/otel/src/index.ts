@@ -64,7 +64,7 @@ export function apply(ctx: Context, config: Config): void {
   const join = () => {
     if (!measuring && meterProviderRegistered()) {
       measuring = true
-      tracker.instruments = createInstruments(SCOPE)
+      tracker.instruments = createInstruments(SCOPE, tracker.counts)
     }
     if (tracing || !(measuring || tracerProviderRegistered())) return
     tracing = true

@@ -1,4 +1,4 @@
-import { createNoopMeter, metrics, type Attributes, type Counter, type Histogram } from '@opentelemetry/api'
+import { createNoopMeter, metrics, type Attributes, type Histogram } from '@opentelemetry/api'
 import {
   METRIC_GEN_AI_CLIENT_OPERATION_DURATION,
   METRIC_GEN_AI_CLIENT_TOKEN_USAGE,
@@ -14,14 +14,20 @@ export interface Instruments {
   tokenUsage: Histogram
   /** `gen_ai.client.operation.duration` in seconds, per model request. */
   operationDuration: Histogram
-  /** `cordage.tool.calls`: tool calls by tool and outcome. */
-  toolCalls: Counter
   /** `cordage.tool.duration` in seconds, by tool and outcome. */
   toolDuration: Histogram
 }
 
-export function createInstruments(scope: string): Instruments {
+/**
+ * Creates the instruments on the global meter provider. Tool call counts are kept here, one number per
+ * tool and outcome, and read by the SDK when it collects (`cordage.tool.calls`, an observable counter):
+ * an SDK counter's `add` hashes its attributes on every call, which would cost more than a second.
+ */
+export function createInstruments(scope: string, counts: ToolCounts): Instruments {
   const meter = metrics.getMeter(scope)
+  meter
+    .createObservableCounter(METRIC_TOOL_CALLS, { unit: '{call}', description: 'Tool calls, by tool and outcome.' })
+    .addCallback((result) => counts.report((count, attributes) => result.observe(count, attributes)))
   return {
     tokenUsage: meter.createHistogram(METRIC_GEN_AI_CLIENT_TOKEN_USAGE, {
       unit: '{token}',
@@ -33,7 +39,6 @@ export function createInstruments(scope: string): Instruments {
       description: 'Duration of a model request.',
       advice: { explicitBucketBoundaries: OPERATION_DURATION_BUCKETS },
     }),
-    toolCalls: meter.createCounter(METRIC_TOOL_CALLS, { unit: '{call}', description: 'Tool calls, by tool and outcome.' }),
     toolDuration: meter.createHistogram(METRIC_TOOL_DURATION, {
       unit: 's',
       description: 'Duration of a tool call, admission to result, by tool and outcome.',
@@ -42,9 +47,15 @@ export function createInstruments(scope: string): Instruments {
   }
 }
 
-/** Attribute sets of tool metrics, one frozen object per tool and outcome (no allocation per call). */
-export class ToolAttributes {
-  private readonly cache = new Map<string, Map<string, Attributes>>()
+/** Per tool and outcome: the attribute set of its measurements (one frozen object) and its call count. */
+interface Tally {
+  attributes: Attributes
+  count: number
+}
+
+/** Tool call counts by tool and outcome, and their attribute sets (no allocation per call). */
+export class ToolCounts {
+  private readonly tallies = new Map<string, Map<string, Tally>>()
   private size = 0
 
   constructor(
@@ -52,17 +63,26 @@ export class ToolAttributes {
     private readonly limit = 1000,
   ) {}
 
-  of(tool: string, outcome: string): Attributes {
-    let byOutcome = this.cache.get(tool)
-    let found = byOutcome?.get(outcome)
-    if (found) return found
-    found = Object.freeze({ [this.names.tool]: tool, [this.names.outcome]: outcome })
-    // Tool names are bounded by the registry, but a flood of dynamic tools must not grow this forever.
-    if (this.size >= this.limit) return found
-    if (!byOutcome) this.cache.set(tool, (byOutcome = new Map()))
-    byOutcome.set(outcome, found)
-    this.size++
-    return found
+  /** Counts one call; returns the attribute set of its measurements. */
+  count(tool: string, outcome: string): Attributes {
+    let byOutcome = this.tallies.get(tool)
+    let tally = byOutcome?.get(outcome)
+    if (!tally) {
+      tally = { attributes: Object.freeze({ [this.names.tool]: tool, [this.names.outcome]: outcome }), count: 0 }
+      // Tool names are bounded by the registry, but a flood of dynamic tools must not grow this forever:
+      // past the limit, further combinations are measured but not counted.
+      if (this.size >= this.limit) return tally.attributes
+      if (!byOutcome) this.tallies.set(tool, (byOutcome = new Map()))
+      byOutcome.set(outcome, tally)
+      this.size++
+    }
+    tally.count++
+    return tally.attributes
+  }
+
+  /** Hands every count (cumulative) to `observe`. */
+  report(observe: (count: number, attributes: Attributes) => void): void {
+    for (const byOutcome of this.tallies.values()) for (const tally of byOutcome.values()) observe(tally.count, tally.attributes)
   }
 }
 
@@ -71,6 +91,5 @@ const noop = createNoopMeter()
 export const NOOP_INSTRUMENTS: Instruments = {
   tokenUsage: noop.createHistogram('noop'),
   operationDuration: noop.createHistogram('noop'),
-  toolCalls: noop.createCounter('noop'),
   toolDuration: noop.createHistogram('noop'),
 }

@@ -2,7 +2,7 @@ import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Context
 import type { ToolExec, ToolExecutionResult } from '@cordage/core'
 import type { AgentCompactEvent, AgentRequestEvent, AgentRunEvent, ChildRunEvent, CompletionRequest } from '@cordage/services'
 import { argumentsText, inputMessagesText, outputMessagesText, resultText } from './content.js'
-import { ToolAttributes, type Instruments } from './instruments.js'
+import { ToolCounts, type Instruments } from './instruments.js'
 import * as attr from './semconv.js'
 
 /** What the tracker records beyond the spans' structure. */
@@ -50,7 +50,9 @@ export class Tracker {
   private readonly runs = new Map<string | null, RunRecord[]>()
   private readonly children = new Map<string, ChildRunEvent>()
   private readonly requests = new Map<CompletionRequest, RequestRecord>()
-  private readonly toolAttributes = new ToolAttributes({ tool: attr.ATTR_GEN_AI_TOOL_NAME, outcome: attr.ATTR_TOOL_OUTCOME })
+  /** Call counts by tool and outcome (the `cordage.tool.calls` observable counter reads them). */
+  readonly counts = new ToolCounts({ tool: attr.ATTR_GEN_AI_TOOL_NAME, outcome: attr.ATTR_TOOL_OUTCOME })
+  private readonly spanNames = new Map<string, string>()
 
   constructor(
     private readonly tracer: Tracer,
@@ -74,17 +76,15 @@ export class Tracker {
     const { span } = record
     const outcome = outcomeOf(result)
     const code = result.isError ? (result.error.info?.code ?? 'TOOL_FAILED') : undefined
-    span.setAttribute(attr.ATTR_TOOL_OUTCOME, outcome)
-    span.setAttribute(attr.ATTR_POLICY_DECISION, code === 'DENIED' ? (record.ran ? 'block' : 'deny') : record.ran ? 'allow' : 'none')
-    if (code !== undefined) {
-      span.setAttribute(attr.ATTR_ERROR_TYPE, code)
+    const decision = code === 'DENIED' ? (record.ran ? 'block' : 'deny') : record.ran ? 'allow' : 'none'
+    if (code === undefined) span.setAttributes({ [attr.ATTR_TOOL_OUTCOME]: outcome, [attr.ATTR_POLICY_DECISION]: decision })
+    else {
+      span.setAttributes({ [attr.ATTR_TOOL_OUTCOME]: outcome, [attr.ATTR_POLICY_DECISION]: decision, [attr.ATTR_ERROR_TYPE]: code })
       span.setStatus({ code: SpanStatusCode.ERROR, message: code })
     }
     if (this.options.captureContent) span.setAttribute(attr.ATTR_GEN_AI_TOOL_CALL_RESULT, resultText(result.content, this.options.maxContentLength))
     span.end()
-    const attributes = this.toolAttributes.of(exec.name, outcome)
-    this.instruments.toolCalls.add(1, attributes)
-    this.instruments.toolDuration.record((performance.now() - record.started) / 1000, attributes)
+    this.instruments.toolDuration.record((performance.now() - record.started) / 1000, this.counts.count(exec.name, outcome))
   }
 
   readonly onChild = (event: ChildRunEvent): void => {
@@ -198,7 +198,7 @@ export class Tracker {
     }
     if (exec.parent !== undefined) attributes[attr.ATTR_TOOL_NESTED] = true
     if (this.options.captureContent) attributes[attr.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = argumentsText(exec.arguments, this.options.maxContentLength)
-    const span = this.tracer.startSpan(`${attr.GEN_AI_OPERATION_EXECUTE_TOOL} ${exec.name}`, { kind: SpanKind.INTERNAL, attributes }, parent)
+    const span = this.tracer.startSpan(this.toolSpanName(exec.name), { kind: SpanKind.INTERNAL, attributes }, parent)
     const record: ToolRecord = { span, context: trace.setSpan(parent, span), exec, started: performance.now(), ran: false }
     this.tools.set(exec.token, record)
     return record
@@ -218,6 +218,15 @@ export class Tracker {
     // A call from no agent: a remote caller's context (an MCP request) wins over a local unnamed run.
     if (exec.agent === undefined && trace.getSpan(active) === undefined) return this.runOf(undefined)?.context ?? active
     return active
+  }
+
+  private toolSpanName(tool: string): string {
+    let name = this.spanNames.get(tool)
+    if (name === undefined) {
+      name = `${attr.GEN_AI_OPERATION_EXECUTE_TOOL} ${tool}`
+      if (this.spanNames.size < 1000) this.spanNames.set(tool, name)
+    }
+    return name
   }
 
   private runOf(agent: string | undefined): RunRecord | undefined {
