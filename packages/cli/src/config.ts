@@ -52,9 +52,11 @@ export interface CordageConfig {
   serve?: { token?: string; bodyLimit?: number }
   /** The run queue (`cordage worker`, `cordage run --queue`): `{ redis: <url> }` and its tuning. */
   queue?: QueueSettings
+  /** OpenTelemetry (`@cordage/plugin-otel`'s config): the SDK is set up and the plugin loaded when present. */
+  otel?: Record<string, unknown>
 }
 
-const TOP_LEVEL = ['plugins', 'model', 'agent', 'store', 'serve', 'queue']
+const TOP_LEVEL = ['plugins', 'model', 'agent', 'store', 'serve', 'queue', 'otel']
 
 // The key shape of cordage.yml for the shared unknown-key check; `model:` passes further keys to the provider
 // (whose own Config checks them) and each plugin's config is checked against that plugin's Config.
@@ -65,6 +67,8 @@ const Document: JsonSchemaNode = {
     model: { type: 'object', additionalProperties: true },
     store: { type: 'object', properties: { postgres: { type: 'string' } } },
     serve: { type: 'object', properties: { token: { type: 'string' }, bodyLimit: { type: 'integer' } } },
+    // Checked key by key by the plugin's own Config when it loads.
+    otel: { type: 'object', additionalProperties: true },
     agent: {
       type: 'object',
       properties: {
@@ -148,6 +152,9 @@ export function parseConfig(document: unknown, path: string): CordageConfig {
       throw new CliConfigError(`${where}: ${errorMessage(error)}`)
     }
   }
+  const otel = document.otel === null ? {} : document.otel
+  if (otel !== undefined && !isRecord(otel))
+    throw new CliConfigError(`${where}: otel: expected a mapping (serviceName, endpoint, protocol, captureContent, …) or {}`)
   return {
     file: path,
     baseDir: dirname(path),
@@ -157,6 +164,7 @@ export function parseConfig(document: unknown, path: string): CordageConfig {
     ...(store && { store: store as { postgres: string } }),
     ...(serve !== undefined && { serve: serve as { token?: string; bodyLimit?: number } }),
     ...(queue && { queue: queue as unknown as QueueSettings }),
+    ...(otel && { otel }),
   }
 }
 

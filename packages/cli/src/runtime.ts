@@ -2,10 +2,13 @@ import { Context, type Fiber } from 'cordis'
 import { ToolRegistry } from '@cordage/registry'
 import StorePostgres from '@cordage/plugin-store-postgres'
 import { JsonlSessions } from '@cordage/agent'
+import Otel from '@cordage/plugin-otel'
 import { readConfig, type CordageConfig } from './config.js'
 import type { Output } from './output.js'
-import { loadPlugins, resolvePlugins, type ResolvedPlugin } from './plugins.js'
+import { configIssues, loadPlugins, resolvePlugins, type ResolvedPlugin } from './plugins.js'
+import { CliConfigError } from './errors.js'
 import { defaultPreset } from './preset.js'
+import { startTelemetry, type Telemetry } from './telemetry.js'
 
 /** How to start a runtime. */
 export interface RuntimeOptions {
@@ -14,6 +17,8 @@ export interface RuntimeOptions {
   configFile?: string
   /** A config already parsed (a queued run's cordage.yml); wins over `configFile`. */
   config?: CordageConfig
+  /** Where `OTEL_*` settings are read (default `process.env`). */
+  env?: NodeJS.ProcessEnv
   verbose?: boolean
   output: Output
 }
@@ -50,7 +55,13 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const resolved = await resolvePlugins(config.plugins ?? [...defaultPreset], config.baseDir, where, { skipPlaceholders: preset })
   const ctx = new Context()
   installLogger(ctx, options.output, options.verbose ?? false)
+  // The plugin's config is checked before the SDK starts, so a typo exports nothing.
+  const otelIssues = config.otel ? configIssues(Otel, config.otel) : []
+  if (otelIssues.length) throw new CliConfigError(otelIssues.map((issue) => `${where}: otel: ${issue}`).join('\n'))
+  const telemetry: Telemetry | undefined = config.otel ? await startTelemetry(config.otel, options.env ?? process.env) : undefined
   const registry = await ctx.plugin(ToolRegistry, {})
+  // Telemetry comes first, so it sees every call of every plugin loaded after it.
+  const otel = config.otel ? await ctx.plugin(Otel, config.otel) : undefined
   // The session store comes before the plugins, so whatever starts agents (subagents, workflows) writes there
   // too; without `store:` it is the JSONL files under the working directory, so `ctx.sessions` is always there.
   const store = config.store?.postgres ? await ctx.plugin(StorePostgres, { url: config.store.postgres }) : await ctx.plugin(JsonlSessions, { cwd: options.cwd })
@@ -74,7 +85,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     async dispose() {
       if (disposed) return
       disposed = true
-      for (const fiber of [...fibers.toReversed(), ...runtime.loaded.map((entry) => entry.fiber).toReversed(), store, registry]) await fiber.dispose()
+      for (const fiber of [...fibers.toReversed(), ...runtime.loaded.map((entry) => entry.fiber).toReversed(), store, ...(otel ? [otel] : []), registry])
+        await fiber.dispose()
+      // Last: the spans of everything above are ended and exported before the process goes.
+      await telemetry?.shutdown()
     },
   }
   return runtime

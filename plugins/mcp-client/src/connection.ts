@@ -14,6 +14,7 @@ import { AbortWatch } from '@cordage/registry'
 import type { McpClientConfig } from './config.js'
 import type { McpResult } from './content.js'
 import { RequestSignal } from './cancel.js'
+import { traceMeta } from './trace.js'
 import { McpDisconnectedError, McpProtocolError, McpToolError, McpUnavailableError } from './errors.js'
 
 /** The logging surface the connection needs (a Cordis logger fits). */
@@ -149,7 +150,13 @@ export class McpConnection {
     try {
       // `request`, not `callTool`: output validation is ours (supported subset, precise violations).
       // At `timeout` the SDK sends notifications/cancelled and rejects with RequestTimeout.
-      result = await client.request({ method: 'tools/call', params: { name: tool, arguments: args as Record<string, unknown> } }, CallToolResultSchema, {
+      const params: { name: string; arguments: Record<string, unknown>; _meta?: Record<string, unknown> } = {
+        name: tool,
+        arguments: args as Record<string, unknown>,
+      }
+      const trace = traceMeta()
+      if (trace) params._meta = trace
+      result = await client.request({ method: 'tools/call', params }, CallToolResultSchema, {
         signal: cancel as unknown as AbortSignal,
         timeout: this.config.timeoutMs,
       })

@@ -7,6 +7,7 @@ import { callerOf, withCaller, type Caller } from './elicit.js'
 import { McpStdioInUseError } from './errors.js'
 import { mcpOutputSchema, structuredContent } from './schema.js'
 import { LineTransport } from './stdio.js'
+import { withRequestTrace } from './trace.js'
 
 /** Server identity sent in the MCP initialize answer. */
 export interface ServerInfo {
@@ -68,13 +69,16 @@ export function createMcpServer(tools: ToolRegistry, info: ServerInfo): Server {
   const server = new Server(info, { capabilities: { tools: { listChanged: true } } })
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listMcpTools(tools) }))
   server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-    callMcpTool(
-      tools,
-      request.params.name,
-      request.params.arguments,
-      extra.signal,
-      `mcp_${String(extra.requestId)}`,
-      callerOf(() => server.getClientCapabilities(), extra.sendRequest),
+    // A client's `traceparent` in `_meta` makes the call's spans children of its own.
+    withRequestTrace(request.params._meta, () =>
+      callMcpTool(
+        tools,
+        request.params.name,
+        request.params.arguments,
+        extra.signal,
+        `mcp_${String(extra.requestId)}`,
+        callerOf(() => server.getClientCapabilities(), extra.sendRequest),
+      ),
     ),
   )
   return server

@@ -1,8 +1,6 @@
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
 import { strictConfig, type ConfigInput } from '@cordage/core'
-import type {} from '@cordage/registry'
-import type {} from '@cordage/services'
 import { trace } from '@opentelemetry/api'
 import { createInstruments, NOOP_INSTRUMENTS } from './instruments.js'
 import { meterProviderRegistered, tracerProviderRegistered } from './provider.js'

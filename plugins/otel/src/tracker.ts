@@ -1,5 +1,6 @@
 import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Context as TraceContext, type Span, type Tracer } from '@opentelemetry/api'
 import type { ToolExec, ToolExecutionResult } from '@cordage/core'
+import type { ToolRegistry } from '@cordage/registry'
 import type { AgentCompactEvent, AgentRequestEvent, AgentRunEvent, ChildRunEvent, CompletionRequest } from '@cordage/services'
 import { argumentsText, inputMessagesText, outputMessagesText, resultText } from './content.js'
 import { ToolCounts, type Instruments } from './instruments.js'
@@ -62,7 +63,7 @@ export class Tracker {
   ) {}
 
   /** `tools/execute` (outermost): the span starts as the body is reached, and the body runs in its context. */
-  readonly aroundBody = (exec: ToolExec, next: () => Promise<ToolExecutionResult>): Promise<ToolExecutionResult> => {
+  readonly aroundBody = (exec: ToolExec, next: () => ReturnType<ToolRegistry['execute']>): ReturnType<ToolRegistry['execute']> => {
     const record = this.startTool(exec)
     record.ran = true
     return context.with(record.context, next)

@@ -86,7 +86,10 @@ describe('loading and unloading', () => {
 
   it('rejects a bad config naming the plugin and the key', async () => {
     const ctx = await createTestContext({ print: false })
-    await expect(ctx.plugin(otel, { captureContents: true } as never)).rejects.toMatchObject({ code: 'INVALID_CONFIG', message: expect.stringMatching(/otel.*captureContents/s) })
+    await expect(ctx.plugin(otel, { captureContents: true } as never)).rejects.toMatchObject({
+      code: 'INVALID_CONFIG',
+      message: expect.stringMatching(/otel.*captureContents/s),
+    })
     await expect(ctx.plugin(otel, { protocol: 'grpc' } as never)).rejects.toMatchObject({ code: 'INVALID_CONFIG', message: expect.stringMatching(/protocol/) })
     await expect(ctx.plugin(otel, { maxContentLength: -1 } as never)).rejects.toMatchObject({ code: 'INVALID_CONFIG' })
   })
@@ -115,6 +118,8 @@ describe('compaction', () => {
     const compactions = run.events.filter((event) => event.name === 'cordage.compaction')
     expect(compactions.length).toBeGreaterThan(0)
     expect(compactions[0]!.attributes).toMatchObject({ 'cordage.compaction.reason': 'auto' })
-    expect(Number(compactions[0]!.attributes['cordage.compaction.tokens_before'])).toBeGreaterThan(Number(compactions[0]!.attributes['cordage.compaction.tokens_after']))
+    expect(Number(compactions[0]!.attributes['cordage.compaction.tokens_before'])).toBeGreaterThan(
+      Number(compactions[0]!.attributes['cordage.compaction.tokens_after']),
+    )
   })
 })

@@ -119,4 +119,3 @@ export async function runScenario(encoding: Encoding, options: { redact: boolean
   await sdk.flush()
   return { receiver, sdk, ctx, produced, spans: receiver.spans }
 }
-

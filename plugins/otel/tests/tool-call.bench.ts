@@ -22,7 +22,11 @@ const noop = defineTool({
 
 /** Exports nothing: the figures are the instrumentation's and the SDK's cost, not a collector's. */
 const discardSpans: SpanExporter = { export: (_spans, done) => done({ code: ExportResultCode.SUCCESS }), shutdown: async () => {} }
-const discardMetrics: PushMetricExporter = { export: (_metrics, done) => done({ code: ExportResultCode.SUCCESS }), forceFlush: async () => {}, shutdown: async () => {} }
+const discardMetrics: PushMetricExporter = {
+  export: (_metrics, done) => done({ code: ExportResultCode.SUCCESS }),
+  forceFlush: async () => {},
+  shutdown: async () => {},
+}
 
 async function dispatcher(withPlugin: boolean) {
   const ctx = await createTestContext()
