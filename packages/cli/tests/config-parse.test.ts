@@ -30,7 +30,7 @@ describe('parseConfig', () => {
     [{ plugins: [{ a: 1, b: 2 }] }, 'cordage.yml: plugins[0]: expected a plugin name, { <name>: <config> } or { name, config }'],
     [{ model: { model: 4 } }, 'cordage.yml: model: model: expected string but got 4'],
     [{ agent: { maxTurns: 0 } }, 'cordage.yml: agent: maxTurns: expected a positive integer but got 0'],
-    [{ plugin: { fs: {} } }, 'cordage.yml: unknown key "plugin"; did you mean "plugins"? (valid keys: plugins, model, store, serve, agent, queue)'],
+    [{ plugin: { fs: {} } }, 'cordage.yml: unknown key "plugin"; did you mean "plugins"? (valid keys: plugins, model, store, serve, otel, agent, queue)'],
     [{ agent: { maxturns: 3 } }, 'cordage.yml: agent: unknown key "maxturns"; did you mean "maxTurns"? (valid keys: maxTurns, system, compaction)'],
   ])('rejects %j', (document, message) => {
     expect(() => parseConfig(document, '/p/cordage.yml')).toThrow(message)
