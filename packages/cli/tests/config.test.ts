@@ -52,7 +52,9 @@ describe.concurrent('cordage.yml', { timeout: 90_000 }, () => {
   it('rejects unknown top-level keys and broken YAML with the file named', async () => {
     const unknown = await cordage(['tools'], { cwd: project({ 'cordage.yml': 'plugin:\n  fs: {}\n' }) })
     expect(unknown.code).toBe(2)
-    expect(unknown.stderr).toContain('cordage.yml: unknown key "plugin"; did you mean "plugins"? (valid keys: plugins, model, store, serve, otel, agent, queue)')
+    expect(unknown.stderr).toContain(
+      'cordage.yml: unknown key "plugin"; did you mean "plugins"? (valid keys: plugins, model, store, serve, otel, agent, queue)',
+    )
     const broken = await cordage(['tools'], { cwd: project({ 'cordage.yml': 'plugins: [fs\n' }) })
     expect(broken.code).toBe(2)
     expect(broken.stderr).toContain('cordage.yml: not valid YAML')
