@@ -57,7 +57,7 @@ describe('cordage replay --html', { timeout: 120_000 }, () => {
     const html = readFileSync(file, 'utf8')
     expect(html).toContain(`<title>Cordage session ${id}</title>`)
     expect(html).not.toMatch(/https?:\/\//)
-    expect(html.match(/<\/script>/g)).toHaveLength(3)
+    expect(html.match(/<\/script>/g)).toHaveLength(4)
     expect(html).toContain('Checked by the child.')
   })
 

@@ -23,7 +23,7 @@ describe.skipIf(skipReason)('the studio in Chromium, served by cordage serve', {
   let close: () => Promise<void>
   const dir = project({
     // Writing asks first: the page must show the approval and the user answers it there.
-    'cordage.yml': `serve: { token: ${TOKEN} }\nplugins:\n  '@cordage/plugin-policy': { rules: [{ tool: write, action: ask, reason: 'writes need a yes' }] }\n  '@cordage/plugin-fs': {}\n`,
+    'cordage.yml': `serve: { token: ${TOKEN} }\nplugins:\n  '@cordage/plugin-policy': { rules: [{ tool: write, action: ask, reason: 'writes need a yes' }] }\n  '@cordage/plugin-fs': {}\n  '@cordage/plugin-interaction': {}\n`,
   })
 
   beforeAll(async () => {
@@ -134,6 +134,47 @@ describe.skipIf(skipReason)('the studio in Chromium, served by cordage serve', {
     await row.getByRole('link', { name: id }).press('Enter')
     await page.locator('.entry.session-end').waitFor({ timeout: 30_000 })
     expect(await page.locator('.assistant-text').first().textContent()).toBe(STREAMED)
+    expect(errors).toEqual([])
+  })
+
+  it('answers a question with the keyboard, and cancels a waiting run from the page', async () => {
+    const questions = [{ id: 'color', question: 'Which color?', options: [{ label: 'red' }, { label: 'blue', description: 'the calm one' }] }]
+    model.push({ toolCalls: [{ id: 'call_ask', name: 'ask_user_question', arguments: { questions } }] }, { text: 'Blue it is.' })
+    const page = await context.newPage()
+    const errors: string[] = []
+    page.on('pageerror', (error) => errors.push(error.message))
+    await page.goto(`${url}/#token=${TOKEN}`)
+    await page.getByLabel('Prompt').fill('Ask me a color')
+    await page.getByRole('button', { name: 'Start run' }).press('Enter')
+    // The question's first option takes the focus; arrows choose, Tab leaves the group for the free answer, then Answer.
+    await page.getByRole('group', { name: 'A question for you' }).waitFor({ timeout: 30_000 })
+    await expect.poll(() => page.evaluate('document.activeElement && document.activeElement.value'), { timeout: 10_000 }).toBe('red')
+    await page.keyboard.press('ArrowDown')
+    expect(await page.getByLabel('blue').isChecked()).toBe(true)
+    await page.keyboard.press('Tab')
+    expect(await page.evaluate('document.activeElement.type')).toBe('text')
+    await page.keyboard.press('Tab')
+    expect(await page.evaluate('document.activeElement.textContent')).toBe('Answer')
+    await page.keyboard.press('Enter')
+    await page.locator('.entry.session-end').waitFor({ timeout: 30_000 })
+    expect(await page.locator('.assistant-text').last().textContent()).toBe('Blue it is.')
+    const call = page.locator('li.call').first()
+    expect(await call.locator('.badge').first().textContent()).toBe('ok')
+    await call.locator('summary').first().click()
+    expect(await call.locator('.result .content').textContent()).toContain('blue')
+
+    // A run waiting for an approval is cancelled from the page: the prompt goes, the session ends cancelled.
+    model.push({ toolCalls: [{ id: 'call_write2', name: 'write', arguments: { path: 'never.txt', content: 'no' } }] })
+    await page.getByRole('link', { name: '← All sessions' }).click()
+    await page.getByLabel('Prompt').fill('Write never.txt')
+    await page.keyboard.press('Control+Enter')
+    await page.getByRole('button', { name: 'Allow write this once' }).waitFor({ timeout: 30_000 })
+    await page.getByRole('button', { name: 'Cancel run' }).click()
+    await page.locator('.entry.session-end').waitFor({ timeout: 30_000 })
+    expect(await page.locator('.entry.session-end').textContent()).toBe('Session ended: cancelled')
+    expect(await page.getByRole('button', { name: 'Allow write this once' }).count()).toBe(0)
+    expect(await page.getByRole('button', { name: 'Cancel run' }).isHidden()).toBe(true)
+    expect(existsSync(join(dir, 'never.txt'))).toBe(false)
     expect(errors).toEqual([])
   })
 

@@ -1,62 +1,18 @@
 // The live studio page of `cordage serve`: the session list, starting a run, a session followed over the
 // events stream, and the approvals and questions of a waiting run answered in the page.
+import { api, json, post, problem, serverEvents } from './api.js'
+import { pendingPrompt } from './prompts.js'
+
 const { SessionView, el, formatCount, formatCost, formatDuration } = globalThis.CordageStudio
 
 const app = document.getElementById('app')
 const connection = document.getElementById('connection')
-const TOKEN_KEY = 'cordage-token'
-
-// A token in the fragment (`#token=…`) is kept for this tab and removed from the address bar.
-const fragment = new URLSearchParams(location.hash.slice(1))
-if (fragment.has('token')) {
-  sessionStorage.setItem(TOKEN_KEY, fragment.get('token'))
-  history.replaceState(null, '', `${location.pathname}${location.search}#/`)
-}
-
-/** A failed API call: the server's `{ error: { code, message } }`. */
-class ApiError extends Error {
-  constructor(status, code, message) {
-    super(message)
-    this.status = status
-    this.code = code
-  }
-}
-
-async function api(path, init = {}) {
-  const headers = new Headers(init.headers)
-  const token = sessionStorage.getItem(TOKEN_KEY)
-  if (token) headers.set('Authorization', `Bearer ${token}`)
-  if (init.body !== undefined) headers.set('Content-Type', 'application/json')
-  const response = await fetch(path, { ...init, headers })
-  if (response.ok) return response
-  let error = {}
-  try {
-    error = (await response.json()).error || {}
-  } catch {}
-  throw new ApiError(response.status, error.code || `HTTP_${response.status}`, error.message || response.statusText)
-}
-
-async function json(path, init) {
-  return (await api(path, init)).json()
-}
-
-function post(path, body) {
-  return json(path, { method: 'POST', body: JSON.stringify(body) })
-}
-
 let current = { dispose() {} }
 
 function route() {
   current.dispose()
   const match = /^#\/sessions\/([\w.-]+)$/.exec(location.hash)
   current = match ? sessionPage(decodeURIComponent(match[1])) : listPage()
-}
-
-function problem(error) {
-  const text = `${error.code ? `${error.code}: ` : ''}${error.message || error}`
-  // Without the token the whole API is closed: say how to open the page with it.
-  const hint = error.status === 401 ? ' Open the address cordage serve printed with #token=<token> at the end.' : ''
-  return el('p', 'error-message', text + hint)
 }
 
 // ---- the list ------------------------------------------------------------------------------------
@@ -315,137 +271,6 @@ function sessionPage(id) {
       connection.textContent = ''
     },
   }
-}
-
-/** The messages of a `text/event-stream` body: `{ event, data, id }` each. */
-async function* serverEvents(body) {
-  const reader = body.pipeThrough(new TextDecoderStream()).getReader()
-  let buffer = ''
-  try {
-    for (;;) {
-      const { value, done } = await reader.read()
-      if (done) return
-      buffer += value
-      let end
-      while ((end = buffer.search(/\r?\n\r?\n/)) >= 0) {
-        const block = buffer.slice(0, end)
-        buffer = buffer.slice(end + (buffer[end] === '\r' ? 4 : 2))
-        const message = { event: 'message', data: '', id: undefined }
-        const data = []
-        for (const line of block.split(/\r?\n/)) {
-          if (!line || line.startsWith(':')) continue
-          const colon = line.indexOf(':')
-          const field = colon < 0 ? line : line.slice(0, colon)
-          const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '')
-          if (field === 'event') message.event = value
-          else if (field === 'data') data.push(value)
-          else if (field === 'id') message.id = value
-        }
-        if (!data.length) continue
-        message.data = data.join('\n')
-        yield message
-      }
-    }
-  } finally {
-    reader.cancel().catch(() => {})
-  }
-}
-
-// ---- approvals, questions and plans --------------------------------------------------------------
-
-function pendingPrompt(runId, request, done) {
-  const box = el('section', 'prompt')
-  const headingId = `prompt-${request.id}`
-  box.setAttribute('role', 'group')
-  box.setAttribute('aria-labelledby', headingId)
-  const heading = el('h2')
-  heading.id = headingId
-  const status = el('div')
-  status.setAttribute('role', 'status')
-  const actions = el('div', 'actions')
-  async function answer(value, buttons) {
-    for (const button of buttons) button.disabled = true
-    try {
-      await post(`/api/runs/${encodeURIComponent(runId)}/answers`, { requestId: request.id, answer: value })
-      done()
-    } catch (error) {
-      if (error.code === 'ALREADY_ANSWERED' || error.code === 'REQUEST_NOT_FOUND') return done()
-      status.replaceChildren(problem(error))
-      for (const button of buttons) button.disabled = false
-    }
-  }
-  function button(text, className, value, label) {
-    const node = el('button', className, text)
-    node.type = 'button'
-    if (label) node.setAttribute('aria-label', label)
-    node.addEventListener('click', () => answer(typeof value === 'function' ? value() : value, actions.querySelectorAll('button')))
-    return node
-  }
-  if (request.kind === 'approval') {
-    heading.textContent = `Approve ${request.tool}?`
-    box.append(heading)
-    if (request.reason) box.append(el('p', '', request.reason))
-    box.append(el('h3', '', 'Arguments'), el('pre', 'args', JSON.stringify(request.arguments, null, 2)))
-    actions.append(
-      button('Allow', 'primary', 'allow', `Allow ${request.tool} this once`),
-      button('Always allow', '', 'always', `Always allow ${request.tool}`),
-      button('Deny', '', 'deny', `Deny ${request.tool}`),
-    )
-  } else if (request.kind === 'question') {
-    heading.textContent = request.questions.length === 1 ? 'A question for you' : `${request.questions.length} questions for you`
-    box.append(heading)
-    const readers = request.questions.map((question, index) => questionFields(box, question, `${request.id}-${index}`))
-    actions.append(button('Answer', 'primary', () => readers.map((read) => read())))
-  } else if (request.kind === 'plan') {
-    heading.textContent = 'Review the plan'
-    box.append(heading, el('pre', 'plan', request.plan))
-    const label = el('label', '', 'Feedback (when keeping the plan in planning)')
-    const feedback = el('textarea')
-    feedback.rows = 2
-    label.append(feedback)
-    box.append(label)
-    actions.append(
-      button('Approve plan', 'primary', { approved: true }),
-      button('Keep planning', '', () => (feedback.value ? { approved: false, feedback: feedback.value } : { approved: false })),
-    )
-  } else {
-    heading.textContent = `Unknown request ${request.kind}`
-    box.append(heading)
-  }
-  box.append(actions, status)
-  return box
-}
-
-function questionFields(box, question, key) {
-  const fieldset = el('fieldset')
-  fieldset.append(el('legend', '', question.header ? `${question.header}: ${question.question}` : question.question))
-  const inputs = []
-  question.options.forEach((option, index) => {
-    const label = el('label')
-    const input = el('input')
-    input.type = question.multiSelect ? 'checkbox' : 'radio'
-    input.name = key
-    input.value = option.label
-    input.id = `${key}-${index}`
-    label.htmlFor = input.id
-    label.append(` ${option.label}`)
-    if (option.description) label.append(el('span', 'note', ` — ${option.description}`))
-    const line = el('div')
-    line.append(input, label)
-    fieldset.append(line)
-    inputs.push(input)
-  })
-  const customLabel = el('label', '', 'Other answer ')
-  const custom = el('input')
-  custom.type = 'text'
-  customLabel.append(custom)
-  fieldset.append(customLabel)
-  box.append(fieldset)
-  return () => ({
-    id: question.id,
-    selected: inputs.filter((input) => input.checked).map((input) => input.value),
-    ...(custom.value && { custom: custom.value }),
-  })
 }
 
 window.addEventListener('hashchange', route)

@@ -11,7 +11,10 @@ export interface StudioAsset {
 export const ASSET_FILES: Readonly<Record<string, string>> = {
   'index.html': 'text/html; charset=utf-8',
   'studio.css': 'text/css; charset=utf-8',
+  'view-parts.js': 'text/javascript; charset=utf-8',
   'render.js': 'text/javascript; charset=utf-8',
+  'api.js': 'text/javascript; charset=utf-8',
+  'prompts.js': 'text/javascript; charset=utf-8',
   'app.js': 'text/javascript; charset=utf-8',
   'export.js': 'text/javascript; charset=utf-8',
 }

@@ -46,6 +46,9 @@ ${inlined('studio.css', 'style')}
 <main id="app" class="export"></main>
 <script type="application/json" id="cordage-session">${data}</script>
 <script>
+${inlined('view-parts.js', 'script')}
+</script>
+<script>
 ${inlined('render.js', 'script')}
 </script>
 <script>

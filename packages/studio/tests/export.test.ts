@@ -14,7 +14,7 @@ describe('renderSessionHtml', () => {
     // The data ends at the first closing tag, so that tag must be the real one: the JSON parses whole.
     expect(JSON.parse(json)).toEqual({ session, children })
     expect(json).not.toContain('<')
-    expect(html.match(/<\/script>/g)).toHaveLength(3)
+    expect(html.match(/<\/script>/g)).toHaveLength(4)
   })
 
   it('names no external URL at all and forbids loading one', () => {
@@ -37,7 +37,17 @@ describe('renderSessionHtml', () => {
 describe('studioAssets', () => {
   it('serves the page at / and every file under /studio/, with its type', () => {
     const assets = studioAssets()
-    expect([...assets.keys()].sort()).toEqual(['/', '/studio/app.js', '/studio/export.js', '/studio/index.html', '/studio/render.js', '/studio/studio.css'])
+    expect([...assets.keys()].sort()).toEqual([
+      '/',
+      '/studio/api.js',
+      '/studio/app.js',
+      '/studio/export.js',
+      '/studio/index.html',
+      '/studio/prompts.js',
+      '/studio/render.js',
+      '/studio/studio.css',
+      '/studio/view-parts.js',
+    ])
     expect(assets.get('/')).toEqual(assets.get('/studio/index.html'))
     expect(assets.get('/studio/app.js')!.type).toBe('text/javascript; charset=utf-8')
     expect(String(assets.get('/')!.body)).toContain('<script type="module" src="/studio/app.js">')
