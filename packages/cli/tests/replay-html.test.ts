@@ -133,4 +133,17 @@ describe('cordage replay --html', { timeout: 120_000 }, () => {
       }
     },
   )
+
+  it.skipIf(!process.env.CORDAGE_TEST_POSTGRES_URL)('reads the session from PostgreSQL when cordage.yml names that store', async () => {
+    const pg = project({ 'tape.json': JSON.stringify(cassette), 'cordage.yml': `store: { postgres: "${process.env.CORDAGE_TEST_POSTGRES_URL}" }\n` })
+    const run = await cordage(['run', '--json', '--cassette', 'tape.json', 'write the notes'], { cwd: pg })
+    expect(run.code, run.stderr).toBe(0)
+    const session = (JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { session: string }).session
+    expect(existsSync(join(pg, '.cordage', 'sessions', `${session}.jsonl`))).toBe(false)
+    const result = await cordage(['replay', '--html', session, '--out', 'pg.html'], { cwd: pg })
+    expect(result.code, result.stderr).toBe(0)
+    const html = readFileSync(join(pg, 'pg.html'), 'utf8')
+    expect(html).toContain(`<title>Cordage session ${session}</title>`)
+    expect(html).toContain('Writing the file.')
+  })
 })
