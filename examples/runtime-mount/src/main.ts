@@ -92,7 +92,7 @@ const [before, mounted, , , after] = model.requests
 console.log(`tools before: ${names(before)}`)
 console.log(`tools mounted: ${names(mounted)}`)
 console.log(`tools after: ${names(after)}`)
-const shoutInSdk = (request: RecordedRequest) => sdk(request).includes('ToolArgsMap["shout"]')
+const shoutInSdk = (request: RecordedRequest) => sdk(request).includes('\nshout: ')
 console.log(`run_code SDK names shout: before ${shoutInSdk(before)}, mounted ${shoutInSdk(mounted)}, after ${shoutInSdk(after)}`)
 console.log(`run_code SDK after unmount equals the one before mount: ${sdk(after) === sdk(before)}`)
 console.log(`\nmodel's final answer (${answer.stopReason}): ${answer.text}`)
