@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs'
+import type { RunLauncher } from '@cordage/server'
 import { integerOption, stringOption } from '../args.js'
+import type { Runtime } from '../runtime.js'
 import { CliError, EXIT, errorMessage } from '../errors.js'
 import { MODEL_ENVIRONMENT } from '../model-environment.js'
 import type { Command } from './command.js'
@@ -65,7 +68,9 @@ export const serveCommand: Command = {
         output.error(output.style('yellow', `no model: ${errorMessage(error)}; runs need a cassette`))
       }
       const token = env.CORDAGE_SERVE_TOKEN || runtime.config.serve?.token
+      const launcher = runtime.config.queue ? await queueLauncher(runtime, cwd, integerOption(values, 'max-turns')) : undefined
       server = await startServer({
+        ...(launcher && { launcher }),
         ctx: runtime.ctx,
         cwd,
         host,
@@ -93,6 +98,21 @@ export const serveCommand: Command = {
       release()
     }
   },
+}
+
+/** With `queue:` in cordage.yml, runs go to the workers through Redis (the store must be PostgreSQL, which they share). */
+async function queueLauncher(runtime: Runtime, cwd: string, maxTurns: number | undefined): Promise<RunLauncher> {
+  const { config } = runtime
+  if (!config.store?.postgres) throw new CliError('cordage serve: queue: needs store: { postgres: <url> } in cordage.yml (the workers write runs there)')
+  const [{ RunQueue }, { QueueRunLauncher }] = await Promise.all([import('@cordage/queue'), import('../queue/launcher.js')])
+  const system = config.agent.system
+  return new QueueRunLauncher({
+    store: runtime.ctx.get('sessions')!,
+    queue: new RunQueue(config.queue!),
+    cwd,
+    ...(config.file && { config: readFileSync(config.file, 'utf8') }),
+    defaults: { ...(maxTurns !== undefined && { maxTurns }), ...(system !== undefined && { system }) },
+  })
 }
 
 /** The studio's files as the server takes them: by name under `/studio/` (`index.html` is also `/`). */
