@@ -33,7 +33,9 @@ describe.skipIf(!redisUrl || !postgresUrl)('cordage serve with queue: (needs eva
     writeFileSync(join(dir, 'cordage.yml'), workerYaml(model.baseURL, name))
     worker = start(['worker', '--concurrency', '2'], dir)
     server = start(['serve', '--port', '0'], dir)
-    expect(await waitFor(() => worker.stdout().includes('worker ready') && server.stdout().includes('\n'), 60_000), worker.stderr() + server.stderr()).toBe(true)
+    expect(await waitFor(() => worker.stdout().includes('worker ready') && server.stdout().includes('\n'), 60_000), worker.stderr() + server.stderr()).toBe(
+      true,
+    )
     url = server.stdout().split('\n')[0]
   }, 90_000)
 

@@ -1,0 +1,145 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
+import { createRequire } from 'node:module'
+import type { Context, ContextManager, TextMapPropagator } from '@opentelemetry/api'
+import { afterEach, describe, expect, it } from 'vitest'
+import { CordageError } from '@cordage/core'
+import { assertRunId, resolveQueueSettings } from '../src/types.js'
+import { RunQueue } from '../src/queue.js'
+import { injectTrace, withTrace } from '../src/trace.js'
+import { RunWorker, type RunContext } from '../src/worker.js'
+
+const redis = process.env.CORDAGE_TEST_REDIS_URL
+// The copy of the API the queue loads (its CommonJS build), whose globals an SDK would register.
+const entry = createRequire(import.meta.url).resolve('@opentelemetry/api')
+const { context, createContextKey, propagation, ROOT_CONTEXT } = createRequire(import.meta.url)(
+  `${entry.slice(0, entry.lastIndexOf('/build/'))}/build/src/index.js`,
+) as typeof import('@opentelemetry/api')
+
+describe('settings and run ids', () => {
+  it('applies the defaults and names the key of a bad value', () => {
+    expect(resolveQueueSettings({ redis: 'redis://127.0.0.1:6379' })).toEqual({
+      redis: 'redis://127.0.0.1:6379',
+      name: 'cordage-runs',
+      attempts: 3,
+      lockDuration: 30_000,
+      stalledInterval: 30_000,
+    })
+    expect(() => resolveQueueSettings({ redis: 'postgres://x' })).toThrow(/queue: redis: expected a redis:\/\//)
+    expect(() => resolveQueueSettings({ redis: 'redis://x', name: 'a:b' })).toThrow(/queue: name/)
+    expect(() => resolveQueueSettings({ redis: 'redis://x', lockDuration: -1 })).toThrow(/queue: lockDuration: expected a positive integer/)
+  })
+
+  it('refuses run ids BullMQ cannot take (a colon, digits only)', () => {
+    for (const id of ['a:b', '12345', '', '..', 'x'.repeat(129)]) expect(() => assertRunId(id), id).toThrow(expect.objectContaining({ code: 'INVALID_RUN' }))
+    expect(() => assertRunId('20261204-181851-d21618')).not.toThrow()
+  })
+})
+
+describe('trace context', () => {
+  const key = createContextKey('test trace')
+  const propagator: TextMapPropagator = {
+    inject: (ctx, carrier: Record<string, string>) => void (ctx.getValue(key) && (carrier.traceparent = String(ctx.getValue(key)))),
+    extract: (ctx, carrier: Record<string, string>) => (carrier.traceparent ? ctx.setValue(key, carrier.traceparent) : ctx),
+    fields: () => ['traceparent'],
+  }
+  // What an OpenTelemetry SDK registers: a context manager on AsyncLocalStorage.
+  const storage = new AsyncLocalStorage<Context>()
+  const manager: ContextManager = {
+    active: () => storage.getStore() ?? ROOT_CONTEXT,
+    with: (ctx, fn, thisArg, ...args) => storage.run(ctx, () => fn.call(thisArg, ...args)),
+    bind: (_ctx, target) => target,
+    enable: () => manager,
+    disable: () => manager,
+  }
+  afterEach(() => {
+    propagation.disable()
+    context.disable()
+  })
+
+  it("carries the enqueuer's context into the job and runs the job inside it", () => {
+    expect(injectTrace()).toEqual({})
+    context.setGlobalContextManager(manager)
+    propagation.setGlobalPropagator(propagator)
+    const carrier = context.with(ROOT_CONTEXT.setValue(key, '00-trace-span-01'), () => injectTrace())
+    expect(carrier).toEqual({ traceparent: '00-trace-span-01' })
+    expect(withTrace(carrier, () => context.active().getValue(key))).toBe('00-trace-span-01')
+  })
+})
+
+describe.skipIf(!redis)('on a real Redis (needs CORDAGE_TEST_REDIS_URL)', () => {
+  const closers: Array<() => Promise<void>> = []
+  afterEach(async () => {
+    for (const close of closers.splice(0).reverse()) await close()
+  })
+  const setup = (options: { attempts?: number; execute: (run: RunContext) => Promise<void>; onFailed?: (id: string, reason: string) => Promise<void> }) => {
+    const settings = {
+      redis: redis!,
+      name: `test-queue-${process.pid}-${Math.random().toString(16).slice(2, 8)}`,
+      lockDuration: 1000,
+      stalledInterval: 500,
+      attempts: options.attempts,
+    }
+    const queue = new RunQueue(settings)
+    const worker = new RunWorker(settings, { execute: options.execute, onFailed: options.onFailed })
+    closers.push(async () => {
+      await worker.close(0)
+      await queue.obliterate()
+      await queue.close()
+    })
+    return { queue, worker }
+  }
+
+  it('delivers a cancel to the worker holding the run at once (pub/sub), and says false for an unknown run', async () => {
+    const seen: Array<{ id: string; aborted: boolean; code?: string; latency?: number }> = []
+    let cancelledAt = 0
+    const { queue, worker } = setup({
+      execute: async ({ data, signal }) => {
+        if (!signal.aborted) await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }))
+        seen.push({ id: data.id, aborted: signal.aborted, code: (signal.reason as CordageError).code, latency: performance.now() - cancelledAt })
+      },
+    })
+    await worker.ready()
+    await queue.enqueue({ id: 'run-a', prompt: 'a' })
+    while (!worker.running.includes('run-a')) await new Promise((resolve) => setTimeout(resolve, 10))
+    cancelledAt = performance.now()
+    expect(await queue.cancel('run-a')).toBe(true)
+    while (seen.length < 1) await new Promise((resolve) => setTimeout(resolve, 10))
+    expect(seen[0]).toMatchObject({ id: 'run-a', aborted: true, code: 'CANCELLED' })
+    console.log(`  cancel reached the worker in ${seen[0].latency!.toFixed(1)} ms`)
+    expect(seen[0].latency).toBeLessThan(5000)
+    expect(await queue.cancel('never-queued')).toBe(false)
+  })
+
+  it('fails a run whose worker keeps stopping after `attempts` starts, with the reason', async () => {
+    const failed: Array<{ id: string; reason: string }> = []
+    let starts = 0
+    // The "dead" worker: takes the job and never finishes nor renews (a second worker with no lock renewal is
+    // simulated by a worker that closes without waiting, so its lock expires).
+    const settings = {
+      redis: redis!,
+      name: `test-queue-${process.pid}-${Math.random().toString(16).slice(2, 8)}`,
+      lockDuration: 1000,
+      stalledInterval: 500,
+      attempts: 2,
+    }
+    const queue = new RunQueue(settings)
+    closers.push(async () => {
+      await queue.obliterate()
+      await queue.close()
+    })
+    await queue.enqueue({ id: 'run-doomed', prompt: 'x' })
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const dying = new RunWorker(settings, { execute: () => (starts++, new Promise(() => {})) })
+      while (starts <= attempt) await new Promise((resolve) => setTimeout(resolve, 20))
+      // Force-close: no more lock renewals, as if the process had died.
+      await (dying as unknown as { worker: { close(force: boolean): Promise<void> } }).worker.close(true)
+    }
+    const judge = new RunWorker(settings, { execute: async () => void starts++, onFailed: async (id, reason) => void failed.push({ id, reason }) })
+    closers.push(() => judge.close(0))
+    const deadline = Date.now() + 30_000
+    while (!failed.length && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(failed).toEqual([{ id: 'run-doomed', reason: expect.stringContaining('started 2 times') }])
+    expect(starts).toBe(2)
+    expect(await queue.state('run-doomed')).toBe('failed')
+  }, 60_000)
+})
