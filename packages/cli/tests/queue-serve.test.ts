@@ -33,9 +33,8 @@ describe.skipIf(!redisUrl || !postgresUrl)('cordage serve with queue: (needs eva
     writeFileSync(join(dir, 'cordage.yml'), workerYaml(model.baseURL, name))
     worker = start(['worker', '--concurrency', '2'], dir)
     server = start(['serve', '--port', '0'], dir)
-    expect(await waitFor(() => worker.stdout().includes('worker ready') && server.stdout().includes('\n'), 60_000), worker.stderr() + server.stderr()).toBe(
-      true,
-    )
+    if (!(await waitFor(() => worker.stdout().includes('worker ready') && server.stdout().includes('\n'), 60_000)))
+      throw new Error(worker.stderr() + server.stderr())
     url = server.stdout().split('\n')[0]
   }, 90_000)
 

@@ -130,6 +130,7 @@ describe.skipIf(!redis)('on a real Redis (needs CORDAGE_TEST_REDIS_URL)', () => 
     await queue.enqueue({ id: 'run-doomed', prompt: 'x' })
     for (let attempt = 0; attempt < 2; attempt++) {
       const dying = new RunWorker(settings, { execute: () => (starts++, new Promise(() => {})) })
+      // eslint-disable-next-line no-unmodified-loop-condition -- the worker's execute counts starts
       while (starts <= attempt) await new Promise((resolve) => setTimeout(resolve, 20))
       // Force-close: no more lock renewals, as if the process had died.
       await (dying as unknown as { worker: { close(force: boolean): Promise<void> } }).worker.close(true)
