@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url'
 
 /** One file of the studio: its `Content-Type` and its bytes (text for the text files). */
 export interface StudioAsset {
-  type: string
+  contentType: string
   body: string | Uint8Array
 }
 
@@ -33,12 +33,12 @@ export function assetText(name: string): string {
 }
 
 /**
- * The studio's files for an HTTP server: every file under `/studio/<name>`, and `/` for the page itself
- * (`index.html`). A fresh map per call; the bodies are read from the package once.
+ * The studio's files by name, in the shape `startServer({ assets })` of `@cordage/server` takes: it serves
+ * `index.html` at `/` and every file at `/studio/<name>`. A fresh object per call; the bodies are read from
+ * the package once.
  */
-export function studioAssets(): Map<string, StudioAsset> {
-  const assets = new Map<string, StudioAsset>()
-  for (const [name, type] of Object.entries(ASSET_FILES)) assets.set(`/studio/${name}`, { type, body: assetText(name) })
-  assets.set('/', { type: ASSET_FILES['index.html']!, body: assetText('index.html') })
+export function studioAssets(): Record<string, StudioAsset> {
+  const assets: Record<string, StudioAsset> = {}
+  for (const [name, contentType] of Object.entries(ASSET_FILES)) assets[name] = { contentType, body: assetText(name) }
   return assets
 }

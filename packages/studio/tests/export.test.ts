@@ -35,26 +35,16 @@ describe('renderSessionHtml', () => {
 })
 
 describe('studioAssets', () => {
-  it('serves the page at / and every file under /studio/, with its type', () => {
+  it('lists every file by name with its type, in the shape the server serves', () => {
     const assets = studioAssets()
-    expect([...assets.keys()].sort()).toEqual([
-      '/',
-      '/studio/api.js',
-      '/studio/app.js',
-      '/studio/export.js',
-      '/studio/index.html',
-      '/studio/prompts.js',
-      '/studio/render.js',
-      '/studio/studio.css',
-      '/studio/view-parts.js',
-    ])
-    expect(assets.get('/')).toEqual(assets.get('/studio/index.html'))
-    expect(assets.get('/studio/app.js')!.type).toBe('text/javascript; charset=utf-8')
-    expect(String(assets.get('/')!.body)).toContain('<script type="module" src="/studio/app.js">')
+    expect(Object.keys(assets).sort()).toEqual(['api.js', 'app.js', 'export.js', 'index.html', 'prompts.js', 'render.js', 'studio.css', 'view-parts.js'])
+    expect(assets['app.js']!.contentType).toBe('text/javascript; charset=utf-8')
+    expect(assets['studio.css']!.contentType).toBe('text/css; charset=utf-8')
+    expect(String(assets['index.html']!.body)).toContain('<script type="module" src="/studio/app.js">')
   })
 
   it('never parses model or tool text as markup (no innerHTML, outerHTML, insertAdjacentHTML or document.write)', () => {
-    for (const [path, asset] of studioAssets()) {
+    for (const [path, asset] of Object.entries(studioAssets())) {
       if (!path.endsWith('.js')) continue
       expect(String(asset.body), path).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function/)
     }

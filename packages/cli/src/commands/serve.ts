@@ -77,7 +77,7 @@ export const serveCommand: Command = {
         port,
         ...(token && { token }),
         ...(runtime.config.serve?.bodyLimit && { bodyLimit: runtime.config.serve.bodyLimit }),
-        assets: studioFiles(studioAssets()),
+        assets: studioAssets(),
         local: {
           system: runtime.config.agent.system,
           maxTurns: integerOption(values, 'max-turns') ?? runtime.config.agent.maxTurns,
@@ -113,11 +113,4 @@ async function queueLauncher(runtime: Runtime, cwd: string, maxTurns: number | u
     ...(config.file && { config: readFileSync(config.file, 'utf8') }),
     defaults: { ...(maxTurns !== undefined && { maxTurns }), ...(system !== undefined && { system }) },
   })
-}
-
-/** The studio's files as the server takes them: by name under `/studio/` (`index.html` is also `/`). */
-function studioFiles(assets: Map<string, { type: string; body: string | Uint8Array }>): Record<string, { contentType: string; body: string | Uint8Array }> {
-  const files: Record<string, { contentType: string; body: string | Uint8Array }> = {}
-  for (const [path, asset] of assets) if (path.startsWith('/studio/')) files[path.slice('/studio/'.length)] = { contentType: asset.type, body: asset.body }
-  return files
 }
