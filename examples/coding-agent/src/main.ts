@@ -1,7 +1,7 @@
 // Copies the fixture project to a temporary directory, runs `cordage run` there (offline on the bundled
 // cassette, or live with --live), then checks the outcome itself: the project's tests must pass.
 import { spawnSync } from 'node:child_process'
-import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { cordageBin, exampleDir } from './paths.js'
@@ -15,6 +15,10 @@ const keep = argv.includes('--keep')
 // A relative --record path is relative to where `pnpm start` was typed (pnpm sets INIT_CWD).
 const recordArg = argv.find((arg) => arg.startsWith('--record='))?.slice('--record='.length)
 const record = recordArg && resolve(process.env.INIT_CWD ?? process.cwd(), recordArg)
+// Where to keep a copy of the session after a successful run (the root's `pnpm start` keeps it in the
+// workspace's `.cordage/sessions`, so `cordage serve` there shows it in the studio).
+const saveArg = argv.find((arg) => arg.startsWith('--save-session='))?.slice('--save-session='.length)
+const saveDir = saveArg && resolve(process.env.INIT_CWD ?? process.cwd(), saveArg)
 // Another recording to replay instead of the bundled one (used by the example's own tests).
 const cassette = resolve(argv.find((arg) => arg.startsWith('--cassette='))?.slice('--cassette='.length) ?? join(exampleDir, 'cassette.json'))
 const say = (text: string) => console.log(`\n== ${text}`)
@@ -62,6 +66,13 @@ try {
       .find((line) => line.includes('roundCents(amount'))
       ?.trim()}`,
   )
+  if (saveDir) {
+    mkdirSync(saveDir, { recursive: true })
+    copyFileSync(join(sessions, file), join(saveDir, file))
+    console.log(
+      `\nthe session is in ${saveDir}: \`pnpm exec cordage serve\` shows it in the studio, \`pnpm exec cordage replay --html ${file.replace(/\.jsonl$/, '')}\` exports it`,
+    )
+  }
   console.log('\nOK: the agent fixed the bug and the tests pass.')
 } catch (error) {
   failed = true

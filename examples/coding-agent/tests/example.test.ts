@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -21,7 +21,9 @@ function start(args: string[] = [], extraEnv: Record<string, string> = {}): Prom
 
 describe.concurrent('the coding-agent example (offline)', { timeout: 180_000 }, () => {
   it('fixes the bug with real tool calls on a copy of the fixture and verifies the tests pass', async () => {
-    const result = await start()
+    const saved = mkdtempSync(join(tmpdir(), 'cordage-example-sessions-'))
+    afterAll(() => rmSync(saved, { recursive: true, force: true }))
+    const result = await start([`--save-session=${saved}`])
     expect(result.stderr).not.toContain('FAILED')
     expect(result.code).toBe(0)
     expect(result.stdout).toContain('before: 5 tests: 2 pass, 3 fail')
@@ -30,6 +32,16 @@ describe.concurrent('the coding-agent example (offline)', { timeout: 180_000 }, 
     expect(result.stdout).toMatch(/✓ edit src\/cart\.js \(\d+ms\)/)
     expect(result.stdout).toContain('after: 5 tests: 5 pass, 0 fail')
     expect(result.stdout).toContain('OK: the agent fixed the bug and the tests pass.')
+    // The session is kept where --save-session says, whole: from its header to its end.
+    const [kept, ...others] = readdirSync(saved)
+    expect(others).toEqual([])
+    const events = readFileSync(join(saved, kept!), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+    expect(events[0]).toMatchObject({ type: 'session' })
+    expect(events.at(-1)).toMatchObject({ type: 'session/end', data: { reason: 'completed' } })
+    expect(result.stdout).toContain(`the session is in ${saved}`)
     // The fixture itself is never touched: the agent works on a temporary copy.
     expect(readFileSync(join(root, 'fixture', 'src', 'cart.js'), 'utf8')).toContain('return roundCents(amount - percent)')
   })
