@@ -1,7 +1,7 @@
 import type { Context } from 'cordis'
-import { CordageError, type ToolExecutionResult } from '@cordage/core'
-import { hookTable, serviceOf, type HookTable, type ToolRegistry } from '@cordage/registry'
-import { composeSystem, type AgentNotice, type AgentRequestEvent, type SystemSection } from '@cordage/services'
+import { CordageError, errorMessage, type ToolExecutionResult } from '@cordage/core'
+import { serviceOf, type ToolRegistry } from '@cordage/registry'
+import { composeSystem, type AgentNotice, type SystemSection } from '@cordage/services'
 import type { AgentEvent, AgentOptions, AgentResult, RunOptions, StopReason } from './agent-types.js'
 import { runBatch } from './batch.js'
 import { codeDispatchObserver } from './code-dispatch.js'
@@ -13,24 +13,11 @@ import { applyToolView } from './tool-view.js'
 import { applyCompaction } from './compaction.js'
 import { compactConversation } from './compactor.js'
 import { ContextMeter, estimateToolTokens } from './context-meter.js'
-import { streamTurn, type TurnOutcome } from './turn.js'
-import { addUsage, costOf, emptyUsage, type UsageTotals } from './usage.js'
+import { tracedTurn, type TurnOutcome } from './turn.js'
+import { contextAccess } from './context-access.js'
+import { charge, type RunState, type Tally } from './run-state.js'
+import { emptyUsage } from './usage.js'
 import type { CompactRecord, SessionEventBody, SessionEventMap, SessionEventType } from './session-types.js'
-
-// What a run needs of its context, read once per context: a property read through the context costs
-// several proxy hops (microseconds) per run, while the function it returns is bound to that context and
-// stays valid for its lifetime, and its listener table is live.
-interface ContextAccess {
-  emit: Context['emit']
-  hooks: HookTable
-}
-const access = new WeakMap<Context, ContextAccess>()
-
-function contextAccess(ctx: Context): ContextAccess {
-  let found = access.get(ctx)
-  if (!found) access.set(ctx, (found = { emit: ctx.emit, hooks: hookTable(ctx) }))
-  return found
-}
 
 /**
  * The agent loop: sends the conversation and `ctx.tools.list()` to the model, runs the tool calls it
@@ -62,121 +49,174 @@ export class Agent {
     this.meter = new ContextMeter(this.messages)
   }
 
-  /** Adds `input` (if given) as a user message and runs turns until the model stops. Rejects only for model or wiring errors. */
+  /**
+   * Adds `input` (if given) as a user message and runs turns until the model stops. Rejects only for model or wiring errors.
+   * The phases: begin (resolve the model and registry), announce and observe, open the conversation, turns, finish, end.
+   */
   async run(input?: string, runOptions: RunOptions = {}): Promise<AgentResult> {
     if (this.running) throw new CordageError('AGENT_BUSY', 'this agent is already running; await the previous run first')
-    const { emit, hooks } = contextAccess(this.ctx)
+    const run = this.begin(runOptions)
+    const { emit } = contextAccess(this.ctx)
+    const about = { agent: this.name, ...(this.session && { session: this.session.id }) }
+    try {
+      if (run.announced) emit('agent/run', { type: 'start', ...about })
+      this.observeRun(run)
+      this.open(input)
+      for (;;) {
+        const stop = await this.turn(run)
+        if (stop) return this.finish(run, stop)
+      }
+    } finally {
+      if (run.announced) emit('agent/run', { type: 'end', ...about, stopReason: run.stopped })
+      await this.end(run)
+    }
+  }
+
+  /** Resolves what the run uses and marks the agent running. */
+  private begin(runOptions: RunOptions): RunState {
     // The model and the registry are used as the instances themselves, resolved as `ctx.get` resolves
     // them: a read through cordis's tracing proxy builds a proxy per run and a shadow context per method
-    // call (together a fifth of a short run). Neither's methods depend on the caller's context.
+    // call. Neither's methods depend on the caller's context.
     const model = this.options.model ?? serviceOf<ModelService>(this.ctx, 'model')
     if (!model) throw new NoModelError()
     const tools = serviceOf<ToolRegistry>(this.ctx, 'tools')
     if (!tools) throw new CordageError('NO_TOOLS', 'the agent needs the tools service: load @cordage/registry first')
     const lifetime = this.options.signal
     const signal = runOptions.signal && lifetime ? AbortSignal.any([runOptions.signal, lifetime]) : (runOptions.signal ?? lifetime)
-    const maxTurns = runOptions.maxTurns ?? this.options.maxTurns ?? 50
-    const agent = this.name
-    const notices: AgentNotice[] = []
-    let stopObserving: (() => void) | undefined
-    let turns = 0
-    let text = ''
-    const tally: Tally = { usage: emptyUsage(), cost: 0 }
-    // Until `finish` says otherwise, the run ends by rejecting.
-    let stopped = 'failed'
-    const finish = (stopReason: StopReason): AgentResult => {
-      stopped = stopReason
-      const { usage, cost } = tally
-      const result: AgentResult = { text, stopReason, turns, usage, ...(cost !== undefined && { cost }) }
-      if (this.session && !this.session.closed) this.session.append('run/end', { stopReason, turns, usage: { ...usage }, ...(cost !== undefined && { cost }) })
-      return result
-    }
+    const { hooks } = contextAccess(this.ctx)
     this.running = true
     let release!: () => void
     this.idle = new Promise((resolve) => (release = resolve))
-    // Per-root-run limits (the subagent plugin's budget) follow runs by these; unheard, they cost nothing.
-    const announce = (hooks['agent/run']?.length ?? 0) > 0
-    try {
-      if (announce) emit('agent/run', { type: 'start', agent, ...(this.session && { session: this.session.id }) })
-      const observer: RunObserver = this.session ? codeDispatchObserver(this.session, (callId, owner) => owner === agent && this.inFlight.has(callId)) : {}
-      // A notice for particular agents (a job's end, for the agent that started it) skips the others.
-      const key = agent ?? null
-      observer.onNotice = (notice) => void ((notice.audience === undefined || notice.audience.includes(key)) && notices.push(notice))
-      stopObserving = observe(this.ctx, observer, this.session !== undefined)
-      if (this.messages.length === 0) {
-        // Plugins add their sections (a skill catalog, plan-mode rules) once, when the conversation starts.
-        const sections: SystemSection[] = []
-        if (hooks['agent/system']?.length) emit('agent/system', sections)
-        const system = composeSystem(this.options.system, sections)
-        if (system !== undefined) this.commit('system/message', { content: system })
-      }
-      if (input !== undefined) this.commit('user/message', { content: input })
-      for (;;) {
-        if (signal?.aborted) return finish('aborted')
-        if (turns >= maxTurns) return finish('max-turns')
-        this.appendNotices(notices)
-        turns++
-        this.emit({ type: 'turn/start', turn: turns })
-        const offered = applyToolView(tools.list(), this.options.tools)
-        if (this.needsCompaction(model, offered.schemas)) {
-          try {
-            await this.compactWith(model, offered.schemas, signal, 'auto', tally)
-          } catch (error) {
-            if (signal?.aborted) return finish('aborted')
-            // A compaction that failed leaves the conversation as it was: the request may still fit, and a
-            // refusal of its size compacts again below.
-            this.ctx.logger('agent').warn(`compaction failed; continuing without it: ${(error as Error)?.message ?? String(error)}`)
-          }
-        }
-        let turn: TurnOutcome
-        try {
-          turn = await this.requestTurn(model, offered.schemas, signal, turns)
-        } catch (error) {
-          // The provider refused the size: compact once and ask again.
-          if ((error as { code?: string })?.code !== 'MODEL_CONTEXT_LENGTH' || signal?.aborted) throw error
-          if (!(await this.compactWith(model, offered.schemas, signal, 'overflow', tally).catch(() => undefined))) {
-            if (signal?.aborted) return finish('aborted')
-            throw error
-          }
-          turn = await this.requestTurn(model, offered.schemas, signal, turns)
-        }
-        const turnCost = charge(tally, turn.usage, model)
-        this.reportUsage(model, 'turn', turn.usage, turnCost)
-        if (turn.aborted && !turn.text && !turn.calls.length) return finish('aborted')
-        const data: SessionEventMap['assistant/message'] = {
-          content: turn.text,
-          ...(turn.calls.length && { toolCalls: turn.calls }),
-          ...(turn.thinking.length && { thinking: turn.thinking }),
-          model: model.id,
-          finishReason: turn.finishReason,
-        }
-        if (turn.usage) data.usage = turn.usage
-        if (turnCost !== undefined) data.cost = turnCost
-        const message = this.commit('assistant/message', data) as Extract<Message, { role: 'assistant' }>
-        text = turn.text
-        this.emit({ type: 'assistant/message', message, finishReason: turn.finishReason, ...(turn.usage && { usage: turn.usage }) })
-        if (!turn.calls.length) {
-          this.emit({ type: 'turn/end', turn: turns })
-          return finish(turn.aborted ? 'aborted' : turn.finishReason === 'length' ? 'length' : 'completed')
-        }
-        await this.runCalls(tools, turn.calls, signal, offered.names)
-        this.emit({ type: 'turn/end', turn: turns })
-        if (runOptions.until?.()) return finish('completed')
-        // Every line is already in the kernel (a process crash loses nothing); the fsync, for OS
-        // crashes, runs alongside the next model request, unless the run ends first and its own covers it.
-        this.session?.syncSoon(undefined, (error: unknown) =>
-          this.ctx.logger('agent').warn(`session fsync failed: ${(error as Error)?.message ?? String(error)}`),
-        )
-      }
-    } finally {
-      if (announce) emit('agent/run', { type: 'end', agent, ...(this.session && { session: this.session.id }), stopReason: stopped })
-      stopObserving?.()
-      // A job that finished during the last turn is kept for the next request rather than lost.
-      if (notices.length && !this.session?.closed) this.appendNotices(notices)
-      this.running = false
-      release()
-      await this.session?.sync().catch((error: unknown) => this.ctx.logger('agent').warn(`session fsync failed: ${(error as Error)?.message ?? String(error)}`))
+    return {
+      model,
+      tools,
+      signal,
+      maxTurns: runOptions.maxTurns ?? this.options.maxTurns ?? 50,
+      until: runOptions.until,
+      // Per-root-run limits (the subagent plugin's budget) follow runs by these; unheard, they cost nothing.
+      announced: (hooks['agent/run']?.length ?? 0) > 0,
+      notices: [],
+      turns: 0,
+      text: '',
+      tally: { usage: emptyUsage(), cost: 0 },
+      stopped: 'failed',
+      release,
+      stopObserving: undefined,
     }
+  }
+
+  /** Follows the run's code dispatches (with a session) and queues the notices meant for this agent. */
+  private observeRun(run: RunState): void {
+    const agent = this.name
+    const observer: RunObserver = this.session ? codeDispatchObserver(this.session, (callId, owner) => owner === agent && this.inFlight.has(callId)) : {}
+    // A notice for particular agents (a job's end, for the agent that started it) skips the others.
+    const key = agent ?? null
+    observer.onNotice = (notice) => void ((notice.audience === undefined || notice.audience.includes(key)) && run.notices.push(notice))
+    run.stopObserving = observe(this.ctx, observer, this.session !== undefined)
+  }
+
+  /** A new conversation starts with the system prompt and the sections plugins add to it; then the input, if any. */
+  private open(input: string | undefined): void {
+    if (this.messages.length === 0) {
+      // Plugins add their sections (a skill catalog, plan-mode rules) once, when the conversation starts.
+      const { emit, hooks } = contextAccess(this.ctx)
+      const sections: SystemSection[] = []
+      if (hooks['agent/system']?.length) emit('agent/system', sections)
+      const system = composeSystem(this.options.system, sections)
+      if (system !== undefined) this.commit('system/message', { content: system })
+    }
+    if (input !== undefined) this.commit('user/message', { content: input })
+  }
+
+  /** One turn: queued notices, compaction when due, the model request, its answer, its tool calls. Returns why the run stops, if it does. */
+  private async turn(run: RunState): Promise<StopReason | undefined> {
+    if (run.signal?.aborted) return 'aborted'
+    if (run.turns >= run.maxTurns) return 'max-turns'
+    this.appendNotices(run.notices)
+    const turn = ++run.turns
+    this.emit({ type: 'turn/start', turn })
+    const offered = applyToolView(run.tools.list(), this.options.tools)
+    if (!(await this.compactIfDue(run, offered.schemas))) return 'aborted'
+    const answer = await this.request(run, offered.schemas, turn)
+    if (!answer) return 'aborted'
+    const cost = charge(run.tally, answer.usage, run.model)
+    this.reportUsage(run.model, 'turn', answer.usage, cost)
+    if (answer.aborted && !answer.text && !answer.calls.length) return 'aborted'
+    this.commitAnswer(run, answer, cost)
+    if (!answer.calls.length) {
+      this.emit({ type: 'turn/end', turn })
+      return answer.aborted ? 'aborted' : answer.finishReason === 'length' ? 'length' : 'completed'
+    }
+    await this.runCalls(run.tools, answer.calls, run.signal, offered.names)
+    this.emit({ type: 'turn/end', turn })
+    if (run.until?.()) return 'completed'
+    // Every line is already in the kernel (a process crash loses nothing); the fsync, for OS
+    // crashes, runs alongside the next model request, unless the run ends first and its own covers it.
+    this.session?.syncSoon(undefined, (error: unknown) => this.ctx.logger('agent').warn(`session fsync failed: ${errorMessage(error)}`))
+    return undefined
+  }
+
+  /** Compacts before the request when the conversation reaches the threshold. False when the run was aborted meanwhile. */
+  private async compactIfDue(run: RunState, tools: readonly ModelTool[]): Promise<boolean> {
+    if (!this.needsCompaction(run.model, tools)) return true
+    try {
+      await this.compactWith(run.model, tools, run.signal, 'auto', run.tally)
+    } catch (error) {
+      if (run.signal?.aborted) return false
+      // A compaction that failed leaves the conversation as it was: the request may still fit, and a
+      // refusal of its size compacts again (see `request`).
+      this.ctx.logger('agent').warn(`compaction failed; continuing without it: ${errorMessage(error)}`)
+    }
+    return true
+  }
+
+  /** The model request; when the provider refuses the conversation's size, compacts once and asks again. Undefined when the run was aborted meanwhile. */
+  private async request(run: RunState, tools: readonly ModelTool[], turn: number): Promise<TurnOutcome | undefined> {
+    try {
+      return await this.requestTurn(run.model, tools, run.signal, turn)
+    } catch (error) {
+      if ((error as { code?: string })?.code !== 'MODEL_CONTEXT_LENGTH' || run.signal?.aborted) throw error
+      if (!(await this.compactWith(run.model, tools, run.signal, 'overflow', run.tally).catch(() => undefined))) {
+        if (run.signal?.aborted) return undefined
+        throw error
+      }
+    }
+    return this.requestTurn(run.model, tools, run.signal, turn)
+  }
+
+  /** Commits the model's answer (with the request's usage and cost) and announces it. */
+  private commitAnswer(run: RunState, answer: TurnOutcome, cost: number | undefined): void {
+    const data: SessionEventMap['assistant/message'] = {
+      content: answer.text,
+      ...(answer.calls.length && { toolCalls: answer.calls }),
+      ...(answer.thinking.length && { thinking: answer.thinking }),
+      model: run.model.id,
+      finishReason: answer.finishReason,
+    }
+    if (answer.usage) data.usage = answer.usage
+    if (cost !== undefined) data.cost = cost
+    const message = this.commit('assistant/message', data) as Extract<Message, { role: 'assistant' }>
+    run.text = answer.text
+    this.emit({ type: 'assistant/message', message, finishReason: answer.finishReason, ...(answer.usage && { usage: answer.usage }) })
+  }
+
+  /** The run's result, also logged as its `run/end` record. */
+  private finish(run: RunState, stopReason: StopReason): AgentResult {
+    run.stopped = stopReason
+    const { usage, cost } = run.tally
+    const result: AgentResult = { text: run.text, stopReason, turns: run.turns, usage, ...(cost !== undefined && { cost }) }
+    if (this.session && !this.session.closed) this.session.append('run/end', { stopReason, turns: run.turns, usage: { ...usage }, ...(cost !== undefined && { cost }) })
+    return result
+  }
+
+  /** However the run ended: stops observing, keeps undelivered notices, marks the agent idle and syncs the session. */
+  private async end(run: RunState): Promise<void> {
+    run.stopObserving?.()
+    // A job that finished during the last turn is kept for the next request rather than lost.
+    if (run.notices.length && !this.session?.closed) this.appendNotices(run.notices)
+    this.running = false
+    run.release()
+    await this.session?.sync().catch((error: unknown) => this.ctx.logger('agent').warn(`session fsync failed: ${errorMessage(error)}`))
   }
 
   /**
@@ -268,29 +308,15 @@ export class Agent {
   private async requestTurn(model: ModelService, tools: readonly ModelTool[], signal: AbortSignal | undefined, turn: number): Promise<TurnOutcome> {
     const count = this.messages.length
     const request: CompletionRequest = { messages: [...this.messages], tools: [...tools], signal }
-    const { emit, hooks } = contextAccess(this.ctx)
-    // Telemetry follows requests by these; unheard, they cost nothing.
-    const traced = (hooks['agent/request']?.length ?? 0) > 0
-    const about = traced ? requestOf(this.name, model, request) : undefined
-    if (about) emit('agent/request', { type: 'start', ...about })
-    let outcome: TurnOutcome
-    try {
-      outcome = await streamTurn(
-        model,
-        request,
-        turn,
-        (delta) => this.emit({ type: 'text/delta', delta }),
-        (delta) => this.emit({ type: 'thinking/delta', delta }),
-      )
-    } catch (error) {
-      if (about) emit('agent/request', { type: 'end', ...about, error })
-      throw error
-    }
-    if (about) {
-      const end: AgentRequestEvent = { type: 'end', ...about, finishReason: outcome.finishReason, text: outcome.text, toolCalls: outcome.calls }
-      if (outcome.usage) end.usage = outcome.usage
-      emit('agent/request', end)
-    }
+    const outcome = await tracedTurn(
+      this.ctx,
+      this.name,
+      model,
+      request,
+      turn,
+      (delta) => this.emit({ type: 'text/delta', delta }),
+      (delta) => this.emit({ type: 'thinking/delta', delta }),
+    )
     if (outcome.usage) this.meter.report(count, outcome.usage.inputTokens)
     return outcome
   }
@@ -360,30 +386,7 @@ export class Agent {
     try {
       listener(event)
     } catch (error) {
-      this.ctx.logger('agent').warn(`an onEvent listener failed (ignored): ${(error as Error)?.message ?? String(error)}`)
+      this.ctx.logger('agent').warn(`an onEvent listener failed (ignored): ${errorMessage(error)}`)
     }
   }
-}
-
-/** What the start and end events of one model request share. */
-function requestOf(agent: string | undefined, model: ModelService, request: CompletionRequest): Omit<AgentRequestEvent, 'type'> {
-  const about: Omit<AgentRequestEvent, 'type'> = { model: model.id, request }
-  if (agent !== undefined) about.agent = agent
-  if (model.info?.model) about.modelName = model.info.model
-  return about
-}
-
-/** A run's usage and cost so far; `cost` becomes undefined once one request's usage or price is unknown. */
-interface Tally {
-  usage: UsageTotals
-  cost: number | undefined
-}
-
-/** Adds one request's usage to the run's tally; returns that request's cost (undefined when unknown). */
-function charge(tally: Tally, usage: Usage | undefined, model: ModelService): number | undefined {
-  const cost = usage ? costOf(usage, model.info?.price) : undefined
-  if (usage) addUsage(tally.usage, usage)
-  // A partial sum would understate the cost: one unknown makes the total unknown.
-  tally.cost = tally.cost === undefined || cost === undefined ? undefined : tally.cost + cost
-  return cost
 }

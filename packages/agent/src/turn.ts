@@ -1,4 +1,7 @@
+import type { Context } from 'cordis'
 import { CordageError } from '@cordage/core'
+import type { AgentRequestEvent } from '@cordage/services'
+import { contextAccess } from './context-access.js'
 import { ModelError } from './errors.js'
 import type { CompletionRequest, ModelService, ThinkingBlock, ToolCall, Usage } from './model.js'
 
@@ -61,4 +64,41 @@ export async function streamTurn(
   if (request.signal?.aborted) return { text, calls, thinking, finishReason: 'aborted', aborted: true, ...(done?.usage && { usage: done.usage }) }
   if (!done) throw new ModelError(`the model ${model.id} ended its stream without a done event`)
   return { text, calls, thinking, ...done, aborted: false }
+}
+
+/** `streamTurn`, announced on `agent/request` (start, then end with the outcome or the error) while someone listens. */
+export async function tracedTurn(
+  ctx: Context,
+  agent: string | undefined,
+  model: ModelService,
+  request: CompletionRequest,
+  turn: number,
+  onDelta: (delta: string) => void,
+  onThinking: (delta: string) => void,
+): Promise<TurnOutcome> {
+  const { emit, hooks } = contextAccess(ctx)
+  // Telemetry follows requests by these; unheard, they cost nothing.
+  const about = hooks['agent/request']?.length ? requestOf(agent, model, request) : undefined
+  if (about) emit('agent/request', { type: 'start', ...about })
+  let outcome: TurnOutcome
+  try {
+    outcome = await streamTurn(model, request, turn, onDelta, onThinking)
+  } catch (error) {
+    if (about) emit('agent/request', { type: 'end', ...about, error })
+    throw error
+  }
+  if (about) {
+    const end: AgentRequestEvent = { type: 'end', ...about, finishReason: outcome.finishReason, text: outcome.text, toolCalls: outcome.calls }
+    if (outcome.usage) end.usage = outcome.usage
+    emit('agent/request', end)
+  }
+  return outcome
+}
+
+/** What the start and end events of one model request share. */
+function requestOf(agent: string | undefined, model: ModelService, request: CompletionRequest): Omit<AgentRequestEvent, 'type'> {
+  const about: Omit<AgentRequestEvent, 'type'> = { model: model.id, request }
+  if (agent !== undefined) about.agent = agent
+  if (model.info?.model) about.modelName = model.info.model
+  return about
 }

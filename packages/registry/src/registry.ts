@@ -163,21 +163,12 @@ export class ToolRegistry extends Service {
       if (typeof input !== 'object' || input === null) input = { name: nameOf(input), arguments: undefined }
       const entry = typeof input.name === 'string' ? this.entries.get(input.name) : undefined
       const call = openCall(input, entry)
-      let result = this.checkInput(call, entry)
-      let bodyRan = false
-      if (!result) {
-        const denial = this.hooks['tools/pre-execute']?.length
-          ? await this.admit(call.exec)
-          : this.guards.size
-            ? guardDenial(this.guards, call.exec)
-            : undefined
-        result = denial ? failure(denial) : this.checkStillRunnable(call, entry!)
-      }
-      if (!result) {
-        bodyRan = true
-        result = await this.run(entry!.definition, call)
-      }
-      result = cancelled(call, result, bodyRan)
+      // Input and arguments, then admission (awaited only when pre-execute listeners may answer).
+      let refusal = this.checkInput(call, entry)
+      if (!refusal) refusal = this.hooks['tools/pre-execute']?.length ? await this.admit(call, entry!) : this.checkGuards(call, entry!)
+      // Execution, policy and presentation; then cancellation, then the observers.
+      let result = refusal ? failure(refusal) : await this.run(entry!.definition, call)
+      result = cancelled(call, result, !refusal)
       if (this.hooks['tools/result']?.length) this.notifyAll('tools/result', [call.exec, result])
       return result
     } catch (error) {
@@ -187,18 +178,23 @@ export class ToolRegistry extends Service {
   }
 
   /** Input and arguments: a malformed input, an unknown tool, a pre-aborted caller or invalid arguments fail here. */
-  private checkInput(call: Call, entry: Entry | undefined): ToolExecutionResult | undefined {
-    const refusal =
-      call.inputError ??
-      (!entry ? this.unknown(call.exec.name) : call.callerSignal?.aborted ? new ToolAbortedBeforeDispatchError() : checkArguments(entry, call.exec.arguments))
-    return refusal ? failure(refusal) : undefined
+  private checkInput(call: Call, entry: Entry | undefined): CordageError | undefined {
+    if (call.inputError) return call.inputError
+    if (!entry) return this.unknown(call.exec.name)
+    if (call.callerSignal?.aborted) return new ToolAbortedBeforeDispatchError()
+    return checkArguments(entry, call.exec.arguments)
+  }
+
+  /** Admission without pre-execute listeners (no await): the guards only. */
+  private checkGuards(call: Call, entry: Entry): CordageError | undefined {
+    return (this.guards.size ? guardDenial(this.guards, call.exec) : undefined) ?? this.checkStillRunnable(call, entry)
   }
 
   /** After admission: the caller may have aborted, or the tool's plugin unloaded, while policy or approval decided. */
-  private checkStillRunnable(call: Call, entry: Entry): ToolExecutionResult | undefined {
-    if (call.callerSignal?.aborted) return failure(new ToolAbortedBeforeDispatchError())
+  private checkStillRunnable(call: Call, entry: Entry): CordageError | undefined {
+    if (call.callerSignal?.aborted) return new ToolAbortedBeforeDispatchError()
     // Never run a body whose owner is gone.
-    if (this.entries.get(call.exec.name) !== entry) return failure(this.unknown(call.exec.name, 'was unregistered before the call could run'))
+    if (this.entries.get(call.exec.name) !== entry) return this.unknown(call.exec.name, 'was unregistered before the call could run')
     return undefined
   }
 
@@ -225,30 +221,29 @@ export class ToolRegistry extends Service {
     this.notifyAll('tools/changed', [])
   }
 
-  /** Pre-execute waterfall, approval and guards; returns the denial, if any. Errors deny (fail closed). */
-  private async admit(exec: ToolExec): Promise<CordageError | undefined> {
-    const listeners = this.hooks['tools/pre-execute']
-    if (listeners?.length) {
-      let verdict
-      try {
-        verdict = readPreDecision(await waterfall(listeners, exec, undefined, allow))
-      } catch (error) {
-        return preFailure(error)
-      }
-      if (verdict instanceof CordageError) return verdict
-      if (verdict) {
-        const approval = this.ctx.get('approval')
-        let answer: Parameters<typeof approvalDenial>[1]
-        try {
-          answer = approval ? await approval.request(exec, verdict.ask) : undefined
-        } catch (error) {
-          answer = { error }
-        }
-        const denial = approvalDenial(verdict.ask, answer)
-        if (denial) return denial
-      }
+  /** Admission with pre-execute listeners: their waterfall, approval and guards; returns the refusal, if any. Errors deny (fail closed). */
+  private async admit(call: Call, entry: Entry): Promise<CordageError | undefined> {
+    const denial = await this.preExecute(call.exec)
+    return denial ?? this.checkGuards(call, entry)
+  }
+
+  /** The pre-execute waterfall and, when it asks, the approver's answer; returns the denial, if any. */
+  private async preExecute(exec: ToolExec): Promise<CordageError | undefined> {
+    let verdict
+    try {
+      verdict = readPreDecision(await waterfall(this.hooks['tools/pre-execute']!, exec, undefined, allow))
+    } catch (error) {
+      return preFailure(error)
     }
-    return guardDenial(this.guards, exec)
+    if (verdict instanceof CordageError || !verdict) return verdict
+    const approval = this.ctx.get('approval')
+    let answer: Parameters<typeof approvalDenial>[1]
+    try {
+      answer = approval ? await approval.request(exec, verdict.ask) : undefined
+    } catch (error) {
+      answer = { error }
+    }
+    return approvalDenial(verdict.ask, answer)
   }
 
   /** The `tools/execute` waterfall around the body, then its outcome made a proper result of this call. */
