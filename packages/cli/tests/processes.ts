@@ -34,9 +34,9 @@ export interface Running {
 }
 
 /** Spawns the built `cordage` with pipes (stdin left open unless `input` is given). */
-export function start(args: string[], cwd: string, input?: string): Running {
+export function start(args: string[], cwd: string, input?: string, extraEnv: Record<string, string> = {}): Running {
   if (!existsSync(bin)) throw new Error(`${bin} is missing: run \`pnpm build\` first`)
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' }
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', ...extraEnv }
   for (const key of ['OPENAI_API_KEY', 'DEEPSEEK_API_KEY', 'OPENAI_BASE_URL', 'CORDAGE_MODEL']) delete env[key]
   const child = spawn(process.execPath, [bin, ...args], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] })
   let stdout = ''

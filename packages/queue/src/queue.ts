@@ -2,7 +2,7 @@ import { Queue } from 'bullmq'
 import type { Redis } from 'ioredis'
 import { connect } from './connection.js'
 import { QueueError } from './errors.js'
-import { injectTrace } from './trace.js'
+import { injectTrace, withEnqueueSpan } from './trace.js'
 import { assertRunJobData, keysOf, resolveQueueSettings, type QueueSettings, type ResolvedQueueSettings, type RunJobData } from './types.js'
 
 /** What `enqueue` takes: the run without the fields the queue fills in. */
@@ -32,23 +32,26 @@ export class RunQueue {
 
   /**
    * Adds a run; resolves to its id. Adding an id that is already queued is a no-op (BullMQ keeps the
-   * first), so a retried request cannot start a run twice. The enqueuer's active trace context travels
-   * with the run.
+   * first), so a retried request cannot start a run twice. The run carries the trace context of a
+   * `send <queue>` producer span (see `withEnqueueSpan`).
    */
   async enqueue(request: RunRequest): Promise<string> {
     this.assertOpen()
-    const data: RunJobData = { ...request, enqueuedAt: Date.now(), trace: injectTrace() }
-    assertRunJobData(data)
-    await this.call(() =>
-      this.queue.add('run', data, {
-        jobId: data.id,
-        // A run's own failures are recorded in its session; only a dead worker (a stall) makes it run again.
-        attempts: 1,
-        removeOnComplete: { age: 24 * 3600, count: 10_000 },
-        removeOnFail: { age: 7 * 24 * 3600 },
-      }),
-    )
-    return data.id
+    assertRunJobData({ ...request, enqueuedAt: 0 })
+    // The job carries the context of its own `send <queue>` span, a child of the enqueuer's active span if any.
+    await withEnqueueSpan(this.settings.name, request.id, () => {
+      const data: RunJobData = { ...request, enqueuedAt: Date.now(), trace: injectTrace() }
+      return this.call(() =>
+        this.queue.add('run', data, {
+          jobId: data.id,
+          // A run's own failures are recorded in its session; only a dead worker (a stall) makes it run again.
+          attempts: 1,
+          removeOnComplete: { age: 24 * 3600, count: 10_000 },
+          removeOnFail: { age: 7 * 24 * 3600 },
+        }),
+      )
+    })
+    return request.id
   }
 
   /**

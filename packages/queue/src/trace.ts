@@ -32,3 +32,33 @@ export function injectTrace(): Record<string, string> {
 export function withTrace<T>(carrier: Record<string, string> | undefined, work: () => T): T {
   return api ? api.context.with(api.propagation.extract(api.ROOT_CONTEXT, carrier ?? {}), work) : work()
 }
+
+/**
+ * Runs `work` (adding run `id` to queue `queue`) inside a producer span named as the OpenTelemetry messaging
+ * conventions name a send, `send <queue>`: the job carries that span's context, so the worker's
+ * `invoke_agent` span is its child and the trace starts at the enqueuer even when it had no span of its own
+ * (a command, an HTTP request nobody traced). Without a registered tracer provider the span records nothing.
+ */
+export async function withEnqueueSpan<T>(queue: string, id: string, work: () => Promise<T>): Promise<T> {
+  if (!api) return work()
+  const tracer = api.trace.getTracer('@cordage/queue')
+  const attributes = {
+    'messaging.system': 'bullmq',
+    'messaging.operation.name': 'send',
+    'messaging.operation.type': 'send',
+    'messaging.destination.name': queue,
+    'messaging.message.id': id,
+    'gen_ai.conversation.id': id,
+  }
+  return tracer.startActiveSpan(`send ${queue}`, { kind: api.SpanKind.PRODUCER, attributes }, async (span) => {
+    try {
+      return await work()
+    } catch (error) {
+      span.recordException(error as Error)
+      span.setStatus({ code: api.SpanStatusCode.ERROR, message: (error as Error)?.message ?? String(error) })
+      throw error
+    } finally {
+      span.end()
+    }
+  })
+}

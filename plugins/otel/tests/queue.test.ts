@@ -15,7 +15,7 @@ afterEach(async () => {
 })
 
 describe.skipIf(!redisUrl)('a run enqueued on the queue (needs eval "$(bash scripts/services.sh start)")', () => {
-  it("continues the enqueuer's trace in the worker that executes it", async () => {
+  it("continues the enqueuer's trace in the worker that executes it, through the enqueue's send span", async () => {
     const receiver = await startOtlpReceiver()
     cleanups.push(() => receiver.close())
     const sdk = startSdk(receiver.url, 'protobuf')
@@ -50,8 +50,11 @@ describe.skipIf(!redisUrl)('a run enqueued on the queue (needs eval "$(bash scri
     await ran
     await sdk.flush()
     const run = receiver.spans.find((span) => span.name === 'invoke_agent cordage')!
+    // The enqueue is a producer span of its own, a child of the enqueuer's; the run is the enqueue's child.
+    const send = receiver.spans.find((span) => span.name === `send ${name}`)!
+    expect(send.parentSpanId).toBe(enqueuer.spanId)
     expect(run.traceId).toBe(enqueuer.traceId)
-    expect(run.parentSpanId).toBe(enqueuer.spanId)
+    expect(run.parentSpanId).toBe(send.spanId)
     expect(receiver.spans.find((span) => span.name === 'chat queued')?.parentSpanId).toBe(run.spanId)
   })
 })

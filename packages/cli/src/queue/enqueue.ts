@@ -37,6 +37,8 @@ export async function runQueued(input: CommandInput, task: string): Promise<numb
   if (!config?.queue) throw new CliConfigError('run --queue: cordage.yml needs queue: { redis: <redis:// url> }')
   if (!config.store?.postgres) throw new CliConfigError('run --queue: cordage.yml needs store: { postgres: <postgres:// url> } (workers store the run there)')
   const json = !!values.json
+  // With otel: configured, the run's trace starts here, at its enqueue span, and continues on the worker.
+  const telemetry = config.otel ? await startQueuedTelemetry(config.otel, input.env) : undefined
   const store = new PostgresSessionStore({ url: config.store.postgres, poolSize: 2 })
   const queue = new RunQueue(config.queue)
   const id = newRunId()
@@ -84,6 +86,7 @@ export async function runQueued(input: CommandInput, task: string): Promise<numb
     signals.dispose()
     await queue.close()
     await store.close()
+    await telemetry?.shutdown()
   }
 }
 
@@ -99,4 +102,16 @@ function print(output: CommandInput['output'], event: StoredEvent): void {
     const data = event.data as SessionEventMap['session/end']
     output.error(output.style('dim', `run ended: ${data.reason}`))
   }
+}
+
+/** The OpenTelemetry SDK of an enqueuer, its `otel:` section checked first as a runtime checks it. */
+async function startQueuedTelemetry(settings: Record<string, unknown>, env: NodeJS.ProcessEnv) {
+  const [{ configIssues }, { default: Otel }, { startTelemetry }] = await Promise.all([
+    import('../plugins.js'),
+    import('@cordage/plugin-otel'),
+    import('../telemetry.js'),
+  ])
+  const issues = configIssues(Otel, settings)
+  if (issues.length) throw new CliConfigError(issues.map((issue) => `cordage.yml: otel: ${issue}`).join('\n'))
+  return startTelemetry(settings, env)
 }
