@@ -98,10 +98,11 @@ describe('hostile programs end with a coded failure and leave the host responsiv
   })
 
   it.each(attacks.filter((attack) => attack.name !== 'a hoard of 1 MB strings under an 8 MiB cap'))('cancelling $name ends it', async ({ code, config }) => {
-    const { ctx } = await setup([lookup], { ...config, cpuTimeMs: 60_000, timeoutMs: 60_000 })
+    const { ctx, results } = await setup([lookup], { ...config, cpuTimeMs: 60_000, timeoutMs: 60_000 })
     const controller = new AbortController()
-    const attack = ctx.tools.execute({ name: 'run_code', arguments: { code }, signal: controller.signal })
-    await new Promise((resolve) => setTimeout(resolve, 150))
+    // The program calls lookup before its attack: the abort comes once the attack is under way.
+    const attack = ctx.tools.execute({ name: 'run_code', arguments: { code: `await tools.lookup({ id: 1 }); ${code}` }, signal: controller.signal })
+    await expect.poll(() => results.some((entry) => entry.exec.name === 'lookup'), { timeout: 20_000, interval: 5 }).toBe(true)
     controller.abort()
     // With a minute of CPU and wall budget, only the cancellation can end it within the test's time; how
     // soon after the abort it returns is measured in code-mode.bench.ts.

@@ -11,7 +11,7 @@ afterEach(async () => {
 
 // Answered while the program still runs, not how fast: over loopback HTTP + SSE a quiet tools/list takes
 // 10–170 ms on a loaded machine. The program has a minute of CPU, so only the cancel can end it in time.
-const FLOOD = 'for (let i=0;i<10000;i++) (function loop(){ Promise.resolve().then(loop) })(); await new Promise(()=>{})'
+const FLOOD = 'await tools.lookup({ id: 1 }); for (let i=0;i<10000;i++) (function loop(){ Promise.resolve().then(loop) })(); await new Promise(()=>{})'
 
 describe('a hostile program behind `mcp serve`', () => {
   it('leaves tools/list answering while it runs, and the client cancel ends the run', async () => {
@@ -24,8 +24,12 @@ describe('a hostile program behind `mcp serve`', () => {
     cleanups.push(() => client.close())
 
     const controller = new AbortController()
+    // The program calls lookup first: once that call is seen, the flood is under way.
+    let floodStarted!: () => void
+    const started = new Promise<void>((resolve) => (floodStarted = resolve))
     const runEnded = new Promise<{ code?: string }>((resolve) =>
       ctx.on('tools/result', (exec, result) => {
+        if (exec.name === 'lookup') floodStarted()
         if (exec.name === 'run_code') resolve({ code: result.isError ? result.error.info?.code : undefined })
       }),
     )
@@ -33,7 +37,7 @@ describe('a hostile program behind `mcp serve`', () => {
     flood.catch(() => {})
     let running = true
     void runEnded.then(() => (running = false))
-    await new Promise((resolve) => setTimeout(resolve, 200))
+    await started
     for (let i = 0; i < 3; i++) {
       const { tools } = await client.listTools()
       expect(tools.map((tool) => tool.name)).toContain('run_code')

@@ -80,6 +80,8 @@ describe('ctx.codeMode.run', () => {
     await expect(service(ctx).run({ code: 'console.log("a"); null.x' })).rejects.toMatchObject({ code: 'CODE_RUN_FAILED', kind: 'runtime', logs: ['a'] })
     const controller = new AbortController()
     let hostSignal: AbortSignal | undefined
+    let called!: () => void
+    const waiting = new Promise<void>((resolve) => (called = resolve))
     const pending = service(ctx).run({
       code: 'await wait({})',
       signal: controller.signal,
@@ -88,10 +90,11 @@ describe('ctx.codeMode.run', () => {
           new Promise((resolve) => {
             hostSignal = signal
             signal.addEventListener('abort', () => resolve(null))
+            called()
           }),
       },
     })
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    await waiting
     controller.abort()
     await expect(pending).rejects.toMatchObject({ code: 'ABORTED' })
     expect(hostSignal?.aborted).toBe(true)

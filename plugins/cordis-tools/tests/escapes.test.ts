@@ -13,8 +13,9 @@ import { failure, setup } from './helpers.js'
 
 // Each attack that opened or stalled the host through the node:vm realm mounts used to run in, on the
 // real component: a Code Mode worker runs the mounted code, the registry, policy and shell are the real
-// plugins. While each runs, a trivial tool is called over and over: the host must keep answering (a
-// hang detector, generous for a loaded machine).
+// plugins. While each runs, a trivial tool is called over and over: the host must keep answering, shown by
+// the answers that came while the attack was pending (each attack below the first group lasts at least its
+// 300 ms bound, long enough for dozens of answers; a stalled host gives at most two).
 
 const dirs: string[] = []
 afterEach(async () => {
@@ -30,7 +31,11 @@ const ping = defineTool({
   execute: () => ({ ok: true }),
 })
 
-/** Runs `attack` while calling `ping` every 10 ms; the slowest answer and how many came while it ran. */
+/**
+ * Runs `attack` while calling `ping` every 10 ms: how many answers came while the attack was pending, and the
+ * slowest answer. A host stalled by the attack answers at most the call in flight when it stalled and one
+ * more before the attack's end is seen; a host that keeps turning answers one call per turn of its loop.
+ */
 async function whileAnswering<T>(ctx: TestContext, attack: () => Promise<T>): Promise<{ result: T; slowestMs: number; answers: number }> {
   const state = { done: false }
   let slowestMs = 0
@@ -41,7 +46,7 @@ async function whileAnswering<T>(ctx: TestContext, attack: () => Promise<T>): Pr
       const result = await ctx.tools.execute({ name: 'ping', arguments: {} })
       expect(result.isError).toBe(false)
       slowestMs = Math.max(slowestMs, performance.now() - started)
-      answers++
+      if (!state.done) answers++
       await new Promise((resolve) => setTimeout(resolve, 10))
     }
   })()
@@ -50,6 +55,13 @@ async function whileAnswering<T>(ctx: TestContext, attack: () => Promise<T>): Pr
   await loop
   return { result, slowestMs, answers }
 }
+
+/**
+ * Hang bounds, not timings: a ping is answered within ~30 ms and an unmount within ~1.5 s on a loaded 2-core
+ * machine; these catch a host that waits for the attack (or forever), with more than 10× to spare.
+ */
+const PING_HANG_MS = 5_000
+const UNMOUNT_HANG_MS = 15_000
 
 async function attackSetup(timeoutMs = 300) {
   const dir = await mkdtemp(join(tmpdir(), 'cordis-escape-'))
@@ -88,7 +100,7 @@ describe('no lent function or object opens the host', () => {
     const report = await call('escape_report', {})
     expect(report).toMatchObject({ isError: false, value: { seen: 'undefined', bash: 'DENIED' } })
     expect(existsSync(marker)).toBe(false)
-    expect(slowestMs).toBeLessThan(1000)
+    expect(slowestMs).toBeLessThan(PING_HANG_MS)
   })
 
   it("makes the façade's own objects usable: ctx.tools.execute takes the code's plain objects", async () => {
@@ -118,9 +130,9 @@ describe('mounted code cannot take the host down', () => {
     const started = performance.now()
     const { result, slowestMs, answers } = await whileAnswering(ctx, () => call('cordis_unmount', { id: 'dyn-1' }))
     expect(result).toMatchObject({ isError: false, value: { id: 'dyn-1', pluginName: 'stuck' } })
-    expect(performance.now() - started).toBeLessThan(3000)
-    expect(answers).toBeGreaterThan(0)
-    expect(slowestMs).toBeLessThan(1000)
+    expect(performance.now() - started).toBeLessThan(UNMOUNT_HANG_MS)
+    expect(answers).toBeGreaterThanOrEqual(3)
+    expect(slowestMs).toBeLessThan(PING_HANG_MS)
     expect(ctx.tools.get('stuck_tool')).toBeUndefined()
     expect(listenerCount(ctx, 'tools/result')).toBe(baseline)
   })
@@ -134,9 +146,10 @@ describe('mounted code cannot take the host down', () => {
   ])('fails a mount whose evaluation is %s, leaving nothing installed, while the host answers', async (_label, code) => {
     const { ctx, call } = await attackSetup(300)
     const before = ctx.tools.list().map((tool) => tool.name)
-    const { result, slowestMs } = await whileAnswering(ctx, () => call('cordis_mount', { code }))
+    const { result, slowestMs, answers } = await whileAnswering(ctx, () => call('cordis_mount', { code }))
     expect(failure(result).code).toBe('MOUNT_TIMEOUT')
-    expect(slowestMs).toBeLessThan(1000)
+    expect(answers).toBeGreaterThanOrEqual(3)
+    expect(slowestMs).toBeLessThan(PING_HANG_MS)
     expect(ctx.tools.list().map((tool) => tool.name)).toEqual(before)
     expect(((await call('cordis_inspect', { what: 'temporary' })) as any).value.temporary).toEqual([])
   })
@@ -156,9 +169,12 @@ describe('mounted code cannot take the host down', () => {
     const { ctx, call } = await attackSetup(300)
     const code = `return { name: 'spinner', apply(ctx) { ctx.tools.register(defineTool({ name: 'spin', description: 's', output: { schema: {}, render: () => [] }, execute: async () => { for (;;) {} } })) } }`
     expect((await call('cordis_mount', { code })).isError).toBe(false)
-    const { result, slowestMs }: { result: ToolExecutionResult; slowestMs: number } = await whileAnswering(ctx, () => call('spin', {}))
+    const { result, slowestMs, answers }: { result: ToolExecutionResult; slowestMs: number; answers: number } = await whileAnswering(ctx, () =>
+      call('spin', {}),
+    )
     expect(failure(result).text).toMatch(/the mounted code failed: a step of the session used more than 300 ms of CPU time/)
-    expect(slowestMs).toBeLessThan(1000)
+    expect(answers).toBeGreaterThanOrEqual(3)
+    expect(slowestMs).toBeLessThan(PING_HANG_MS)
     await expect.poll(() => ctx.tools.get('spin')).toBeUndefined()
     expect(failure(await call('cordis_unmount', { id: 'dyn-1' })).text).toMatch(/dyn-1 is gone: its sandbox ended: a step of the session used more than 300 ms/)
   })

@@ -63,10 +63,10 @@ describe('mount lifecycles', () => {
     } }`
     await value('cordis_mount', { code })
     expect(listenerCount(ctx, 'tools/result')).toBe(baseline + 1)
-    await new Promise((resolve) => setTimeout(resolve, 60))
-    expect(ticks).toBeGreaterThan(0)
+    await expect.poll(() => ticks, { timeout: 10_000, interval: 5 }).toBeGreaterThan(0)
     await value('cordis_unmount', { id: 'dyn-1' })
     expect(listenerCount(ctx, 'tools/result')).toBe(baseline)
+    // Nothing ticks after: watched for as long as twelve ticks of the 5 ms interval take.
     const after = ticks
     await new Promise((resolve) => setTimeout(resolve, 60))
     expect(ticks).toBe(after)

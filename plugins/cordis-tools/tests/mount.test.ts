@@ -147,7 +147,8 @@ describe('the sandbox and the façade', () => {
     const started = performance.now()
     const result = await call('spin', {})
     expect(result.isError).toBe(true)
-    expect(performance.now() - started).toBeLessThan(5000)
+    // A hang bound, not a timing: the 200 ms budget plus well under a second on a loaded machine.
+    expect(performance.now() - started).toBeLessThan(10_000)
     // The host keeps answering.
     expect((await ctx.tools.execute({ name: 'cordis_inspect', arguments: { what: 'events' } })).isError).toBe(false)
   })
