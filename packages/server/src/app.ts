@@ -26,6 +26,8 @@ export interface AppOptions {
   bodyLimit?: number
   /** SSE streams open at once (default 1024); more are refused with 503 `TOO_MANY_STREAMS`. */
   maxStreams?: number
+  /** Characters of live messages a stream holds for a client that does not read before disconnecting it (default 1 MiB). */
+  maxLiveBacklog?: number
   /** The studio's files; without them `GET /` is a placeholder page. */
   assets?: StudioAssets
 }
@@ -67,7 +69,7 @@ export function createApp(options: AppOptions): Hono {
     await exists(store, id)
     if (streams >= (options.maxStreams ?? 1024)) throw new ServerError('TOO_MANY_STREAMS', 'too many event streams are open; close one and retry')
     streams++
-    return eventStream(c, { store, launcher, id, after, onClose: () => streams-- })
+    return eventStream(c, { store, launcher, id, after, maxLiveBacklog: options.maxLiveBacklog, onClose: () => streams-- })
   })
 
   app.post('/api/runs', async (c) => {

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http'
 import type { Context as HonoContext } from 'hono'
 import { streamSSE, type SSEStreamingApi } from 'hono/streaming'
 import type { SessionStore } from '@cordage/services'
@@ -8,28 +9,89 @@ import type { LiveMessage } from './pending.js'
 export const KEEP_ALIVE_MS = 15_000
 
 /**
+ * Live messages (deltas, pending, resolved) one stream may hold for a client that does not read, in
+ * characters, before that client is disconnected (default of `maxLiveBacklog`). A turn's whole text is
+ * far below it, so a burst alone never reaches it; a client that stopped reading does.
+ */
+export const MAX_LIVE_BACKLOG = 1 << 20
+
+/**
  * `GET /api/sessions/:id/events`: the stored events after `after` (`id: <seq>`, `event: stored`), then
  * each new one as it is stored, with the live run's messages (`delta`, `pending`, `resolved`, no id) in
  * between; after `session/end`, `event: end` and the stream closes. Writes are serialised, so a live
  * message never lands inside a stored event.
+ *
+ * Memory per client is bounded: stored events are read from the store only as the client takes them;
+ * deltas queued behind a slow client are merged into one (the last queued message, so order is kept);
+ * and a client more than `maxLiveBacklog` characters of live messages behind is disconnected. It
+ * reconnects with `Last-Event-ID` and loses nothing stored; the turn's text so far comes as one delta.
  */
-export function eventStream(c: HonoContext, options: { store: SessionStore; launcher: RunLauncher; id: string; after: number; onClose: () => void }) {
+export function eventStream(
+  c: HonoContext,
+  options: { store: SessionStore; launcher: RunLauncher; id: string; after: number; maxLiveBacklog?: number; onClose: () => void },
+) {
   const { store, launcher, id, after } = options
+  const maxBacklog = options.maxLiveBacklog ?? MAX_LIVE_BACKLOG
   return streamSSE(c, async (stream) => {
     const controller = new AbortController()
     stream.onAbort(() => controller.abort())
     let chain: Promise<void> = Promise.resolve()
+    /** Writes queued and not yet finished. */
+    let queued = 0
+    /** Characters of live messages queued and not yet started. */
+    let backlog = 0
+    /** The delta queued last, while it is still the last thing queued and not yet written: later text joins it. */
+    let openDelta: { text: string } | undefined
     const send = (write: (stream: SSEStreamingApi) => Promise<void>) => {
-      chain = chain.then(() => (stream.closed || stream.aborted ? undefined : write(stream))).catch(() => controller.abort())
+      openDelta = undefined
+      queued++
+      chain = chain
+        .then(() => (stream.closed || stream.aborted ? undefined : write(stream)))
+        .catch(() => controller.abort())
+        .finally(() => queued--)
       return chain
     }
+    const sendLive = (size: number, write: (stream: SSEStreamingApi) => Promise<void>) => {
+      backlog += size
+      if (backlog > maxBacklog) return overflow()
+      return send(write)
+    }
+    const overflow = () => {
+      if (controller.signal.aborted) return
+      controller.abort()
+      stream.abort()
+      // The socket itself, with whatever the kernel still holds for this client.
+      ;(c.env as { outgoing?: ServerResponse } | undefined)?.outgoing?.destroy()
+    }
     const live = (message: LiveMessage) => {
-      if (message.type === 'delta') void send((out) => out.writeSSE({ event: 'delta', data: JSON.stringify({ text: message.text }) }))
-      else if (message.type === 'pending') void send((out) => out.writeSSE({ event: 'pending', data: JSON.stringify(message.request) }))
-      else void send((out) => out.writeSSE({ event: 'resolved', data: JSON.stringify({ requestId: message.requestId }) }))
+      if (controller.signal.aborted) return
+      if (message.type === 'delta') {
+        if (openDelta) {
+          openDelta.text += message.text
+          backlog += message.text.length
+          if (backlog > maxBacklog) overflow()
+          return
+        }
+        const delta = { text: message.text }
+        void sendLive(delta.text.length, (out) => {
+          if (openDelta === delta) openDelta = undefined
+          backlog -= delta.text.length
+          return out.writeSSE({ event: 'delta', data: JSON.stringify(delta) })
+        })
+        openDelta = delta
+        return
+      }
+      const data = message.type === 'pending' ? JSON.stringify(message.request) : JSON.stringify({ requestId: message.requestId })
+      void sendLive(data.length, (out) => {
+        backlog -= data.length
+        return out.writeSSE({ event: message.type, data })
+      })
     }
     const unsubscribe = launcher.subscribe(id, live)
-    const keepAlive = setInterval(() => void send(async (out) => void (await out.write(': keep-alive\n\n'))), KEEP_ALIVE_MS)
+    // Only an idle stream needs one: a stream with writes queued is not idle (and a stuck client must not pile them up).
+    const keepAlive = setInterval(() => {
+      if (!queued) void send(async (out) => void (await out.write(': keep-alive\n\n')))
+    }, KEEP_ALIVE_MS)
     try {
       // A client that connects while a request waits learns of it now, not only when the next one comes.
       if (unsubscribe) for (const request of await launcher.pending(id).catch(() => [])) live({ type: 'pending', request })

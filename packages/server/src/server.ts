@@ -26,6 +26,11 @@ export interface ServerOptions {
   bodyLimit?: number
   /** SSE streams open at once (default 1024). */
   maxStreams?: number
+  /**
+   * Characters of live messages (deltas, pending, resolved) one event stream holds for a client that does
+   * not read, before that client is disconnected (default 1 MiB; it resumes with `Last-Event-ID`).
+   */
+  maxLiveBacklog?: number
   /** The studio (`studioAssets()` of `@cordage/studio`); without it `GET /` is a placeholder page. */
   assets?: StudioAssets
   /** Where runs execute; default a `LocalRunLauncher` on `ctx` with `local`'s options. */
@@ -70,6 +75,7 @@ export async function startServer(options: ServerOptions): Promise<CordageServer
     token: options.token,
     bodyLimit: options.bodyLimit,
     maxStreams: options.maxStreams,
+    maxLiveBacklog: options.maxLiveBacklog,
     assets: options.assets,
   })
   const server = createAdaptorServer({ fetch: app.fetch, hostname: host }) as Server
