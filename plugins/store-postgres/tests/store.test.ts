@@ -54,6 +54,8 @@ describe.skipIf(!serverUrl)('on a real PostgreSQL (needs CORDAGE_TEST_POSTGRES_U
       const store = ctx.get('sessions')!
       expect(store.kind).toBe('postgres')
       const agent = ctx.get('agent')!.create({ id: `agent-${process.pid}` })
+      // The header is stored asynchronously (`ready`); following a session before it exists is SESSION_NOT_FOUND.
+      await agent.session!.ready
       const live = (async () => {
         const seen: string[] = []
         for await (const event of store.follow(agent.session!.id)) seen.push(event.type)
