@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { createTestContext, ScriptedModel } from '@cordage/testing'
 import { Agent, type AgentEvent, type Message } from '../src/index.js'
-import { noteTool, sleepTool, type Interval } from './helpers.js'
+import { Gate, noteTool, sleepTool, type Interval } from './helpers.js'
 
 type ToolMessage = Extract<Message, { role: 'tool' }>
 
@@ -12,34 +12,42 @@ function toolMessages(messages: Message[]): ToolMessage[] {
 async function setup(turns: ConstructorParameters<typeof ScriptedModel>[1]['turns']) {
   const ctx = await createTestContext()
   const intervals: Interval[] = []
-  ctx.tools.register(sleepTool('nap', 'parallel', intervals))
-  ctx.tools.register(sleepTool('work', 'exclusive', intervals))
-  ctx.tools.register(sleepTool('maybe', (args) => (args as { label: string }).label.startsWith('r'), intervals))
+  const gate = new Gate()
+  ctx.tools.register(sleepTool('nap', 'parallel', intervals, gate))
+  ctx.tools.register(sleepTool('work', 'exclusive', intervals, gate))
+  ctx.tools.register(sleepTool('maybe', (args) => (args as { label: string }).label.startsWith('r'), intervals, gate))
   await ctx.plugin(ScriptedModel, { turns })
-  return { ctx, intervals, model: ctx.get('model') as unknown as ScriptedModel }
+  return { ctx, intervals, gate, model: ctx.get('model') as unknown as ScriptedModel }
 }
-
-const byLabel = (intervals: Interval[], label: string) => intervals.find((interval) => interval.label === label)!
 
 describe('tool batches', () => {
   it('runs consecutive parallel-safe calls together and commits results in model order', async () => {
-    const { ctx, intervals } = await setup([
+    const { ctx, gate } = await setup([
       {
         toolCalls: [
-          { name: 'nap', arguments: { label: 'a', ms: 120 } },
-          { name: 'nap', arguments: { label: 'b', ms: 30 } },
-          { name: 'nap', arguments: { label: 'c', ms: 60 } },
+          { name: 'nap', arguments: { label: 'a', held: true } },
+          { name: 'nap', arguments: { label: 'b', held: true } },
+          { name: 'nap', arguments: { label: 'c', held: true } },
         ],
       },
       { text: 'done' },
     ])
     const events: AgentEvent[] = []
     const agent = new Agent(ctx, { onEvent: (event) => events.push(event) })
-    const result = await agent.run('go')
+    const running = agent.run('go')
+    // Every body started before any ended: the three run at once.
+    await gate.whenRunning(['a', 'b', 'c'])
+    const heldFrom = performance.now()
+    const ended = (callId: string) => events.some((event) => event.type === 'tool/end' && event.callId === callId)
+    // Released b, then c, then a, each once the previous one's end was reported.
+    gate.release('b')
+    await expect.poll(() => ended('call_1_1'), { timeout: 15_000, interval: 1 }).toBe(true)
+    gate.release('c')
+    await expect.poll(() => ended('call_1_2'), { timeout: 15_000, interval: 1 }).toBe(true)
+    const heldFor = performance.now() - heldFrom
+    gate.release('a')
+    const result = await running
     expect(result).toMatchObject({ text: 'done', stopReason: 'completed', turns: 2 })
-    const [a, b, c] = ['a', 'b', 'c'].map((label) => byLabel(intervals, label))
-    // Every body started before any body ended: the three intervals overlap.
-    expect(Math.max(a.start, b.start, c.start)).toBeLessThan(Math.min(a.end, b.end, c.end))
     expect(toolMessages(agent.messages).map((message) => message.content)).toEqual([
       [{ type: 'text', text: 'slept a' }],
       [{ type: 'text', text: 'slept b' }],
@@ -49,44 +57,37 @@ describe('tool batches', () => {
     const ends = events.filter((event) => event.type === 'tool/end')
     expect(ends.map((event) => event.callId)).toEqual(['call_1_1', 'call_1_2', 'call_1_0'])
     for (const end of ends) expect(end).toMatchObject({ isError: false, name: 'nap' })
-    expect((ends[2] as Extract<AgentEvent, { type: 'tool/end' }>).durationMs).toBeGreaterThanOrEqual(100)
+    // a's duration covers at least the time the test held it.
+    expect((ends[2] as Extract<AgentEvent, { type: 'tool/end' }>).durationMs).toBeGreaterThanOrEqual(heldFor)
   })
 
   it('runs exclusive calls one at a time, as barriers between parallel groups', async () => {
-    const { ctx, intervals } = await setup([
+    const held = (name: string, label: string) => ({ name, arguments: { label, held: true } })
+    const { ctx, gate } = await setup([
       {
-        toolCalls: [
-          { name: 'nap', arguments: { label: 'p1', ms: 60 } },
-          { name: 'nap', arguments: { label: 'p2', ms: 20 } },
-          { name: 'work', arguments: { label: 'x1', ms: 20 } },
-          { name: 'work', arguments: { label: 'x2', ms: 20 } },
-          { name: 'maybe', arguments: { label: 'r1', ms: 40 } },
-          { name: 'nap', arguments: { label: 'p3', ms: 40 } },
-          { name: 'maybe', arguments: { label: 'w1', ms: 20 } },
-        ],
+        toolCalls: [held('nap', 'p1'), held('nap', 'p2'), held('work', 'x1'), held('work', 'x2'), held('maybe', 'r1'), held('nap', 'p3'), held('maybe', 'w1')],
       },
       { text: 'done' },
     ])
     const agent = new Agent(ctx)
-    await agent.run('go')
-    const get = (label: string) => byLabel(intervals, label)
-    expect(Math.max(get('p1').start, get('p2').start)).toBeLessThan(Math.min(get('p1').end, get('p2').end))
-    expect(get('x1').start).toBeGreaterThanOrEqual(Math.max(get('p1').end, get('p2').end))
-    expect(get('x2').start).toBeGreaterThanOrEqual(get('x1').end)
-    // A concurrency function answering true makes r1 parallel-safe; answering false makes w1 exclusive.
-    expect(get('r1').start).toBeGreaterThanOrEqual(get('x2').end)
-    expect(Math.max(get('r1').start, get('p3').start)).toBeLessThan(Math.min(get('r1').end, get('p3').end))
-    expect(get('w1').start).toBeGreaterThanOrEqual(Math.max(get('r1').end, get('p3').end))
+    const running = agent.run('go')
+    // Each group runs alone, and the next starts only once it is released. A concurrency function answering
+    // true makes r1 parallel-safe (it runs with p3); answering false makes w1 exclusive.
+    for (const group of [['p1', 'p2'], ['x1'], ['x2'], ['r1', 'p3'], ['w1']]) {
+      await gate.whenRunning(group)
+      gate.release(...group)
+    }
+    await running
     expect(toolMessages(agent.messages).map((message) => message.content[0])).toEqual(
       ['p1', 'p2', 'x1', 'x2', 'r1', 'p3', 'w1'].map((label) => ({ type: 'text', text: `slept ${label}` })),
     )
   })
 
   it('gives calls not yet started ABORTED_BEFORE_DISPATCH when the run is aborted mid-batch', async () => {
-    const { ctx, intervals, model } = await setup([
+    const { ctx, intervals, gate, model } = await setup([
       {
         toolCalls: [
-          { name: 'work', arguments: { label: 'first', ms: 5000 } },
+          { name: 'work', arguments: { label: 'first', held: true } },
           { name: 'work', arguments: { label: 'second' } },
           { name: 'nap', arguments: { label: 'third' } },
         ],
@@ -94,12 +95,11 @@ describe('tool batches', () => {
       { text: 'never requested' },
     ])
     const controller = new AbortController()
-    const agent = new Agent(ctx, {
-      onEvent: (event) => {
-        if (event.type === 'tool/start' && event.callId === 'call_1_0') setTimeout(() => controller.abort(), 20)
-      },
-    })
-    const result = await agent.run('go', { signal: controller.signal })
+    const agent = new Agent(ctx)
+    const running = agent.run('go', { signal: controller.signal })
+    await gate.whenRunning(['first'])
+    controller.abort()
+    const result = await running
     expect(result.stopReason).toBe('aborted')
     expect(model.requests).toHaveLength(1)
     expect(intervals.map((interval) => interval.label)).toEqual(['first'])

@@ -25,25 +25,94 @@ export interface Interval {
   end: number
 }
 
-/** A tool that sleeps `ms` (abortably) and records when its body ran. */
-export function sleepTool(name: string, concurrency: ToolConcurrency | undefined, intervals: Interval[]) {
+/**
+ * Tool bodies that run until the test releases them (or their call is aborted), so a test orders calls by
+ * what it saw running rather than by sleeps a loaded machine may stretch.
+ */
+export class Gate {
+  /** The labels of the bodies running now. */
+  readonly running = new Set<string>()
+  private readonly releases = new Map<string, () => void>()
+  private readonly watchers = new Set<() => void>()
+
+  /** Runs a body labelled `label` until `release(label)` or the signal aborts. */
+  hold(label: string, signal: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        signal.removeEventListener('abort', done)
+        this.releases.delete(label)
+        this.running.delete(label)
+        resolve()
+      }
+      this.releases.set(label, done)
+      this.running.add(label)
+      signal.addEventListener('abort', done, { once: true })
+      for (const watcher of this.watchers) watcher()
+    })
+  }
+
+  /** Ends the bodies labelled `labels`. */
+  release(...labels: string[]): void {
+    for (const label of labels) {
+      const release = this.releases.get(label)
+      if (!release) throw new Error(`${label} is not running (running: ${[...this.running].join(', ') || 'none'})`)
+      release()
+    }
+  }
+
+  /**
+   * Waits until the bodies labelled `labels` are running at once, then one more turn of the event loop for
+   * anything dispatched with them, and fails unless exactly those run. `hangMs` is a hang bound: the calls
+   * start within milliseconds when the agent dispatches them together, and never when it does not.
+   */
+  async whenRunning(labels: string[], hangMs = 15_000): Promise<void> {
+    const all = () => labels.every((label) => this.running.has(label))
+    if (!all()) {
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          this.watchers.delete(watch)
+          reject(new Error(`${labels.join(', ')} never ran at once (running: ${[...this.running].join(', ') || 'none'})`))
+        }, hangMs)
+        const watch = () => {
+          if (!all()) return
+          clearTimeout(timer)
+          this.watchers.delete(watch)
+          resolve()
+        }
+        this.watchers.add(watch)
+      })
+    }
+    await new Promise((resolve) => setImmediate(resolve))
+    const running = [...this.running].sort()
+    if (running.join() !== [...labels].sort().join()) throw new Error(`expected exactly ${labels.join(', ')} running, found ${running.join(', ')}`)
+  }
+}
+
+/**
+ * A tool that sleeps `ms` (abortably) and records when its body ran; with `held: true` it runs until
+ * `gate` releases its label instead.
+ */
+export function sleepTool(name: string, concurrency: ToolConcurrency | undefined, intervals: Interval[], gate?: Gate) {
   return defineTool({
     name,
     description: `Sleeps, ${concurrency ?? 'exclusive'}.`,
-    parameters: Schema.object({ label: Schema.string().required(), ms: Schema.natural().default(40) }),
+    parameters: Schema.object({ label: Schema.string().required(), ms: Schema.natural().default(40), held: Schema.boolean() }),
     output: { schema: Schema.object({ label: Schema.string().required() }), render: (_args, value) => [{ type: 'text', text: `slept ${value.label}` }] },
     ...(concurrency !== undefined && { concurrency }),
     async execute(args, exec) {
       const start = performance.now()
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          clearTimeout(timer)
-          exec.signal.removeEventListener('abort', done)
-          resolve()
-        }
-        const timer = setTimeout(done, args.ms)
-        exec.signal.addEventListener('abort', done, { once: true })
-      })
+      if (args.held && gate) await gate.hold(args.label, exec.signal)
+      else {
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            clearTimeout(timer)
+            exec.signal.removeEventListener('abort', done)
+            resolve()
+          }
+          const timer = setTimeout(done, args.ms)
+          exec.signal.addEventListener('abort', done, { once: true })
+        })
+      }
       intervals.push({ label: args.label, start, end: performance.now() })
       return { label: args.label }
     },

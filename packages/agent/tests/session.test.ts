@@ -5,7 +5,7 @@ import Schema from 'schemastery'
 import { defineTool } from '@cordage/core'
 import { createTestContext, ScriptedModel, type ScriptStep } from '@cordage/testing'
 import { Agent, SessionLog, deriveMessages, loadSession, resolveSessionFile, type SessionEvent } from '../src/index.js'
-import { noteTool, secretTool, sleepTool, tempDir, type Interval } from './helpers.js'
+import { Gate, noteTool, secretTool, sleepTool, tempDir, type Interval } from './helpers.js'
 
 const MARKER = 'CANONICAL-ONLY-7f3a9c'
 
@@ -179,16 +179,20 @@ describe('session log', () => {
     const { ctx } = await setup([
       {
         toolCalls: [
-          { name: 'work', arguments: { label: 'long', ms: 5000 } },
+          { name: 'work', arguments: { label: 'long', held: true } },
           { name: 'work', arguments: { label: 'next' } },
         ],
       },
     ])
-    ctx.tools.register(sleepTool('work', 'exclusive', intervals))
+    const gate = new Gate()
+    ctx.tools.register(sleepTool('work', 'exclusive', intervals, gate))
     const session = SessionLog.create({ cwd })
     const controller = new AbortController()
-    const agent = new Agent(ctx, { session, onEvent: (event) => event.type === 'tool/start' && setTimeout(() => controller.abort(), 10) })
-    expect(await agent.run('go', { signal: controller.signal })).toMatchObject({ stopReason: 'aborted' })
+    const agent = new Agent(ctx, { session })
+    const running = agent.run('go', { signal: controller.signal })
+    await gate.whenRunning(['long'])
+    controller.abort()
+    expect(await running).toMatchObject({ stopReason: 'aborted' })
     await session.close({ reason: 'aborted' })
     const loaded = loadSession(session.file)
     expect(loaded.warnings).toEqual([])

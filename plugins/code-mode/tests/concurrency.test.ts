@@ -1,4 +1,6 @@
+import Schema from 'schemastery'
 import { describe, expect, it } from 'vitest'
+import { defineTool } from '@cordage/core'
 import { failureOf, lookup, setup, sleeper, valueOf } from './helpers.js'
 
 type Span = { name: string; id: number; start: number; end: number; aborted: boolean }
@@ -26,13 +28,32 @@ describe('nested dispatch', () => {
   })
 
   it('overlaps parallel-safe calls under Promise.all', async () => {
-    const spans: Span[] = []
-    const { run } = await setup([sleeper('nap', 'parallel', spans)])
-    const value = valueOf(await run('return (await Promise.all([1, 2, 3].map((id) => tools.nap({ id, ms: 80 })))).map((v) => v.id)'))
-    expect(value.result).toEqual([1, 2, 3])
-    expect(spans).toHaveLength(3)
-    const [a, b, c] = [1, 2, 3].map((id) => spans.find((span) => span.id === id)!)
-    expect(overlaps(a, b) && overlaps(b, c) && overlaps(a, c)).toBe(true)
+    // `meet` answers only once all three calls are in flight at once (a hang bound otherwise: calls run one
+    // after another never meet; calls run together meet at once).
+    let arrived = 0
+    let met!: () => void
+    const meeting = new Promise<void>((resolve) => (met = resolve))
+    const meet = defineTool({
+      name: 'meet',
+      description: 'Waits for the other calls.',
+      parameters: Schema.object({ id: Schema.natural().required() }),
+      output: {
+        schema: Schema.object({ id: Schema.natural().required(), met: Schema.boolean().required() }),
+        render: (_a, v) => [{ type: 'text', text: String(v.met) }],
+      },
+      concurrency: 'parallel',
+      async execute(args) {
+        if (++arrived === 3) met()
+        let timer: NodeJS.Timeout | undefined
+        const alone = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, 15_000, false)))
+        const together = await Promise.race([meeting.then(() => true), alone])
+        clearTimeout(timer)
+        return { id: args.id, met: together }
+      },
+    })
+    const { run } = await setup([meet])
+    const value = valueOf(await run('return await Promise.all([1, 2, 3].map((id) => tools.meet({ id })))'))
+    expect(value.result).toEqual([1, 2, 3].map((id) => ({ id, met: true })))
   })
 
   it('runs exclusive calls alone, starting every call in submission order', async () => {

@@ -73,6 +73,7 @@ sleep 60`)
     const { ctx } = await setup({ hooks: pre(hook.path, { timeout: 0.5 }) })
     const started = Date.now()
     const result = await ctx.tools.execute({ name: 'bash', arguments: { command: 'ls' } })
+    // A hang bound (20× the hook's 0.5 s timeout): a hook left running would hold the call for its 60 s.
     expect(Date.now() - started).toBeLessThan(10_000)
     expect(codeOf(result)).toBe('OK')
     const child = Number(await readFile(join(hook.dir, 'child.pid'), 'utf8'))

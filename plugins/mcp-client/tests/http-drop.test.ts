@@ -31,6 +31,7 @@ describe('mcp-client over HTTP when the server dies during a call', () => {
       const result = await call
       const elapsed = Date.now() - started
       expect((result as ToolErrorResult).error?.info?.code).toBe('MCP_DISCONNECTED')
+      // A hang bound: the drop is seen within milliseconds; the call it ends would run 50 s.
       expect(elapsed).toBeLessThan(5_000)
     },
     30_000,

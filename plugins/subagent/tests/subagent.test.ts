@@ -1,8 +1,10 @@
 import { getEventListeners } from 'node:events'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
+import Schema from 'schemastery'
 import { describe, expect, it } from 'vitest'
 import { deriveMessages } from '@cordage/agent'
+import { defineTool } from '@cordage/core'
 import { testToolContract } from '@cordage/testing'
 import Policy from '@cordage/plugin-policy'
 import { Subagents } from '../src/index.js'
@@ -121,27 +123,45 @@ describe('subagent in the foreground', () => {
   })
 
   it('runs parallel subagent calls side by side and fails those over the fan-out limit', async () => {
-    const calls: string[] = []
-    const starts: number[] = []
-    const ends: number[] = []
+    // Each child calls `meet`, which returns only once two calls of it are in flight at once: children run one
+    // after another never get there (the bound below is a hang bound; side by side they meet at once).
+    let arrived = 0
+    let met!: () => void
+    const meeting = new Promise<void>((resolve) => (met = resolve))
+    const meet = defineTool({
+      name: 'meet',
+      description: 'Waits for the other child.',
+      parameters: Schema.object({}),
+      concurrency: 'parallel',
+      output: { schema: Schema.object({ met: Schema.boolean().required() }), render: (_a, value) => [{ type: 'text', text: `met ${value.met}` }] },
+      async execute() {
+        if (++arrived === 2) met()
+        let timer: NodeJS.Timeout | undefined
+        const alone = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, 15_000, false)))
+        const together = await Promise.race([meeting.then(() => true), alone])
+        clearTimeout(timer)
+        return { met: together }
+      },
+    })
     const { parent, ctx } = await setup(
       {
         turns: [
-          { toolCalls: ['A', 'B', 'C'].map((letter) => ({ name: 'subagent', arguments: { prompt: `Task ${letter}.`, tools: ['slow'] } })) },
+          { toolCalls: ['A', 'B', 'C'].map((letter) => ({ name: 'subagent', arguments: { prompt: `Task ${letter}.`, tools: ['meet'] } })) },
           { text: 'ok' },
         ],
-        routes: Object.fromEntries(['A', 'B', 'C'].map((letter) => [`Task ${letter}.`, [{ toolCalls: [{ name: 'slow' }] }, { text: letter }]])),
+        routes: Object.fromEntries(['A', 'B', 'C'].map((letter) => [`Task ${letter}.`, [{ toolCalls: [{ name: 'meet' }] }, { text: letter }]])),
       },
       { maxConcurrent: 2 },
-      (ctx) => void ctx.tools.register(recorder('slow', calls, 300)),
+      (ctx) => void ctx.tools.register(meet),
     )
-    ctx.on('agent/child', (event) => void (event.type === 'start' ? starts : ends).push(performance.now()))
+    const outcomes: boolean[] = []
+    ctx.on('tools/result', (exec, result) => void (exec.name === 'meet' && outcomes.push(!result.isError && (result.value as { met: boolean }).met)))
     await parent.run('go')
     const results = toolMessages(parent, 'subagent').map(textOf)
     expect(results.slice(0, 2)).toEqual(['A', 'B'])
     expect(results[2]).toMatch(/^Error: this agent already runs 2 subagents \(maxConcurrent 2\)/)
-    // Both children started before either finished: they overlapped.
-    expect(Math.max(...starts)).toBeLessThan(Math.min(...ends))
+    // Both children were inside `meet` at once: they overlapped.
+    expect(outcomes).toEqual([true, true])
   })
 })
 

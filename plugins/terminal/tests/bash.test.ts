@@ -158,6 +158,7 @@ describeWithPty('a bash session', () => {
     setTimeout(() => controller.abort(), 200)
     const started = Date.now()
     expect(code(await pending)).toBe('ABORTED')
+    // A hang bound: the abort comes after 200 ms, the wait it ends is a minute long.
     expect(Date.now() - started).toBeLessThan(10_000)
     // The session is free again.
     const interrupted = value(await call('send', { id: session.id, input: '\u0003', waitFor: '^PROMPT>$' }))
