@@ -33,6 +33,12 @@ export const PLUGIN_BASE = ['@cordage/core', '@cordage/registry', '@cordage/serv
 export const RUNS_AGENTS = ['@cordage/plugin-subagent']
 /** The application: loads plugins by name, imported by nothing. */
 export const APPLICATION = '@cordage/cli'
+/**
+ * The registry's Cordis seam (`@cordage/registry/cordis-seam`: reads of cordis internals, outside the
+ * public API): only these packages' sources import it (the registry's README says why each does).
+ */
+export const SEAM = '@cordage/registry/cordis-seam'
+export const SEAM_USERS = ['@cordage/agent', '@cordage/testing', '@cordage/plugin-subagent', '@cordage/plugin-model-openai', '@cordage/plugin-model-anthropic']
 
 function readJson(path) {
   return JSON.parse(readFileSync(path, 'utf8'))
@@ -46,7 +52,7 @@ function workspacePackages(root, group) {
     .map((entry) => ({ dir: join(dir, entry.name), group, manifest: readJson(join(dir, entry.name, 'package.json')) }))
 }
 
-function sourceImports(dir) {
+function sourceImports(dir, pattern = /(?:from|import)\s*\(?\s*['"](@cordage\/[^'"/]+|create-cordage-plugin)/g) {
   const found = new Set()
   const walk = (path) => {
     if (!existsSync(path)) return
@@ -55,7 +61,7 @@ function sourceImports(dir) {
       if (entry.isDirectory()) walk(child)
       else if (/\.(tsx?|m?js)$/.test(entry.name) && !entry.name.endsWith('.d.ts')) {
         const text = readFileSync(child, 'utf8')
-        for (const match of text.matchAll(/(?:from|import)\s*\(?\s*['"](@cordage\/[^'"/]+|create-cordage-plugin)/g)) found.add(match[1])
+        for (const match of text.matchAll(pattern)) found.add(match[1])
       }
     }
   }
@@ -70,6 +76,8 @@ function checkLayers(pkg, offences) {
   for (const imported of sourceImports(pkg.dir)) {
     if (imported !== name && !declared.includes(imported)) offences.push(`${name}: src imports ${imported}, which package.json does not declare`)
   }
+  if (!SEAM_USERS.includes(name) && sourceImports(pkg.dir, /(?:from|import)\s*\(?\s*['"](@cordage\/registry\/cordis-seam)['"]/g).size)
+    offences.push(`${name}: src imports ${SEAM}, which is internal (hold \`ctx.tools\` as given; count listeners with listenerCount)`)
   if (name === APPLICATION || pkg.group === 'examples') return
   const allowed = pkg.group === 'plugins' ? [...PLUGIN_BASE, ...(RUNS_AGENTS.includes(name) ? ['@cordage/agent'] : [])] : PACKAGE_LAYERS[name]
   if (!allowed) {

@@ -115,6 +115,20 @@ export default class Svc { static inject = ['tools']; static Config = Config }
     ])
   })
 
+  it("keeps the registry's Cordis seam to the packages allowed to read it", async () => {
+    const seam = "import { serviceOf } from '@cordage/registry/cordis-seam'\n"
+    const registry = { '@cordage/registry': 'workspace:*' }
+    const root = await workspace([
+      core,
+      { group: 'packages', dir: 'registry', name: '@cordage/registry', dependencies: { '@cordage/core': 'workspace:*' }, entry: '' },
+      { group: 'plugins', dir: 'subagent', name: '@cordage/plugin-subagent', dependencies: registry, entry: goodPlugin, source: seam },
+      { group: 'plugins', dir: 'good', name: '@cordage/plugin-good', dependencies: registry, entry: goodPlugin, source: seam },
+    ])
+    expect(await checkHouse(root)).toEqual([
+      "@cordage/plugin-good: src imports @cordage/registry/cordis-seam, which is internal (hold `ctx.tools` as given; count listeners with listenerCount)",
+    ])
+  })
+
   it('says a plugin is not built rather than passing it', async () => {
     const root = await workspace([core, { group: 'plugins', dir: 'unbuilt', name: '@cordage/plugin-unbuilt' }])
     expect(await checkHouse(root)).toEqual(['@cordage/plugin-unbuilt: no built entry point (./dist/index.js); run `pnpm build` first'])

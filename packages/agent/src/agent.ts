@@ -1,6 +1,7 @@
 import type { Context } from 'cordis'
 import { CordageError, errorMessage, type ToolExecutionResult } from '@cordage/core'
-import { serviceOf, type ToolRegistry } from '@cordage/registry'
+import type { ToolRegistry } from '@cordage/registry'
+import { serviceOf } from '@cordage/registry/cordis-seam'
 import { composeSystem, type AgentNotice, type SystemSection } from '@cordage/services'
 import type { AgentEvent, AgentOptions, AgentResult, RunOptions, StopReason } from './agent-types.js'
 import { runBatch } from './batch.js'

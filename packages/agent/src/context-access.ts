@@ -1,5 +1,5 @@
 import type { Context } from 'cordis'
-import { hookTable, type HookTable } from '@cordage/registry'
+import { hookTable, type HookTable } from '@cordage/registry/cordis-seam'
 
 // What a run needs of its context, read once per context: a property read through the context costs
 // several proxy hops per run, while the function it returns is bound to that context and

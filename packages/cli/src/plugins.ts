@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url'
 import type { Context, Fiber, Plugin } from 'cordis'
 import type { PluginEntry } from './config.js'
 import { CordageError, isSchemastery, unknownConfigKeys, type ConfigIssue } from '@cordage/core'
+import { FiberState } from '@cordage/registry'
 import { CliConfigError, CliError, errorMessage } from './errors.js'
 import { installedEntry, packageEntry } from './package-entry.js'
 
@@ -166,7 +167,7 @@ export async function loadPlugins(ctx: Context, plugins: ResolvedPlugin[], where
     }
     // A fiber still pending after every plugin loaded waits for a service that nothing provides.
     for (const { spec, fiber } of fibers) {
-      if (fiber.state !== 0) continue
+      if (fiber.state !== FiberState.PENDING) continue
       const missing = Object.entries(fiber.inject ?? {})
         .filter(([name, meta]) => (meta as any)?.required !== false && ctx.get(name) === undefined)
         .map(([name]) => name)

@@ -12,7 +12,7 @@ import * as Fs from '@cordage/plugin-fs'
 import * as Shell from '@cordage/plugin-shell'
 import * as CodeMode from '@cordage/plugin-code-mode'
 import AgentService from '@cordage/agent'
-import { hookTable } from '@cordage/registry'
+import { hookTable } from '@cordage/registry/cordis-seam'
 import { createTestContext, openFilesUnder, ScriptedModel, type ScriptStep } from '@cordage/testing'
 
 // End-to-end checks of two promises across the real plugins loaded together, as `cordage` loads them:

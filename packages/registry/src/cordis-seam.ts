@@ -1,7 +1,30 @@
-import { Context, getTraceable, symbols } from 'cordis'
+import { Context, getTraceable, symbols, type Fiber } from 'cordis'
 
 // Every read of Cordis internals lives here. Each holds for cordis 4.0.0-rc.10 (pinned exactly);
 // `tests/cordis-seam.test.ts` checks each assumption by name, so an upgrade that breaks one fails there.
+// The package index exports only `listenerCount`, `FiberState` and `fiberStateName`; the rest is
+// reached through `@cordage/registry/cordis-seam` by the packages the lint check allows (see README).
+
+/**
+ * cordis's fiber states (`Fiber['state']`), by name: its own `FiberState` is a const enum in its
+ * declarations, so not importable as a value. Assumption: the numbering of cordis 4.0.0-rc.10.
+ */
+export const FiberState = {
+  PENDING: 0,
+  LOADING: 1,
+  ACTIVE: 2,
+  FAILED: 3,
+  DISPOSED: 4,
+  UNLOADING: 5,
+} as const
+export type FiberState = (typeof FiberState)[keyof typeof FiberState]
+
+const STATE_NAMES = ['pending', 'loading', 'active', 'failed', 'disposed', 'unloading'] as const
+
+/** A fiber's state as a word (`pending`, `loading`, `active`, `failed`, `disposed`, `unloading`). */
+export function fiberStateName(fiber: Pick<Fiber, 'state'>): string {
+  return STATE_NAMES[fiber.state] ?? `state ${fiber.state}`
+}
 
 /** A cordis event hook as the events service stores it (`ctx.on` wraps the listener in `callback`). */
 export interface Hook {
@@ -102,9 +125,6 @@ export function fastServiceAccessor(name: string, contextFree: readonly string[]
   }
 }
 
-// cordis's `FiberState.ACTIVE` (a const enum in its types, so not importable as a value).
-const ACTIVE = 2
-
 /**
  * What `ctx.get(name)` resolves to, as the instance itself rather than a tracing proxy: no proxy and no
  * per-call shadow context, so `this.ctx` inside its methods is the service's own context. For services
@@ -116,7 +136,7 @@ export function serviceOf<T>(ctx: Context, name: string): T | undefined {
   const record = recordOf(ctx)
   const key = record.isolate[name]
   const provided = key === undefined ? undefined : record.known.store[key]
-  return provided && provided.fiber.state === ACTIVE ? (provided.value as T) : undefined
+  return provided && provided.fiber.state === FiberState.ACTIVE ? (provided.value as T) : undefined
 }
 
 function facade(record: ContextRecord, name: string, service: object, contextFree: readonly string[]): object {

@@ -1,6 +1,5 @@
 export { ToolRegistry } from './registry.js'
 export { AbortWatch, type AbortWait } from './abort-watch.js'
 export type { ToolSchema, ExecuteInput, PreDecision, PostDecision, Presenter, ToolGuard, ApprovalService } from './types.js'
-export { fastServiceAccessor, hookTable, listenerCount, serviceOf, skipShadowContexts, unproxied } from './cordis-seam.js'
-export type { Hook, HookTable } from './cordis-seam.js'
+export { FiberState, fiberStateName, listenerCount } from './cordis-seam.js'
 export { ToolRegistry as default } from './registry.js'

@@ -66,7 +66,7 @@ export class ToolRegistry extends Service {
     ctx.effect(() => () => aborts.close(), 'tools abort listeners')
     // Bound once so `const { execute } = ctx.tools` works and no Context property is read per call.
     this.execute = this.execute.bind(this)
-    ctx.effect(() => fastServiceAccessor('tools', ['execute', 'get', 'list']), 'tools accessor')
+    ctx.effect(() => fastServiceAccessor('tools', ['execute', 'get', 'list', 'wouldDeny']), 'tools accessor')
   }
 
   /** Registers a tool as an effect of the caller's fiber: unloading the caller unregisters it. */
@@ -221,29 +221,29 @@ export class ToolRegistry extends Service {
     this.notifyAll('tools/changed', [])
   }
 
-  /** Admission with pre-execute listeners: their waterfall, approval and guards; returns the refusal, if any. Errors deny (fail closed). */
+  /** Admission with pre-execute listeners: their waterfall, the approver when it asks, then the guards. Errors deny (fail closed). */
   private async admit(call: Call, entry: Entry): Promise<CordageError | undefined> {
-    const denial = await this.preExecute(call.exec)
-    return denial ?? this.checkGuards(call, entry)
-  }
-
-  /** The pre-execute waterfall and, when it asks, the approver's answer; returns the denial, if any. */
-  private async preExecute(exec: ToolExec): Promise<CordageError | undefined> {
     let verdict
     try {
-      verdict = readPreDecision(await waterfall(this.hooks['tools/pre-execute']!, exec, undefined, allow))
+      verdict = readPreDecision(await waterfall(this.hooks['tools/pre-execute']!, call.exec, undefined, allow))
     } catch (error) {
       return preFailure(error)
     }
-    if (verdict instanceof CordageError || !verdict) return verdict
+    if (verdict instanceof CordageError) return verdict
+    const denial = verdict ? await this.approve(call.exec, verdict.ask) : undefined
+    return denial ?? this.checkGuards(call, entry)
+  }
+
+  /** The approver's answer to an `ask`, as a denial (none when it allows). */
+  private async approve(exec: ToolExec, reason: string | undefined): Promise<CordageError | undefined> {
     const approval = this.ctx.get('approval')
     let answer: Parameters<typeof approvalDenial>[1]
     try {
-      answer = approval ? await approval.request(exec, verdict.ask) : undefined
+      answer = approval ? await approval.request(exec, reason) : undefined
     } catch (error) {
       answer = { error }
     }
-    return approvalDenial(verdict.ask, answer)
+    return approvalDenial(reason, answer)
   }
 
   /** The `tools/execute` waterfall around the body, then its outcome made a proper result of this call. */

@@ -9,7 +9,8 @@ import {
   type ModelService,
   type Usage,
 } from '@cordage/services'
-import { skipShadowContexts, type ToolSchema } from '@cordage/registry'
+import type { ToolSchema } from '@cordage/registry'
+import { skipShadowContexts } from '@cordage/registry/cordis-seam'
 
 /** A tool call in a script; `arguments` may be an object (serialised) or the exact JSON text to send. */
 export interface ScriptedCall {

@@ -1,6 +1,5 @@
 import { availableParallelism } from 'node:os'
 import type { Context } from 'cordis'
-import { unproxied } from '@cordage/registry'
 import Schema from 'schemastery'
 import { strictConfig } from '@cordage/core'
 import type { CodeRunner } from '@cordage/services'
@@ -58,10 +57,8 @@ export const Config: Schema<Partial<Config>, Config> = strictConfig(
 
 /** Registers `run_code`; its SDK follows the registered tools (rebuilt lazily after `tools/changed`). */
 export function apply(ctx: Context, config: Config): void {
-  // The raw service, not the Context-bound proxy: property reads through the proxy cost microseconds
-  // each, and the catalog is consulted per nested call.
-  const service = ctx.get('tools')!
-  const registry = unproxied(service)
+  // Held as given: `ctx.tools`'s `execute`, `get` and `list` are the registry's own (see its README).
+  const registry = ctx.tools
   const catalog = new Catalog(registry, new Set([RUN_CODE, ...config.exclude]))
   ctx.on('tools/changed', () => catalog.invalidate())
 

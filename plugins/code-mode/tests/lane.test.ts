@@ -2,7 +2,6 @@ import Schema from 'schemastery'
 import { afterEach, describe, expect, it } from 'vitest'
 import { newQuickJSWASMModule, RELEASE_SYNC } from 'quickjs-emscripten'
 import { defineTool } from '@cordage/core'
-import { unproxied } from '@cordage/registry'
 import { createTestContext } from '@cordage/testing'
 import { Catalog } from '../src/catalog.js'
 import { openLane } from '../src/lane.js'
@@ -111,7 +110,7 @@ describe('raw and public-API lanes', () => {
         },
       }),
     )
-    const registry = unproxied(ctx.get('tools')!)
+    const registry = ctx.tools
     const catalog = new Catalog(registry, new Set())
     const access = {
       execute: registry.execute,

@@ -23,7 +23,7 @@ export interface BridgeOptions {
   toolTimeoutMs: number
   /** The child run that owns the mount: its listeners see only that run's calls, its nested calls run as that run. */
   owner: string | undefined
-  /** The registry, unproxied: nested calls and tool lists. */
+  /** The registry (the plugin's `ctx.tools`): nested calls and tool lists. */
   tools: ToolRegistry
   services: ServiceTable
   logger: MountLogger

@@ -1,5 +1,6 @@
 import type { Context, Fiber } from 'cordis'
 import { CordageError, isJsonObject, type JsonValue } from '@cordage/core'
+import { FiberState } from '@cordage/registry'
 import type { CodeRunner } from '@cordage/services'
 import { GuestBridge, type BridgeOptions } from './bridge.js'
 import { CordisToolError } from './errors.js'
@@ -87,7 +88,7 @@ export async function startCodeMount(
     )
     fiber = plugin
     await plugin
-    if (plugin.state === FIBER_FAILED) throw new CordisToolError('MOUNT_FAILED', 'the plugin failed to start')
+    if (plugin.state === FiberState.FAILED) throw new CordisToolError('MOUNT_FAILED', 'the plugin failed to start')
     return { pluginName, inject, fiber: plugin, bridge }
   } catch (error) {
     await fiber?.dispose().catch(() => {})
@@ -95,9 +96,6 @@ export async function startCodeMount(
     throw rollback(pluginName, error)
   }
 }
-
-// Cordis fiber states (4.0.0-rc.10 `FiberState`): 3 failed.
-const FIBER_FAILED = 3
 
 /** Words a failed start for the model: what failed, that it was rolled back, and for a name clash, what to do. */
 export function rollback(name: string, error: unknown): CordageError {

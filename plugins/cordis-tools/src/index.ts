@@ -1,7 +1,6 @@
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
 import { strictConfig } from '@cordage/core'
-import { unproxied } from '@cordage/registry'
 import type { CodeRunner } from '@cordage/services'
 import { inspectTool } from './inspect-tool.js'
 import { mountTools } from './mount-tools.js'
@@ -50,7 +49,7 @@ export async function apply(ctx: Context, config: Config): Promise<void> {
   await ctx.plugin({ name: 'cordis-dynamic', apply: (inner: Context) => void (group = inner) })
   const logger = ctx.logger('cordis-tools')
   const mounts = new Mounts(group, ctx, { ...config, cwd: config.cwd ?? process.cwd() }, logger, {
-    tools: unproxied(ctx.get('tools')!),
+    tools: ctx.tools,
     codeMode: () => ctx.get('codeMode') as CodeRunner | undefined,
     approval: () => ctx.get('approval'),
   })

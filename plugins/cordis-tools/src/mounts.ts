@@ -1,6 +1,6 @@
 import type { Context, Fiber } from 'cordis'
 import { ToolArgsError, type JsonValue, type ToolDefinition, type ToolExec } from '@cordage/core'
-import type { ApprovalService, ToolRegistry } from '@cordage/registry'
+import { FiberState, type ApprovalService, type ToolRegistry } from '@cordage/registry'
 import type { CodeRunner } from '@cordage/services'
 import type { GuestBridge, MountLogger } from './bridge.js'
 import { rollback, startCodeMount } from './code-mount.js'
@@ -22,7 +22,7 @@ export interface MountHandle {
 /** The plugin's config, as the mounts use it (`cwd` resolved). */
 export type MountSettings = Config
 
-/** What the mounts reach in the runtime, read when needed (the registry unproxied). */
+/** What the mounts reach in the runtime, read when needed (the registry as the plugin was given it). */
 export interface MountHost {
   tools: ToolRegistry
   codeMode(): CodeRunner | undefined
@@ -46,10 +46,6 @@ interface Mount {
   /** The sandbox side of a mount of code (absent for an installed package, which runs in the host). */
   bridge?: GuestBridge
 }
-
-// Cordis fiber states (4.0.0-rc.10 `FiberState`): 0 pending, 3 failed.
-const FIBER_PENDING = 0
-const FIBER_FAILED = 3
 
 /**
  * The temporary plugins: each a child fiber of one group fiber, so unloading the owner disposes the
@@ -194,7 +190,7 @@ export class Mounts {
     const fiber = this.group.plugin(plugin, config ?? {})
     try {
       await fiber
-      if (fiber.state === FIBER_FAILED) throw new Error('the plugin failed to start')
+      if (fiber.state === FiberState.FAILED) throw new Error('the plugin failed to start')
     } catch (error) {
       await fiber.dispose().catch(() => {})
       throw rollback(name, error)
@@ -246,7 +242,7 @@ export class Mounts {
   }
 
   private handle(mount: Mount): MountHandle {
-    const pending = mount.fiber.state === FIBER_PENDING
+    const pending = mount.fiber.state === FiberState.PENDING
     const waitingFor = pending ? mount.inject.filter((name) => this.group.get(name as never) === undefined) : []
     const provides = pending ? [] : mount.bridge ? [...mount.bridge.provides].sort() : servicesOf(this.root, mount.fiber)
     return { id: mount.id, pluginName: mount.pluginName, state: pending ? 'pending' : 'active', provides, waitingFor }

@@ -1,16 +1,11 @@
 import type { Context, Fiber } from 'cordis'
+import { fiberStateName } from '@cordage/registry'
 
 // What cordis_inspect reads of the Cordis runtime. These are the documented shapes of cordis
 // 4.0.0-rc.10 (pinned exactly): `ctx.registry` iterates plugin runtimes whose `fibers` list their live
 // fibers; `ctx.reflect.store` maps isolation symbols to `{ name, fiber, value }`; fibers carry `uid`,
 // `state` and their `parent` context. The plugin's tests pin each reading.
 
-const STATES = ['pending', 'loading', 'active', 'failed', 'disposed', 'unloading'] as const
-
-/** A fiber's state as a word. */
-export function stateName(fiber: Fiber): string {
-  return STATES[fiber.state] ?? `state ${fiber.state}`
-}
 
 /** One live plugin fiber. */
 export interface PluginEntry {
@@ -34,7 +29,7 @@ export function pluginFibers(ctx: Context): PluginEntry[] {
   for (const runtime of ctx.registry.values()) {
     for (const fiber of runtime.fibers) {
       if (fiber.uid === null) continue
-      entries.push({ uid: fiber.uid, name: fiber.name || '<anonymous>', state: stateName(fiber), parent: fiber.parent.fiber?.uid ?? 0 })
+      entries.push({ uid: fiber.uid, name: fiber.name || '<anonymous>', state: fiberStateName(fiber), parent: fiber.parent.fiber?.uid ?? 0 })
     }
   }
   return entries.sort((a, b) => a.uid - b.uid)
@@ -47,7 +42,7 @@ export function services(ctx: Context): ServiceEntry[] {
   for (const key of Object.getOwnPropertySymbols(store)) {
     const impl = store[key]
     if (!impl || impl.value === undefined) continue
-    entries.push({ name: impl.name, owner: impl.fiber?.name || 'root', state: impl.fiber ? stateName(impl.fiber) : 'active' })
+    entries.push({ name: impl.name, owner: impl.fiber?.name || 'root', state: impl.fiber ? fiberStateName(impl.fiber) : 'active' })
   }
   return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
 }

@@ -1,5 +1,5 @@
 import type { Context } from 'cordis'
-import { unproxied, type ToolRegistry } from '@cordage/registry'
+import type { ToolRegistry } from '@cordage/registry'
 import type { JsonValue, ToolDefinition } from '@cordage/core'
 import type { SpillService } from '@cordage/services'
 
@@ -26,7 +26,7 @@ export interface PagedTool {
 export function spillPages(ctx: Context, tools: PagedTool[]): void {
   const byName = new Map(tools.map((tool) => [tool.definition.name, tool]))
   const logger = ctx.logger('fs')
-  const registry: ToolRegistry = unproxied(ctx.get('tools')!)
+  const registry: ToolRegistry = ctx.tools
   ctx.on('tools/present', async (exec, result, next) => {
     const content = await next()
     const tool = byName.get(exec.name)

@@ -1,7 +1,7 @@
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
 import { strictConfig, type ConfigInput } from '@cordage/core'
-import { unproxied, type ToolRegistry } from '@cordage/registry'
+import type { ToolRegistry } from '@cordage/registry'
 import type { SystemSection } from '@cordage/services'
 import { askTool } from './ask.js'
 import { exitPlanTool } from './exit-plan.js'
@@ -48,9 +48,7 @@ export {
 /** Registers `ask_user_question` and `exit_plan_mode` and provides `ctx.planMode`. */
 export function apply(ctx: Context, config: Config): void {
   const tools: ToolRegistry = ctx.tools
-  // The registry itself for per-call lookups: each method read through the service proxy costs microseconds.
-  const registry = unproxied(tools)
-  const planMode = new PlanMode(ctx, registry, config.writeTools.map(globToRegExp), config.readOnlyTools.map(globToRegExp))
+  const planMode = new PlanMode(ctx, tools, config.writeTools.map(globToRegExp), config.readOnlyTools.map(globToRegExp))
   ctx.provide('planMode', planMode)
   tools.register(askTool(ctx))
   tools.register(exitPlanTool(ctx, planMode))

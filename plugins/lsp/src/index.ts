@@ -1,5 +1,5 @@
 import type { Context } from 'cordis'
-import { unproxied, type ToolRegistry } from '@cordage/registry'
+import type { ToolRegistry } from '@cordage/registry'
 import Schema from 'schemastery'
 import { ConfigError, strictConfig, type JsonObject, type ToolExec } from '@cordage/core'
 import { lspTool } from './lsp.js'
@@ -89,10 +89,9 @@ export function apply(ctx: Context, config: Config): void {
   ctx.effect(() => () => pool.dispose(), 'lsp servers')
   const tools: ToolRegistry = ctx.tools
   // A result in another file is shown only if the caller could ask about that file itself: the guards
-  // (path rules among them) judge this call with that path. The registry is held, not read per call.
-  const registry = unproxied(tools)
+  // (path rules among them) judge this call with that path.
   const mayRead = (exec: ToolExec, path: string) =>
-    registry.wouldDeny({ name: exec.name, arguments: { ...(exec.arguments as JsonObject), path }, parent: exec.parent, agent: exec.agent })
+    tools.wouldDeny({ name: exec.name, arguments: { ...(exec.arguments as JsonObject), path }, parent: exec.parent, agent: exec.agent })
   tools.register(lspTool(workspace, pool, config, mayRead))
 }
 

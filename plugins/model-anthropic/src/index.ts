@@ -1,5 +1,5 @@
 import { Context, Service } from 'cordis'
-import { skipShadowContexts } from '@cordage/registry'
+import { skipShadowContexts } from '@cordage/registry/cordis-seam'
 import type Schema from 'schemastery'
 import type { CompletionRequest, ModelEvent, ModelInfo, ModelService } from '@cordage/services'
 import { strictConfig, type ConfigInput } from '@cordage/core'

@@ -2,7 +2,7 @@ import { realpathSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { Context } from 'cordis'
 import Schema from 'schemastery'
-import { strictConfig, type ToolDefinition, errorMessage } from '@cordage/core'
+import { strictConfig, errorMessage } from '@cordage/core'
 import { createGuard, createPostListener, createPreListener, lastVerdict } from './enforce.js'
 import { PolicyConfigError } from './errors.js'
 import { RuleNamedFiles } from './identity.js'
@@ -53,20 +53,14 @@ export const Config: Schema<Partial<Config>, Config> = strictConfig(
 /** Checks every rule at load, then enforces them: deny as a guard, ask before execution, post actions after. */
 export function apply(ctx: Context, config: Config): void {
   const tools = ctx.tools
-  // `tools.get` through the Context proxy costs tens of µs per call; definitions change only with `tools/changed`.
-  const definitions = new Map<string, ToolDefinition | undefined>()
-  const lookup = (name: string) => {
-    if (!definitions.has(name)) definitions.set(name, tools.get(name))
-    return definitions.get(name)
-  }
   const root = realRoot(config.root)
-  const resolver = new CallPathResolver(root, lookup)
+  // `ctx.tools.get` is the registry's own method (a map lookup), so definitions are read per call.
+  const resolver = new CallPathResolver(root, (name) => tools.get(name))
   const rules = compileRules(config.rules, resolver.resolve)
   if (rules.length === 0) return
   if (rules.some((rule) => rule.config.path !== undefined)) {
     resolver.named = new RuleNamedFiles(root, rules)
     ctx.effect(() => () => resolver.cache.close(), 'policy path cache')
-    ctx.on('tools/changed', () => definitions.clear())
     ctx.on('paths/opened', createOpenedListener(rules, resolver, root))
   }
   if (rules.some((rule) => (PRE_ACTIONS as readonly string[]).includes(rule.action))) {

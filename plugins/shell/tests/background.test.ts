@@ -2,6 +2,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { contentText } from '@cordage/core'
 import { Jobs } from '@cordage/plugin-jobs'
+import { FiberState } from '@cordage/registry'
 import type { JobSnapshot } from '@cordage/services'
 import { alive, readPid, setup, value } from './helpers.js'
 
@@ -86,7 +87,7 @@ describe('bash in the background', () => {
     await jobsFiber.dispose()
     const result = await bash({ command: 'echo bg', run_in_background: true })
     expect(result.isError && result.error.info?.code).toBe('JOBS_UNAVAILABLE')
-    expect(fiber.state).toBe(2) // still active: never restarted by the jobs service coming and going
+    expect(fiber.state).toBe(FiberState.ACTIVE) // still active: never restarted by the jobs service coming and going
   })
 
   it('a background spawn failure is a SPAWN_FAILED failure and starts no job', async () => {

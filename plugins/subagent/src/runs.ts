@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events'
 import type { Context } from 'cordis'
-import { AbortWatch, hookTable, type AbortWait, serviceOf, unproxied, type HookTable, type ToolRegistry } from '@cordage/registry'
+import { AbortWatch, type AbortWait, type ToolRegistry } from '@cordage/registry'
+import { hookTable, serviceOf, type HookTable } from '@cordage/registry/cordis-seam'
 import { Agent, SessionLog, type AgentOptions, type AgentResult, type ModelService, type ToolView } from '@cordage/agent'
 import { ToolAbortedError, ToolArgsError, type JsonValue } from '@cordage/core'
 import type { AgentLineage, AgentUsageEvent, ChildRunCaller, ChildRunEvent, ChildRunOptions, ChildRunResult, SubagentService } from '@cordage/services'
@@ -138,8 +139,8 @@ export class ChildRuns implements SubagentService {
   /** Root runs' budgets; the plugin feeds it `agent/run` events. */
   readonly budgets: RootBudgets
 
-  // Context property reads cost microseconds each (cordis builds an Error per read for its inject
-  // check), so the functions a run needs are read once here; each stays bound to the plugin's context.
+  // Context property reads are costly (cordis builds an Error per read for its inject check), so the
+  // functions a run needs are read once here; each stays bound to the plugin's context.
   private readonly emit: Context['emit']
   private readonly tools: ToolRegistry
   private readonly hooks: HookTable
@@ -151,8 +152,7 @@ export class ChildRuns implements SubagentService {
     this.emit = ctx.emit
     this.hooks = hookTable(ctx)
     this.budgets = new RootBudgets(settings.budget, (agent) => this.records.has(agent))
-    const service = ctx.get('tools')!
-    this.tools = unproxied(service)
+    this.tools = ctx.tools
   }
 
   /** Charges one model request's usage (`agent/usage`) to its root run's budget; a child run over it is stopped. */

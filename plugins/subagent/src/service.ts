@@ -1,5 +1,5 @@
 import { Context, Service } from 'cordis'
-import { skipShadowContexts } from '@cordage/registry'
+import { skipShadowContexts } from '@cordage/registry/cordis-seam'
 import type { AgentLineage, ChildRunCaller, ChildRunOptions, ChildRunResult, JobsService, SubagentService } from '@cordage/services'
 import { Config, inject } from './config.js'
 import { SubagentConfigError } from './errors.js'

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { Agent } from '@cordage/agent'
-import { hookTable } from '@cordage/registry'
+import { listenerCount } from '@cordage/registry'
 import { contentText, type ConfigInput, type ToolExecutionResult } from '@cordage/core'
 import { createTestContext, ScriptedModel, type ScriptStep, type TestContext } from '@cordage/testing'
 import * as codeMode from '@cordage/plugin-code-mode'
@@ -171,9 +171,9 @@ describe('the run budget', () => {
   it('unloading the plugin takes its run listener off the context', async () => {
     const ctx = await createTestContext()
     const fiber = await ctx.plugin(Subagents, { persist: false })
-    expect(hookTable(ctx)['agent/run']?.length).toBe(1)
+    expect(listenerCount(ctx, 'agent/run')).toBe(1)
     await fiber.dispose()
-    expect(hookTable(ctx)['agent/run']?.length ?? 0).toBe(0)
+    expect(listenerCount(ctx, 'agent/run')).toBe(0)
     expect(ctx.tools.get('subagent')).toBeUndefined()
   })
 
