@@ -93,6 +93,7 @@ export function apply() {
   setTimeout(() => {
     for (const event of ['data', 'end', 'close', 'readable']) process.stdin.removeAllListeners(event)
     process.stdin.pause()
+    process.stderr.write('quit reading stdin\\n')
   }, 300)
 }
 `
@@ -100,7 +101,7 @@ export function apply() {
     const server = start(['mcp', 'serve'], dir)
     running.push(server)
     expect(await waitFor(() => server.stderr().includes('on stdio'), 20_000)).toBe(true)
-    await new Promise((resolve) => setTimeout(resolve, 600))
+    expect(await waitFor(() => server.stderr().includes('quit reading stdin'), 20_000)).toBe(true)
     // Once stdin's pipe is gone too, nothing is left to keep the process alive.
     server.child.stdin!.end()
     expect(await server.exited).toEqual({ code: 13, signal: null })

@@ -57,7 +57,8 @@ describe.skipIf(!redisUrl || !postgresUrl)('cordage serve with queue: (needs eva
     expect(text).toContain('"type":"tool/result"')
     const session = (await (await fetch(`${url}/api/sessions/${id}`)).json()) as { events: Array<{ type: string; data: { reason?: string } }> }
     expect(session.events.at(-1)).toMatchObject({ type: 'session/end', data: { reason: 'completed' } })
-    expect(worker.stderr()).toContain(`run ${id} ended: completed`)
+    // The worker says so after it stored session/end, which a stream client may see first.
+    expect(await waitFor(() => worker.stderr().includes(`run ${id} ended: completed`), 30_000), worker.stderr()).toBe(true)
     expect(existsSync(join(dir, 'out/served/write-0.txt'))).toBe(true)
   }, 120_000)
 

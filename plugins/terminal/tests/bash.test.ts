@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { expect, it } from 'vitest'
 import { testToolContract } from '@cordage/testing'
 import * as terminal from '../src/index.js'
-import { code, describeWithPty, eventually, setup, tempDir, text, value } from './helpers.js'
+import { code, describeWithPty, eventually, sessionProcesses, setup, tempDir, text, value } from './helpers.js'
 
 const contractRoot = tempDir()
 describeWithPty('the tool contract', () =>
@@ -128,7 +128,8 @@ describeWithPty('a bash session', () => {
     const { open, call } = await setup()
     const { session } = await open(PROMPT)
     const first = call('send', { id: session.id, input: 'sleep 1\r', waitFor: '^PROMPT>$', waitForMs: 5000 })
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    // The first send is waiting once the shell runs its command.
+    expect(await eventually(() => sessionProcesses(session.pid).length > 1, 20_000)).toBe(true)
     const second = await call('send', { id: session.id, input: 'ls\r' })
     expect(code(second)).toBe('SEND_ACTIVE')
     expect(value(await first).wait.reason).toBe('matched')

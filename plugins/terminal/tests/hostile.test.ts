@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, expect, it, vi } from 'vitest'
 import { credentialSamples, exportSamples, harmlessSamples, killAfterEach } from '@cordage/testing'
-import { alive, describeWithPty, eventually, setup, tempDir, value } from './helpers.js'
+import { alive, describeWithPty, eventually, sessionProcesses, setup, tempDir, value } from './helpers.js'
 
 const PROMPT = { env: { PS1: 'PROMPT> ' } }
 
@@ -84,8 +84,23 @@ describeWithPty('output that nobody reads', () => {
     const { session } = await open(PROMPT)
     const sent = value(await call('send', { id: session.id, input: 'sleep 0.3; seq 1 5000\r', waitForMs: 50 }))
     const from = sent.scrollback.next
-    // Long enough for seq to finish many times over, were it not paused.
-    await new Promise((resolve) => setTimeout(resolve, 2000))
+    // seq blocks on its write (sleeping, its CPU time standing still) instead of finishing: it is paused.
+    const seq = () => sessionProcesses(session.pid).find((pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'seq')
+    let before = -1
+    expect(
+      await eventually(() => {
+        try {
+          const pid = seq()
+          if (pid === undefined) return false
+          const now = cpuTicks(pid)
+          const still = now === before
+          before = now
+          return still && readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') S ')
+        } catch {
+          return false // it exited between the listing and the read
+        }
+      }, 20_000),
+    ).toBe(true)
     const read = value(await call('read', { id: session.id, since: from }))
     expect(read.scrollback.lost).toBe(0)
     const command = read.scrollback.lines.indexOf('PROMPT> sleep 0.3; seq 1 5000')

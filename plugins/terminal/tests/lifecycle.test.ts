@@ -52,7 +52,8 @@ describeWithPty('session lifetime', () => {
     const { open, call, fiber } = await setup()
     const { session } = await open(PROMPT)
     const pending = call('send', { id: session.id, input: 'sleep 1000\r', waitFor: 'never-printed', waitForMs: 120_000 })
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    // The send is waiting once the shell runs its command.
+    expect(await eventually(() => sessionProcesses(session.pid).length > 1, 20_000)).toBe(true)
     await fiber.dispose()
     const settled = await Promise.race([pending.then(() => true), new Promise((resolve) => setTimeout(resolve, 15_000, false))])
     expect(settled).toBe(true)

@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest'
 import { contentText } from '@cordage/core'
 import { Jobs } from '@cordage/plugin-jobs'
-import { code, describeWithPty, sessionProcesses, setup, value } from './helpers.js'
+import { code, describeWithPty, eventually, sessionProcesses, setup, value } from './helpers.js'
 
 const PROMPT = { env: { PS1: 'PROMPT> ' } }
 
@@ -53,7 +53,7 @@ describeWithPty('terminal_send: run_in_background', () => {
     const { ctx, open, call } = await withJobs()
     const { session } = await open(PROMPT)
     const { jobId } = value(await call('send', { id: session.id, input: 'sleep 1000', submit: true, waitFor: 'never-printed', run_in_background: true }))
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(await eventually(() => sessionProcesses(session.pid).length > 1, 20_000)).toBe(true)
     const killed = value(await ctx.tools.execute({ name: 'job_kill', arguments: { job_id: jobId } }))
     expect(killed.job.state).toBe('killed')
     const back = value(await call('send', { id: session.id, input: '', waitFor: '^PROMPT>$' }))
