@@ -38,7 +38,7 @@ export const APPLICATION = '@cordage/cli'
  * public API): only these packages' sources import it (the registry's README says why each does).
  */
 export const SEAM = '@cordage/registry/cordis-seam'
-export const SEAM_USERS = ['@cordage/agent', '@cordage/testing', '@cordage/plugin-subagent', '@cordage/plugin-model-openai', '@cordage/plugin-model-anthropic']
+export const SEAM_USERS = ['@cordage/agent', '@cordage/testing', '@cordage/plugin-subagent', '@cordage/plugin-model-openai', '@cordage/plugin-model-anthropic', '@cordage/plugin-otel']
 
 function readJson(path) {
   return JSON.parse(readFileSync(path, 'utf8'))

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { Context, Service, symbols } from 'cordis'
-import { fastServiceAccessor, hookTable, listenerCount, serviceOf, skipShadowContexts, unproxied } from '../src/cordis-seam.js'
+import { fastServiceAccessor, hookTable, listenerCount, onDirect, serviceOf, skipShadowContexts, unproxied } from '../src/cordis-seam.js'
 import { ToolRegistry } from '../src/registry.js'
 
 // Each test names one assumption about cordis internals (pinned at 4.0.0-rc.10) that the seam relies
@@ -49,6 +49,28 @@ describe('cordis seam assumptions', () => {
     dispose()
     expect(listenerCount(ctx, 'tools/changed'), 'assumption: disposing a listener removes it from the live table').toBe(1)
     expect(hookTable(ctx), 'assumption: the table object is stable for the life of the events service').toBe(table)
+  })
+
+  it('events.register through a plugin Context adds the bare listener, prepended first, and its fiber disposes it', async () => {
+    const ctx = new Context()
+    const calls: string[] = []
+    let seen: unknown[] = []
+    ctx.on('tools/changed', () => void calls.push('on'))
+    const fiber = await ctx.plugin({
+      name: 'direct',
+      apply: (inner: Context) => {
+        onDirect(inner, 'tools/changed', (...args: unknown[]) => {
+          seen = args
+          calls.push('direct')
+        }, true)
+      },
+    })
+    const argument = { plain: true }
+    for (const hook of hookTable(ctx)['tools/changed']!) hook.callback(argument)
+    expect(calls, 'assumption: register adds to _hooks[name], unshifting when prepended').toEqual(['direct', 'on'])
+    expect(seen[0], 'assumption: the registered callback is the listener, called with the arguments as given').toBe(argument)
+    await fiber.dispose()
+    expect(listenerCount(ctx, 'tools/changed'), "assumption: register's effect belongs to the calling plugin's fiber").toBe(1)
   })
 
   it("tracker.noShadow makes methods read through a Context the instance's own functions", async () => {

@@ -2,6 +2,7 @@ import type { Context } from 'cordis'
 import Schema from 'schemastery'
 import { strictConfig, type ConfigInput } from '@cordage/core'
 import { trace } from '@opentelemetry/api'
+import { onDirect } from '@cordage/registry/cordis-seam'
 import { createInstruments, NOOP_INSTRUMENTS } from './instruments.js'
 import { meterProviderRegistered, tracerProviderRegistered } from './provider.js'
 import { Tracker } from './tracker.js'
@@ -66,8 +67,9 @@ export function apply(ctx: Context, config: Config): void {
     }
     if (tracing || !(measuring || tracerProviderRegistered())) return
     tracing = true
-    ctx.on('tools/execute', tracker.aroundBody, true)
-    ctx.on('tools/result', tracker.onResult)
+    // On every tool call: without `ctx.on`'s per-dispatch wrapper (its arguments are plain data).
+    onDirect(ctx, 'tools/execute', tracker.aroundBody, true)
+    onDirect(ctx, 'tools/result', tracker.onResult)
   }
   join()
   ctx.on('agent/child', tracker.onChild)

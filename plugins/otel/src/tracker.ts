@@ -78,14 +78,17 @@ export class Tracker {
     const outcome = outcomeOf(result)
     const code = result.isError ? (result.error.info?.code ?? 'TOOL_FAILED') : undefined
     const decision = code === 'DENIED' ? (record.ran ? 'block' : 'deny') : record.ran ? 'allow' : 'none'
-    if (code === undefined) span.setAttributes({ [attr.ATTR_TOOL_OUTCOME]: outcome, [attr.ATTR_POLICY_DECISION]: decision })
-    else {
-      span.setAttributes({ [attr.ATTR_TOOL_OUTCOME]: outcome, [attr.ATTR_POLICY_DECISION]: decision, [attr.ATTR_ERROR_TYPE]: code })
+    // One attribute at a time: `setAttributes` would take a fresh object and walk its entries.
+    span.setAttribute(attr.ATTR_TOOL_OUTCOME, outcome)
+    span.setAttribute(attr.ATTR_POLICY_DECISION, decision)
+    if (code !== undefined) {
+      span.setAttribute(attr.ATTR_ERROR_TYPE, code)
       span.setStatus({ code: SpanStatusCode.ERROR, message: code })
     }
     if (this.options.captureContent) span.setAttribute(attr.ATTR_GEN_AI_TOOL_CALL_RESULT, resultText(result.content, this.options.maxContentLength))
     span.end()
-    this.instruments.toolDuration.record((performance.now() - record.started) / 1000, this.counts.count(exec.name, outcome))
+    // The call's own context, passed rather than looked up (the active one is the caller's, not the call's).
+    this.instruments.toolDuration.record((performance.now() - record.started) / 1000, this.counts.count(exec.name, outcome), record.context)
   }
 
   readonly onChild = (event: ChildRunEvent): void => {
