@@ -84,4 +84,9 @@ export interface RunOptions {
   maxTurns?: number
   /** Checked after each turn's tool calls have committed: `true` ends the run as `completed` (e.g. a result was recorded). */
   until?: () => boolean
+  /**
+   * Before the first request, runs the calls of the conversation's last model turn that have no result
+   * (a run resumed after its user answered: those calls had not started). Ignored with an `input`.
+   */
+  finishCalls?: boolean
 }

@@ -8,7 +8,7 @@ import { runBatch } from './batch.js'
 import { codeDispatchObserver } from './code-dispatch.js'
 import { NoModelError } from './errors.js'
 import { observe, type RunObserver } from './hub.js'
-import { messageOf, deriveMessages, formatContext } from './messages.js'
+import { messageOf, deriveMessages, formatContext, unansweredCalls } from './messages.js'
 import type { CompletionRequest, Message, ModelService, ModelTool, ToolCall, Usage } from './model.js'
 import { applyToolView } from './tool-view.js'
 import { applyCompaction } from './compaction.js'
@@ -63,6 +63,7 @@ export class Agent {
       if (run.announced) emit('agent/run', { type: 'start', ...about })
       this.observeRun(run)
       this.open(input)
+      if (runOptions.finishCalls && input === undefined) await this.finishCalls(run)
       for (;;) {
         const stop = await this.turn(run)
         if (stop) return this.finish(run, stop)
@@ -127,6 +128,11 @@ export class Agent {
       if (system !== undefined) this.commit('system/message', { content: system })
     }
     if (input !== undefined) this.commit('user/message', { content: input })
+  }
+
+  /** The calls of the last model turn that have no result yet run now, as that turn's calls would have. */
+  private async finishCalls(run: RunState): Promise<void> {
+    await this.runCalls(run.tools, unansweredCalls(this.messages), run.signal, applyToolView(run.tools.list(), this.options.tools).names)
   }
 
   /** One turn: queued notices, compaction when due, the model request, its answer, its tool calls. Returns why the run stops, if it does. */

@@ -6,6 +6,7 @@ import {
   assertSessionId,
   followEvents,
   matchesFilter,
+  statusOf,
   type FollowOptions,
   type SessionListFilter,
   type SessionStore,
@@ -177,7 +178,7 @@ function summarize(file: string): SessionSummary | undefined {
   const last = lastEvent(file)
   return {
     header,
-    status: last?.type === 'session/end' ? 'ended' : 'running',
+    status: statusOf(last?.type),
     lastSeq: last?.seq ?? 0,
     updatedAt: last?.time ?? header.createdAt,
   }

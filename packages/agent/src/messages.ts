@@ -1,5 +1,5 @@
 import { applyCompaction } from './compaction.js'
-import type { Message } from './model.js'
+import type { Message, ToolCall } from './model.js'
 import type { SessionEventBody } from './session-types.js'
 
 /** Formats one injected context as the user-role message text the model receives. */
@@ -35,6 +35,15 @@ export function messageOf(event: SessionEventBody): Message | undefined {
     default:
       return undefined
   }
+}
+
+/** The calls of the conversation's last model turn that no tool message answers yet. */
+export function unansweredCalls(messages: readonly Message[]): ToolCall[] {
+  const last = messages.findLastIndex((message) => message.role === 'assistant')
+  const turn = messages[last]
+  if (last < 0 || turn.role !== 'assistant' || !turn.toolCalls?.length) return []
+  const answered = new Set(messages.slice(last + 1).flatMap((message) => (message.role === 'tool' ? [message.callId] : [])))
+  return turn.toolCalls.filter((call) => !answered.has(call.id))
 }
 
 /** Rebuilds the provider-neutral conversation from session events: exactly the messages the model was sent. */

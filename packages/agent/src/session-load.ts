@@ -27,6 +27,9 @@ const EVENT_TYPES = new Set<string>([
   'run/end',
   'session/compact',
   'session/end',
+  'session/waiting',
+  'session/answer',
+  'session/resumed',
 ])
 
 /**

@@ -110,8 +110,12 @@ export class SessionLog {
     return log
   }
 
-  /** Opens session `id` of `store` to continue it, repaired as `open` repairs a file (the repairs are stored first). */
-  static async openIn(store: SessionStore, id: string): Promise<SessionLog> {
+  /**
+   * Opens session `id` of `store` to continue it, repaired as `open` repairs a file (the repairs are stored
+   * first). `repair: false` leaves calls without a result as they are (a run resumed after its user
+   * answered runs them: see `RunOptions.finishCalls`).
+   */
+  static async openIn(store: SessionStore, id: string, options: { repair?: boolean } = {}): Promise<SessionLog> {
     if (store instanceof JsonlSessionStore) {
       const log = SessionLog.open(store.fileOf(id))
       log.onWrite = () => store.notify(log.id)
@@ -120,7 +124,7 @@ export class SessionLog {
     const stored = await store.read(id)
     const events = stored.events as SessionEvent[]
     const log = new SessionLog(`${store.kind}:${id}`, undefined, stored.header as SessionHeader, [...events], [...stored.warnings], store)
-    for (const repair of repairMissingResults(events)) {
+    for (const repair of options.repair === false ? [] : repairMissingResults(events)) {
       const data = repair.data as SessionEventMap['tool/result']
       log.warnings.push(`tool call ${data.callId} (${data.name}) had no result; recorded ABORTED_BEFORE_DISPATCH`)
       log.append('tool/result', data)

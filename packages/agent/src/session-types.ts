@@ -78,6 +78,16 @@ export interface SessionEventMap {
   'run/end': { stopReason: string; turns: number; usage: Usage; cost?: number }
   /** Written by `SessionLog.close`. */
   'session/end': { reason: string; message?: string }
+  /**
+   * A queued run stopped to wait for its user: the request (an approval of call `callId`, or the questions
+   * or plan that call asks) and the call it concerns. Every call of the turn that had started has its
+   * result stored before this event; the calls without one had not started.
+   */
+  'session/waiting': { request: { id: string; kind: string; [key: string]: unknown }; callId: string }
+  /** The user's answer to the request `requestId` of the last `session/waiting` (stored by whoever took it). */
+  'session/answer': { requestId: string; answer: unknown }
+  /** A worker resumed the run with that answer: calls without a result after this had started (a crash leaves them interrupted). */
+  'session/resumed': { requestId: string }
 }
 
 export type SessionEventType = keyof SessionEventMap

@@ -1,6 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
+import { RunQueue } from '@cordage/queue'
 import type { FakeOpenAIRequest, FakeReply } from '@cordage/testing'
+import type { Running } from './processes.js'
 
 /** The services the queue tests need (`eval "$(bash scripts/services.sh start)"`); they skip without them. */
 export const redisUrl = process.env.CORDAGE_TEST_REDIS_URL
@@ -73,4 +75,28 @@ export function checkEffects(dir: string, run: string, steps: number): string[] 
       problems.push(`${run} step ${step}: ${JSON.stringify(lines)} (expected exactly one "${run} ${step}")`)
   }
   return problems
+}
+
+/** After a test file: kills its `cordage` processes, removes its queue from Redis, closes what else it started and removes `dir`. */
+export async function tearDown(
+  name: string,
+  processes: Array<Running | undefined>,
+  closers: Array<{ close(): Promise<void> } | undefined>,
+  dir: string | undefined,
+): Promise<void> {
+  for (const running of processes) if (running && running.child.exitCode === null) running.child.kill('SIGKILL')
+  const queue = new RunQueue({ redis: redisUrl!, name })
+  await queue.obliterate().catch(() => {})
+  await queue.close()
+  for (const closer of closers) await closer?.close()
+  if (dir) rmSync(dir, { recursive: true, force: true })
+}
+
+/** Polls `check` until it holds; throws after a minute (a hang detector, not a timing claim). */
+export async function until(check: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 60_000
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('not reached within 60 s')
+    await new Promise((resolve) => setTimeout(resolve, 25))
+  }
 }

@@ -1,13 +1,12 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { RunQueue } from '@cordage/queue'
 import { startFakeOpenAI, type FakeOpenAIServer } from '@cordage/testing'
 // The loopback OTLP/HTTP receiver of the telemetry plugin's own tests.
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../../../plugins/otel/tests/receiver.js'
 import { start, waitFor, type Running } from './processes.js'
-import { postgresUrl, redisUrl, scriptedTurn, uniqueQueueName, workerYaml } from './queue-fixture.js'
+import { postgresUrl, redisUrl, scriptedTurn, uniqueQueueName, workerYaml, tearDown } from './queue-fixture.js'
 
 describe.skipIf(!redisUrl || !postgresUrl)('the trace of a queued run (needs eval "$(bash scripts/services.sh start)")', () => {
   let dir: string
@@ -31,15 +30,7 @@ describe.skipIf(!redisUrl || !postgresUrl)('the trace of a queued run (needs eva
     url = server.stdout().split('\n')[0]
   }, 90_000)
 
-  afterAll(async () => {
-    for (const child of [worker, server]) if (child && child.child.exitCode === null) child.child.kill('SIGKILL')
-    const queue = new RunQueue({ redis: redisUrl!, name })
-    await queue.obliterate().catch(() => {})
-    await queue.close()
-    await model?.close()
-    await otlp?.close()
-    rmSync(dir, { recursive: true, force: true })
-  })
+  afterAll(() => tearDown(name, [worker, server], [model, otlp], dir))
 
   /** The spans of run `id`'s trace: the enqueuer's `send` span, the worker's run span and its tool spans. */
   async function traceOf(id: string, service: string): Promise<{ send: ReceivedSpan; run: ReceivedSpan; tools: ReceivedSpan[] }> {

@@ -1,11 +1,10 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { RunQueue } from '@cordage/queue'
 import { startFakeOpenAI, type FakeOpenAIServer } from '@cordage/testing'
 import { start, waitFor, type Running } from './processes.js'
-import { postgresUrl, redisUrl, scriptedTurn, uniqueQueueName, workerYaml } from './queue-fixture.js'
+import { postgresUrl, redisUrl, scriptedTurn, uniqueQueueName, workerYaml, tearDown, until } from './queue-fixture.js'
 
 describe.skipIf(!redisUrl || !postgresUrl)('cordage serve with queue: (needs eval "$(bash scripts/services.sh start)")', () => {
   let dir: string
@@ -38,14 +37,7 @@ describe.skipIf(!redisUrl || !postgresUrl)('cordage serve with queue: (needs eva
     url = server.stdout().split('\n')[0]
   }, 90_000)
 
-  afterAll(async () => {
-    for (const child of [worker, server]) if (child && child.child.exitCode === null) child.child.kill('SIGKILL')
-    const queue = new RunQueue({ redis: redisUrl!, name })
-    await queue.obliterate().catch(() => {})
-    await queue.close()
-    await model?.close()
-    rmSync(dir, { recursive: true, force: true })
-  })
+  afterAll(() => tearDown(name, [worker, server], [model], dir))
 
   it('POST /api/runs enqueues the run, a worker runs it, and the session and its SSE stream come from the shared store', async () => {
     const response = await fetch(`${url}/api/runs`, { method: 'POST', body: JSON.stringify({ prompt: 'run served steps 2' }) })
@@ -81,11 +73,3 @@ describe.skipIf(!redisUrl || !postgresUrl)('cordage serve with queue: (needs eva
     expect((await fetch(`${url}/api/runs/${id}/cancel`, { method: 'POST' })).status).toBe(409)
   }, 120_000)
 })
-
-async function until(check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 60_000
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('not reached within 60 s')
-    await new Promise((resolve) => setTimeout(resolve, 25))
-  }
-}

@@ -6,7 +6,7 @@ import { injectTrace, withEnqueueSpan } from './trace.js'
 import { assertRunJobData, keysOf, resolveQueueSettings, type QueueSettings, type ResolvedQueueSettings, type RunJobData } from './types.js'
 
 /** What `enqueue` takes: the run without the fields the queue fills in. */
-export type RunRequest = Omit<RunJobData, 'enqueuedAt' | 'trace'>
+export type RunRequest = Omit<RunJobData, 'enqueuedAt' | 'trace' | 'resumes'>
 
 /** Where a queued run is, as BullMQ reports it (`unknown` once it was removed or never existed). */
 export type RunState = 'waiting' | 'active' | 'delayed' | 'completed' | 'failed' | 'unknown'
@@ -38,12 +38,41 @@ export class RunQueue {
   async enqueue(request: RunRequest): Promise<string> {
     this.assertOpen()
     assertRunJobData({ ...request, enqueuedAt: 0 })
+    await this.add(request, request.id)
+    return request.id
+  }
+
+  /**
+   * Enqueues run `id` again after its user answered the wait stored at seq `wait`: a worker takes it and
+   * resumes the stored session (the answered call runs then). The job data is the one the worker kept when
+   * the run stopped to wait (`RUN_NOT_KEPT` when Redis lost it). Resuming the same wait twice is a no-op.
+   */
+  async resume(id: string, wait: number): Promise<void> {
+    this.assertOpen()
+    const keys = keysOf(this.settings.name)
+    const kept = await this.call(() => this.connection.get(keys.kept(id)))
+    if (kept === null)
+      throw new QueueError(
+        'RUN_NOT_KEPT',
+        `run ${id} waits for an answer, but its job is no longer in Redis (was Redis flushed or restarted without persistence?)`,
+      )
+    const { enqueuedAt: _enqueued, trace: _trace, resumes: _resumes, ...request } = JSON.parse(kept) as RunJobData
+    await this.add({ ...request, resumes: wait }, `${id}.resume-${wait}`)
+  }
+
+  /** Forgets what a waiting run kept (it was cancelled while waiting). */
+  async release(id: string): Promise<void> {
+    this.assertOpen()
+    await this.call(() => this.connection.del(keysOf(this.settings.name).kept(id)))
+  }
+
+  private async add(request: RunRequest & { resumes?: number }, jobId: string): Promise<void> {
     // The job carries the context of its own `send <queue>` span, a child of the enqueuer's active span if any.
     await withEnqueueSpan(this.settings.name, request.id, () => {
       const data: RunJobData = { ...request, enqueuedAt: Date.now(), trace: injectTrace() }
       return this.call(() =>
         this.queue.add('run', data, {
-          jobId: data.id,
+          jobId,
           // A run's own failures are recorded in its session; only a dead worker (a stall) makes it run again.
           attempts: 1,
           removeOnComplete: { age: 24 * 3600, count: 10_000 },
@@ -51,7 +80,6 @@ export class RunQueue {
         }),
       )
     })
-    return request.id
   }
 
   /**
@@ -63,10 +91,11 @@ export class RunQueue {
     const keys = keysOf(this.settings.name)
     return this.call(async () => {
       const job = await this.queue.getJob(id)
-      if (!job) return false
+      // A resumed run's first job may be gone (removed after a day) while the run goes on.
+      if (!job && !(await this.connection.exists(keys.kept(id)))) return false
       await this.connection.set(keys.cancelled(id), '1', 'EX', 7 * 24 * 3600)
       await this.connection.publish(keys.control, JSON.stringify({ type: 'cancel', id }))
-      if ((await job.getState()) === 'delayed') await job.promote().catch(() => {})
+      if (job && (await job.getState()) === 'delayed') await job.promote().catch(() => {})
       return true
     })
   }

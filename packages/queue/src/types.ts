@@ -16,6 +16,8 @@ export interface RunJobData {
   trace?: Record<string, string>
   /** `Date.now()` at enqueue. */
   enqueuedAt: number
+  /** Set on a run resumed after its user answered: which wait it resumes (the `session/waiting` event's seq). */
+  resumes?: number
 }
 
 /** `queue:` of cordage.yml. */
@@ -84,9 +86,16 @@ export function assertRunJobData(data: unknown): asserts data is RunJobData {
     throw new QueueError('INVALID_RUN', `run ${value.id}: options.maxTurns: expected a positive integer`)
   if (options?.system !== undefined && typeof options.system !== 'string')
     throw new QueueError('INVALID_RUN', `run ${value.id}: options.system: expected a string`)
+  if (value.resumes !== undefined && !(Number.isInteger(value.resumes) && value.resumes > 0))
+    throw new QueueError('INVALID_RUN', `run ${value.id}: resumes: expected the seq of the wait it resumes`)
 }
 
 /** Redis keys and channels of one queue, beside BullMQ's own. */
-export function keysOf(name: string): { control: string; cancelled: (id: string) => string } {
-  return { control: `cordage:${name}:control`, cancelled: (id) => `cordage:${name}:cancelled:${id}` }
+export function keysOf(name: string): { control: string; cancelled: (id: string) => string; kept: (id: string) => string } {
+  return {
+    control: `cordage:${name}:control`,
+    cancelled: (id) => `cordage:${name}:cancelled:${id}`,
+    // A run waiting for its user: its job data, kept (without expiry) until it is resumed to its end or cancelled.
+    kept: (id) => `cordage:${name}:kept:${id}`,
+  }
 }

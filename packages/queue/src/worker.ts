@@ -15,14 +15,20 @@ export interface RunContext {
   signal: AbortSignal
   /** 1 for the first start, 2 for the first resume after a dead worker or a hand-back, … */
   attempt: number
+  /**
+   * Keeps this run's job data in Redis (until it ends or is cancelled), so `RunQueue.resume` can enqueue it
+   * again once its user answered: `execute` calls it before it stores the run as waiting, then resolves to
+   * `'waiting'`, and the job completes without holding a slot.
+   */
+  keep(): Promise<void>
 }
 
 /** Options of a `RunWorker`. */
 export interface RunWorkerOptions {
   /** Runs held at once (default 1). */
   concurrency?: number
-  /** Runs (or resumes) one run; resolves when it ended or stopped for its signal. */
-  execute(run: RunContext): Promise<void>
+  /** Runs (or resumes) one run; resolves when it ended or stopped for its signal, or to `'waiting'` when it waits for its user. */
+  execute(run: RunContext): Promise<void | 'waiting'>
   /** A run failed for good (it kept killing its workers, or `execute` threw): record why. */
   onFailed?(id: string, reason: string): Promise<void>
   /** Problems that concern no single run (Redis errors), for the log. */
@@ -125,12 +131,22 @@ export class RunWorker {
     if (await this.commands.exists(keysOf(this.settings.name).cancelled(data.id))) controller.abort(new CordageError('CANCELLED', 'the run was cancelled'))
     if (this.handingBack) controller.abort(new CordageError('HANDED_BACK', 'the worker is shutting down; the run goes back to the queue'))
     this.active.set(data.id, controller)
+    const kept = keysOf(this.settings.name).kept(data.id)
+    let keeps = data.resumes !== undefined
+    const keep = async () => {
+      keeps = true
+      await this.commands.set(kept, JSON.stringify(data))
+    }
+    let outcome: void | 'waiting'
     try {
-      await withTrace(data.trace, () => this.options.execute({ data, signal: controller.signal, attempt: job.attemptsStarted || 1 }))
+      outcome = await withTrace(data.trace, () => this.options.execute({ data, signal: controller.signal, attempt: job.attemptsStarted || 1, keep }))
     } finally {
       this.active.delete(data.id)
     }
-    if ((controller.signal.reason as CordageError | undefined)?.code === 'HANDED_BACK') {
+    // A run that kept its job to wait and no longer waits (it ended) needs it no more; most runs never kept one.
+    const handedBack = (controller.signal.reason as CordageError | undefined)?.code === 'HANDED_BACK'
+    if (keeps && outcome !== 'waiting' && !handedBack) await this.commands.del(kept)
+    if (handedBack) {
       await job.moveToWait(token)
       throw new WaitingError()
     }

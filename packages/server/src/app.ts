@@ -32,7 +32,7 @@ export interface AppOptions {
   assets?: StudioAssets
 }
 
-const SESSION_STATUSES = new Set(['running', 'ended'])
+const SESSION_STATUSES = new Set(['running', 'waiting', 'ended'])
 
 function errorBody(code: string, message: string) {
   return { error: { code, message } }
@@ -148,8 +148,8 @@ function listFilter(c: HonoContext): SessionListFilter {
   const filter: SessionListFilter = {}
   const { status, parent, since, until, limit } = c.req.query()
   if (status !== undefined) {
-    if (!SESSION_STATUSES.has(status)) throw new ServerError('INVALID_QUERY', `status: expected running or ended, got ${JSON.stringify(status)}`)
-    filter.status = status as 'running' | 'ended'
+    if (!SESSION_STATUSES.has(status)) throw new ServerError('INVALID_QUERY', `status: expected running, waiting or ended, got ${JSON.stringify(status)}`)
+    filter.status = status as 'running' | 'waiting' | 'ended'
   }
   if (parent !== undefined) filter.parent = parent === 'none' ? null : parent
   for (const [key, value] of [

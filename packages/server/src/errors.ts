@@ -25,6 +25,8 @@ export const STATUS_OF_CODE: Readonly<Record<string, number>> = {
   STORE_UNAVAILABLE: 503,
   NO_MODEL: 503,
   SHUTTING_DOWN: 503,
+  QUEUE_UNAVAILABLE: 503,
+  RUN_NOT_KEPT: 503,
 }
 
 /** An error the API answers with `{ error: { code, message } }` at the status its code maps to. */

@@ -1,9 +1,9 @@
 import type { ServerResponse } from 'node:http'
 import type { Context as HonoContext } from 'hono'
 import { streamSSE, type SSEStreamingApi } from 'hono/streaming'
-import type { SessionStore } from '@cordage/services'
+import type { SessionStore, StoredEvent } from '@cordage/services'
 import type { RunLauncher } from './launcher.js'
-import type { LiveMessage } from './pending.js'
+import type { LiveMessage, PendingRequest } from './pending.js'
 
 /** How often an idle stream sends a `: keep-alive` comment, so proxies and browsers keep it open. */
 export const KEEP_ALIVE_MS = 15_000
@@ -94,9 +94,24 @@ export function eventStream(
     }, KEEP_ALIVE_MS)
     try {
       // A client that connects while a request waits learns of it now, not only when the next one comes.
-      if (unsubscribe) for (const request of await launcher.pending(id).catch(() => [])) live({ type: 'pending', request })
+      const announced = new Set<string>()
+      for (const request of await launcher.pending(id).catch(() => [])) {
+        announced.add(request.id)
+        live({ type: 'pending', request })
+      }
+      let waiting: string | undefined
       for await (const event of store.follow(id, { after, signal: controller.signal })) {
         await send((out) => out.writeSSE({ id: String(event.seq), event: 'stored', data: JSON.stringify(event) }))
+        // A run stored as waiting (a queued run, holding no worker) asks through its session: its request is a
+        // `pending` message as a live run's is, and the answer (or the end) resolves it.
+        const request = unsubscribe ? undefined : storedRequest(event)
+        if (request) {
+          waiting = request.id
+          if (!announced.has(request.id)) live({ type: 'pending', request })
+        } else if (waiting !== undefined && (event.type === 'session/answer' || event.type === 'session/end')) {
+          live({ type: 'resolved', requestId: waiting })
+          waiting = undefined
+        }
         if (event.type === 'session/end') {
           await send((out) => out.writeSSE({ event: 'end', data: '{}' }))
           break
@@ -115,4 +130,11 @@ export function eventStream(
       options.onClose()
     }
   })
+}
+
+/** The request a stored `session/waiting` event carries (a queued run waiting for its user). */
+export function storedRequest(event: StoredEvent): PendingRequest | undefined {
+  if (event.type !== 'session/waiting') return undefined
+  const request = (event.data as { request?: PendingRequest }).request
+  return request && typeof request.id === 'string' ? request : undefined
 }

@@ -2,7 +2,7 @@ export { startServer, type CordageServer, type ServerOptions } from './server.js
 export { createApp, type AppOptions } from './app.js'
 export type { RunLauncher, RunRequest } from './launcher.js'
 export { LocalRunLauncher, type LocalRunLauncherOptions } from './local-launcher.js'
-export type { PendingRequest, RequestAnswer, LiveMessage } from './pending.js'
+export { checkAnswer, type PendingRequest, type RequestAnswer, type LiveMessage } from './pending.js'
 export type { SessionInfo } from './session-view.js'
 export type { StudioAsset, StudioAssets } from './assets.js'
 export { openApiDocument } from './openapi.js'

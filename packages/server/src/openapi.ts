@@ -148,7 +148,7 @@ export function openApiDocument() {
         get: {
           summary: 'Sessions, newest first.',
           parameters: [
-            { name: 'status', in: 'query', schema: { enum: ['running', 'ended'] } },
+            { name: 'status', in: 'query', schema: { enum: ['running', 'waiting', 'ended'] } },
             { name: 'parent', in: 'query', schema: { type: 'string' }, description: 'A session id, or `none` for top-level sessions.' },
             { name: 'since', in: 'query', schema: { type: 'string', format: 'date-time' } },
             { name: 'until', in: 'query', schema: { type: 'string', format: 'date-time' } },

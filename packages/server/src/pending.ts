@@ -90,7 +90,8 @@ export class PendingBoard {
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never
 
-function checkAnswer(request: PendingRequest, answer: unknown): RequestAnswer {
+/** `answer` checked against what `request` asks (`INVALID_ANSWER` naming what was expected), normalised. */
+export function checkAnswer(request: PendingRequest, answer: unknown): RequestAnswer {
   const fail = (expected: string): never => {
     throw new ServerError('INVALID_ANSWER', `answer to ${request.kind} request ${request.id}: expected ${expected}`)
   }

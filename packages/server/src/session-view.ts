@@ -4,7 +4,7 @@ import type { RunLauncher } from './launcher.js'
 /** One entry of `GET /api/sessions`. */
 export interface SessionInfo {
   id: string
-  /** `waiting`: a live run with a pending approval or question. */
+  /** `waiting`: a live run with a pending approval or question, or a queued run stored as waiting for one. */
   status: 'running' | 'waiting' | 'ended'
   createdAt: string
   updatedAt: string
@@ -75,7 +75,7 @@ export class SessionView {
     const live = summary.status === 'ended' ? undefined : this.launcher.status(header.id)
     const info: SessionInfo = {
       id: header.id,
-      status: summary.status === 'ended' ? 'ended' : live && live.pending > 0 ? 'waiting' : 'running',
+      status: summary.status === 'running' && live && live.pending > 0 ? 'waiting' : summary.status,
       createdAt: header.createdAt,
       updatedAt: summary.updatedAt,
       lastSeq: summary.lastSeq,
@@ -83,7 +83,7 @@ export class SessionView {
       ...(header.parent !== undefined && { parent: header.parent }),
       ...(header.depth !== undefined && { depth: header.depth }),
       ...totals,
-      pending: live?.pending ?? 0,
+      pending: live?.pending ?? (summary.status === 'waiting' ? 1 : 0),
     }
     if (summary.status === 'ended') info.durationMs = Math.max(0, Date.parse(summary.updatedAt) - Date.parse(header.createdAt))
     return info

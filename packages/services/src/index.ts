@@ -106,5 +106,5 @@ export type {
   SessionListFilter,
   FollowOptions,
 } from './sessions.js'
-export { SessionStoreError, assertSessionId, assertNextSeqs, matchesFilter } from './sessions.js'
+export { SessionStoreError, assertSessionId, assertNextSeqs, matchesFilter, statusOf } from './sessions.js'
 export { followEvents, type FollowSource } from './session-follow.js'

@@ -38,8 +38,16 @@ export interface StoredSession {
   warnings: string[]
 }
 
-/** `ended` once the session's last event is `session/end`; `running` before (a crashed run stays `running`). */
-export type SessionStatus = 'running' | 'ended'
+/**
+ * `ended` once the session's last event is `session/end`; `waiting` while it is `session/waiting` (a queued
+ * run stopped for its user's answer, holding no worker); `running` otherwise (a crashed run stays `running`).
+ */
+export type SessionStatus = 'running' | 'waiting' | 'ended'
+
+/** The status a session's last event gives it (shared by every store). */
+export function statusOf(lastType: string | undefined): SessionStatus {
+  return lastType === 'session/end' ? 'ended' : lastType === 'session/waiting' ? 'waiting' : 'running'
+}
 
 /** One entry of `list`: the header and what a session list shows without reading every event. */
 export interface SessionSummary {

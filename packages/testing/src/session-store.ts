@@ -173,6 +173,18 @@ export function testSessionStore(name: string, open: () => Promise<SessionStoreF
       expect((await store.list({ limit: 1 })).length).toBe(1)
     })
 
+    it('a session whose last event is session/waiting is waiting, and running again once an answer follows', async () => {
+      const header = sessionHeader()
+      await store.create(header)
+      await store.append(header.id, [...sessionEvents(1, 2), eventAt(3, 'session/waiting', { request: { id: 'r1', kind: 'approval' }, callId: 'c1' })])
+      const status = async () => (await store.list()).find((summary) => summary.header.id === header.id)?.status
+      expect(await status()).toBe('waiting')
+      expect((await store.list({ status: 'waiting' })).map((summary) => summary.header.id)).toContain(header.id)
+      expect((await store.list({ status: 'running' })).map((summary) => summary.header.id)).not.toContain(header.id)
+      await store.append(header.id, [eventAt(4, 'session/answer', { requestId: 'r1', answer: 'allow' })])
+      expect(await status()).toBe('running')
+    })
+
     it('follow yields what is stored after a seq, then live appends, and ends after session/end', async () => {
       const header = sessionHeader()
       await store.create(header)
@@ -232,4 +244,9 @@ export function testSessionStore(name: string, open: () => Promise<SessionStoreF
       expect((await store.read(header.id)).events[0].data).toEqual(data)
     })
   })
+}
+
+/** One event of type `type` at `seq`, stamped now. */
+function eventAt(seq: number, type: string, data: object): StoredEvent {
+  return { type, seq, time: new Date().toISOString(), data }
 }

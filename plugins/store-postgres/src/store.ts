@@ -5,6 +5,7 @@ import {
   assertNextSeqs,
   assertSessionId,
   followEvents,
+  statusOf,
   type FollowOptions,
   type SessionListFilter,
   type SessionStore,
@@ -87,7 +88,7 @@ export class PostgresSessionStore implements SessionStore {
               SELECT $1, * FROM unnest($3::integer[], $4::text[], $5::text[], $6::json[]) WHERE EXISTS (SELECT 1 FROM fits)
               RETURNING 1),
             advanced AS (
-              UPDATE cordage_sessions SET last_seq = $7, updated_at = $8, status = CASE WHEN $9 THEN 'ended' ELSE 'running' END
+              UPDATE cordage_sessions SET last_seq = $7, updated_at = $8, status = $9
               WHERE id = $1 AND EXISTS (SELECT 1 FROM fits) RETURNING 1),
             notified AS (SELECT pg_notify($10, $1) WHERE EXISTS (SELECT 1 FROM fits))
        SELECT (SELECT last_seq FROM locked) AS last_seq, (SELECT count(*) FROM inserted)::int AS inserted,
@@ -101,7 +102,7 @@ export class PostgresSessionStore implements SessionStore {
         events.map((event) => JSON.stringify(event.data)),
         last.seq,
         last.time,
-        last.type === 'session/end',
+        statusOf(last.type),
         CHANNEL,
       ],
     )

@@ -98,6 +98,15 @@ function print(output: CommandInput['output'], event: StoredEvent): void {
   } else if (event.type === 'tool/result') {
     const data = event.data as SessionEventMap['tool/result']
     output.error(data.isError ? output.style('red', `✗ ${data.name}${data.error?.code ? ` (${data.error.code})` : ''}`) : output.style('dim', `✓ ${data.name}`))
+  } else if (event.type === 'session/waiting') {
+    const { request } = event.data as SessionEventMap['session/waiting']
+    const what = request.kind === 'approval' ? `approval of ${String(request.tool)}` : request.kind === 'plan' ? 'a plan review' : 'answers to questions'
+    output.error(
+      output.style(
+        'yellow',
+        `run waits for ${what} (request ${request.id}); no worker holds it until it is answered in the studio or with POST /api/runs/<id>/answers`,
+      ),
+    )
   } else if (event.type === 'session/end') {
     const data = event.data as SessionEventMap['session/end']
     output.error(output.style('dim', `run ended: ${data.reason}`))

@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import { parse as parseYaml } from 'yaml'
-import { CordageError, failure } from '@cordage/core'
-import { Agent, type ModelService, type SessionLog } from '@cordage/agent'
+import { CordageError } from '@cordage/core'
+import { Agent, type ModelService } from '@cordage/agent'
 import type { RunContext, RunJobData } from '@cordage/queue'
 import type { SessionStore } from '@cordage/services'
 import { parseConfig, type CordageConfig } from '../config.js'
@@ -10,15 +10,16 @@ import { chooseModel, startModel } from '../model.js'
 import type { Output } from '../output.js'
 import { startRuntime, type Runtime } from '../runtime.js'
 import { defaultSystem } from '../commands/agent-setup.js'
-import { openRun } from './resume.js'
+import { installHuman, type OwnedRun } from './park.js'
+import { endStoredRun, openRun } from './resume.js'
 
 /** A loaded runtime that runs queued runs: plugins, model, and the sessions of the runs it holds. */
 interface RunRuntime {
   runtime: Runtime
   model: ModelService
   store: SessionStore
-  /** The runs in progress here, by agent name (the run id): their session and what stops them. */
-  owned: Map<string, { log: SessionLog; lost: AbortController }>
+  /** The runs in progress here, by agent name (the run id): their session, what stops them, what their user said. */
+  owned: Map<string, OwnedRun>
 }
 
 /** Where a worker runs: its directory, its own cordage.yml (store, queue) and where it reports. */
@@ -49,8 +50,11 @@ export class JobRunner {
     await this.runtimeFor({ id: 'warm', prompt: '', enqueuedAt: 0, ...(config !== undefined && { config }) })
   }
 
-  /** Runs or resumes one queued run until it ends, is cancelled, or is handed back (its session left open). */
-  async execute(run: RunContext): Promise<void> {
+  /**
+   * Runs or resumes one queued run until it ends, is cancelled, is handed back (its session left open), or
+   * stops to wait for its user (resolves `'waiting'`: stored as waiting, holding no slot).
+   */
+  async execute(run: RunContext): Promise<void | 'waiting'> {
     const { data, signal } = run
     const { output } = this.options
     const shared = data.cassette === undefined
@@ -60,6 +64,11 @@ export class JobRunner {
     try {
       const opened = await openRun(store, data.id, this.options.cwd, model.id)
       if (!opened) return
+      if (opened === 'waiting') {
+        // Stored as waiting by a worker that stopped before its job completed: it stays so.
+        await run.keep()
+        return 'waiting'
+      }
       const { log } = opened
       output.error(`run ${data.id} ${run.attempt > 1 ? `resumed (start ${run.attempt})` : 'started'}`)
       const reason = (signal.reason as CordageError | undefined)?.code
@@ -68,7 +77,23 @@ export class JobRunner {
       const agentSettings = runtime.config.agent
       // Another worker took the run over (this one lost its lock): stop at once, and write nothing more.
       const lost = new AbortController()
-      owned.set(data.id, { log, lost })
+      const waiting = new AbortController()
+      owned.set(data.id, {
+        log,
+        lost,
+        waiting,
+        keep: run.keep,
+        always: opened.always,
+        executing: new Map(),
+        finished: new Map(),
+        ...(opened.resume && { answer: opened.resume }),
+      })
+      if (opened.resume) {
+        // From here on a call of the last turn without a result had started (a crash leaves it INTERRUPTED).
+        log.append('session/resumed', { requestId: opened.resume.request.id })
+        await log.sync()
+        output.error(`run ${data.id} resumes with its user's answer to ${opened.resume.request.kind} ${opened.resume.request.id}`)
+      }
       const agent = new Agent(runtime.ctx, {
         model,
         system: data.options?.system ?? agentSettings.system ?? defaultSystem(this.options.cwd),
@@ -78,7 +103,10 @@ export class JobRunner {
       })
       let end: { reason: string; message?: string }
       try {
-        const result = await agent.run(opened.needsPrompt ? data.prompt : undefined, { signal: AbortSignal.any([signal, lost.signal]) })
+        const result = await agent.run(opened.needsPrompt ? data.prompt : undefined, {
+          signal: AbortSignal.any([signal, lost.signal, waiting.signal]),
+          finishCalls: opened.resume !== undefined,
+        })
         end = { reason: result.stopReason }
       } catch (error) {
         end = { reason: 'error', message: errorMessage(error) }
@@ -87,6 +115,14 @@ export class JobRunner {
       if (lost.signal.aborted) {
         output.error(`run ${data.id} left to the worker that took it over (${errorMessage(lost.signal.reason)})`)
         return
+      }
+      if (waiting.signal.aborted) {
+        const reason = waiting.signal.reason as CordageError
+        if (reason.code !== 'WAITING') throw reason
+        // Cancelled while it was being stored as waiting: it ends here rather than wait.
+        if (stopped === 'CANCELLED') return await endStoredRun(store, data.id, { reason: 'cancelled' })
+        output.error(`run ${data.id} ${reason.message}; its worker slot is free`)
+        return 'waiting'
       }
       if (stopped === 'HANDED_BACK') {
         await log.close(false)
@@ -140,33 +176,11 @@ export class JobRunner {
       const store = runtime.ctx.get('sessions') as SessionStore | undefined
       if (!store) throw new CordageError('QUEUE_NEEDS_STORE', 'a worker needs store: { postgres: <url> } in its cordage.yml')
       const owned: RunRuntime['owned'] = new Map()
-      installFence(runtime, owned)
+      await installHuman(runtime, owned)
       return { runtime, model, store, owned }
     } catch (error) {
       await runtime.dispose()
       throw error
     }
   }
-}
-
-/**
- * Before a run's tool call executes, everything the run logged so far (the model turn that asked for the
- * call, earlier results) is stored. A worker that dies mid-call therefore leaves the call visible as
- * unanswered (resumed as `INTERRUPTED`, never run again), and a call is never executed by a worker whose
- * session can no longer be written (the store is down, or another worker took the run over).
- */
-function installFence(runtime: Runtime, owned: RunRuntime['owned']): void {
-  runtime.ctx.on('tools/execute', async (exec, next) => {
-    const run = exec.parent === undefined && exec.agent !== undefined ? owned.get(exec.agent) : undefined
-    if (run) {
-      try {
-        await run.log.sync()
-      } catch (error) {
-        // A stored event this worker did not write: the run is someone else's now.
-        if (CordageError.is(error) && error.code === 'SESSION_SEQ') run.lost.abort(error)
-        return failure(new CordageError('SESSION_UNAVAILABLE', `the call was not run: the run's session could not be stored first (${errorMessage(error)})`))
-      }
-    }
-    return next()
-  })
 }

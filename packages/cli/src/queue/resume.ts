@@ -1,6 +1,8 @@
 import { CordageError } from '@cordage/core'
 import { SessionLog, type SessionEvent, type SessionEventMap } from '@cordage/agent'
+import type { PendingRequest } from '@cordage/server'
 import type { SessionStore, StoredEvent } from '@cordage/services'
+import { waitState } from './waiting.js'
 
 /** A queued run's session, ready for its agent. */
 export interface OpenedRun {
@@ -9,6 +11,10 @@ export interface OpenedRun {
   needsPrompt: boolean
   /** The stored run had already finished its work (a last answer without tool calls): only the end is missing. */
   answered: boolean
+  /** The run resumes after its user answered: the calls of its last turn without a result run first (none had started). */
+  resume?: { request: PendingRequest; callId: string; answer: unknown }
+  /** Tools its user answered `always` for. */
+  always: Set<string>
 }
 
 const INTERRUPTED_TEXT =
@@ -19,9 +25,11 @@ const INTERRUPTED_TEXT =
  * storing anything), else the stored one continued. Completed tool calls keep their stored results and are
  * never executed again; a call of the last turn with no stored result was in flight when the previous worker
  * stopped, and gets an `INTERRUPTED` error result (stored before the agent starts), never a second run.
- * Resolves to undefined for a session that already ended.
+ * A run its user answered resumes with the answer (its calls without a result had not started: they run
+ * now); after such a resume, a call without a result was in flight as after any crash. Resolves to
+ * undefined for a session that already ended, and to `'waiting'` for one still waiting for its answer.
  */
-export async function openRun(store: SessionStore, id: string, cwd: string, model: string | undefined): Promise<OpenedRun | undefined> {
+export async function openRun(store: SessionStore, id: string, cwd: string, model: string | undefined): Promise<OpenedRun | 'waiting' | undefined> {
   let events: StoredEvent[]
   try {
     events = (await store.read(id)).events
@@ -29,16 +37,36 @@ export async function openRun(store: SessionStore, id: string, cwd: string, mode
     if (!(CordageError.is(error) && error.code === 'SESSION_NOT_FOUND')) throw error
     const log = SessionLog.createIn(store, { id, cwd, model })
     await log.ready
-    return { log, needsPrompt: true, answered: false }
+    return { log, needsPrompt: true, answered: false, always: new Set() }
   }
   if (events.some((event) => event.type === 'session/end')) return undefined
-  const repairs = interruptedResults(events as SessionEvent[])
+  const wait = waitState(events)
+  if (wait.kind === 'waiting') return 'waiting'
+  const resume = wait.kind === 'answered' ? { request: wait.request, callId: wait.callId, answer: wait.answer } : undefined
+  const repairs = resume ? [] : interruptedResults(events as SessionEvent[])
   if (repairs.length) await store.append(id, repairs)
-  const log = await SessionLog.openIn(store, id)
+  const log = await SessionLog.openIn(store, id, { repair: !resume })
   const needsPrompt = !log.events.some((event) => event.type === 'user/message' && !(event.data as SessionEventMap['user/message']).source)
   const last = log.events.findLast((event) => event.type !== 'run/end')
   const answered = last?.type === 'assistant/message' && !(last.data as SessionEventMap['assistant/message']).toolCalls?.length
-  return { log, needsPrompt, answered }
+  return { log, needsPrompt, answered, ...(resume && { resume }), always: alwaysAllowed(events) }
+}
+
+/** The tools whose approval the user answered `always` in this session. */
+function alwaysAllowed(events: readonly StoredEvent[]): Set<string> {
+  const tools = new Map<string, string>()
+  const always = new Set<string>()
+  for (const event of events) {
+    if (event.type === 'session/waiting') {
+      const { request } = event.data as SessionEventMap['session/waiting']
+      if (request.kind === 'approval') tools.set(request.id, String(request.tool))
+    } else if (event.type === 'session/answer') {
+      const { requestId, answer } = event.data as SessionEventMap['session/answer']
+      const tool = tools.get(requestId)
+      if (answer === 'always' && tool !== undefined) always.add(tool)
+    }
+  }
+  return always
 }
 
 /** `INTERRUPTED` results for the calls of the last assistant turn that no stored `tool/result` answers. */

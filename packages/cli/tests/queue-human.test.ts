@@ -1,0 +1,162 @@
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startFakeOpenAI, type FakeOpenAIRequest, type FakeOpenAIServer, type FakeReply } from '@cordage/testing'
+import { start, waitFor, type Running } from './processes.js'
+import { postgresUrl, redisUrl, uniqueQueueName, workerYaml, tearDown, until } from './queue-fixture.js'
+
+const plugins = `plugins:
+  '@cordage/plugin-policy': { rules: [{ tool: bash, action: ask }] }
+  '@cordage/plugin-shell': {}
+  '@cordage/plugin-interaction': {}`
+
+const questions = [{ id: 'color', question: 'Which color?', options: [{ label: 'red' }, { label: 'blue' }] }]
+
+/** The model, a function of the conversation: `approve <tag>` asks for one bash call, `question <tag>` asks the user, `quick` answers at once. */
+function turn(request: FakeOpenAIRequest): FakeReply {
+  const messages: Array<{ role: string; content?: unknown }> = request.body?.messages ?? []
+  const prompt = String(messages.find((message) => message.role === 'user')?.content ?? '')
+  const results = messages.filter((message) => message.role === 'tool').map((message) => String(message.content))
+  if (results.length) return { text: `finished: ${results.join(' | ')}` }
+  const [kind, tag] = prompt.split(' ')
+  if (kind === 'approve')
+    return { toolCalls: [{ id: `call-${tag}`, name: 'bash', arguments: JSON.stringify({ command: `mkdir -p out && echo ${tag} >> out/${tag}.txt` }) }] }
+  if (kind === 'question') return { toolCalls: [{ id: `call-${tag}`, name: 'ask_user_question', arguments: JSON.stringify({ questions }) }] }
+  return { text: 'quick answer' }
+}
+
+type Stored = { type: string; seq: number; data: any }
+
+describe.skipIf(!redisUrl || !postgresUrl)('a queued run waiting for its user (needs eval "$(bash scripts/services.sh start)")', () => {
+  let dir: string
+  let model: FakeOpenAIServer
+  let worker: Running
+  let server: Running
+  let url: string
+  const name = uniqueQueueName('human')
+
+  async function startWorker(): Promise<Running> {
+    const started = start(['worker', '--concurrency', '1', '--grace', '1000'], dir)
+    if (!(await waitFor(() => started.stdout().includes('worker ready') || started.child.exitCode !== null, 60_000)) || started.child.exitCode !== null)
+      throw new Error(started.stderr())
+    return started
+  }
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'cordage-queue-human-'))
+    model = await startFakeOpenAI([turn], { loop: true })
+    writeFileSync(join(dir, 'cordage.yml'), workerYaml(model.baseURL, name, plugins))
+    server = start(['serve', '--port', '0'], dir)
+    worker = await startWorker()
+    if (!(await waitFor(() => server.stdout().includes('\n'), 60_000))) throw new Error(server.stderr())
+    url = server.stdout().split('\n')[0]
+  }, 90_000)
+
+  afterAll(() => tearDown(name, [worker, server], [model], dir))
+
+  const api = async (path: string, body?: unknown) => {
+    const response = await fetch(`${url}${path}`, body === undefined ? {} : { method: 'POST', body: JSON.stringify(body) })
+    return { status: response.status, body: (await response.json()) as any }
+  }
+  const startRun = async (prompt: string) => (await api('/api/runs', { prompt })).body.id as string
+  const events = async (id: string) => (await api(`/api/sessions/${id}`)).body.events as Stored[]
+  const listed = async (id: string) =>
+    ((await api('/api/sessions')).body as Array<{ id: string; status: string; pending: number }>).find((entry) => entry.id === id)
+  const ended = async (id: string) => {
+    await until(async () => (await events(id)).at(-1)?.type === 'session/end')
+    return events(id)
+  }
+  const waiting = async (id: string) => {
+    await until(async () => (await listed(id))?.status === 'waiting')
+    const pending = (await api(`/api/runs/${id}/pending`)).body as Array<{ id: string; kind: string; tool?: string; arguments?: unknown }>
+    expect(pending).toHaveLength(1)
+    return pending[0]
+  }
+
+  it('an approval frees the worker slot; the answer over HTTP resumes the run on another worker process, which runs the call once', async () => {
+    const id = await startRun('approve allowed')
+    const stream = fetch(`${url}/api/sessions/${id}/events`).then(
+      (response) => response.text(),
+      (error: Error) => `stream failed: ${error.message}`,
+    )
+    const request = await waiting(id)
+    expect(request).toMatchObject({ kind: 'approval', tool: 'bash', arguments: { command: 'mkdir -p out && echo allowed >> out/allowed.txt' } })
+    expect(await listed(id)).toMatchObject({ status: 'waiting', pending: 1 })
+    expect(((await api('/api/sessions?status=waiting')).body as Array<{ id: string }>).map((entry) => entry.id)).toContain(id)
+    expect(existsSync(join(dir, 'out/allowed.txt'))).toBe(false)
+    // The only worker (concurrency 1) is free: another run completes while this one waits.
+    const quick = await startRun('quick one')
+    expect((await ended(quick)).at(-1)).toMatchObject({ data: { reason: 'completed' } })
+    expect(worker.stderr()).toContain(`run ${id} waits for its user`)
+    // That worker goes; the answer comes while no worker runs, and a new worker process resumes the run.
+    worker.child.kill('SIGTERM')
+    await worker.exited
+    expect((await api(`/api/runs/${id}/answers`, { requestId: request.id, answer: 'allow' })).status).toBe(200)
+    worker = await startWorker()
+    const stored = await ended(id)
+    expect(worker.stderr()).toContain(`run ${id} resumes with its user's answer`)
+    expect(stored.at(-1)).toMatchObject({ type: 'session/end', data: { reason: 'completed' } })
+    expect(readFileSync(join(dir, 'out/allowed.txt'), 'utf8')).toBe('allowed\n')
+    const results = stored.filter((event) => event.type === 'tool/result')
+    expect(results).toHaveLength(1)
+    expect(results[0].data).toMatchObject({ callId: 'call-allowed', isError: false })
+    expect(stored.map((event) => event.type).filter((type) => type.startsWith('session/'))).toEqual([
+      'session/waiting',
+      'session/answer',
+      'session/resumed',
+      'session/end',
+    ])
+    // A second answer to the same request is refused; it resumes nothing.
+    expect(await api(`/api/runs/${id}/answers`, { requestId: request.id, answer: 'allow' })).toMatchObject({
+      status: 409,
+      body: { error: { code: 'ALREADY_ANSWERED' } },
+    })
+    expect(readFileSync(join(dir, 'out/allowed.txt'), 'utf8')).toBe('allowed\n')
+    // The event stream showed the request as pending, then resolved.
+    const text = await stream
+    expect(text).toContain(`event: pending\ndata: ${JSON.stringify(request)}`)
+    expect(text).toContain(`event: resolved\ndata: {"requestId":"${request.id}"}`)
+  }, 180_000)
+
+  it('two answers at once: one is stored and resumes the run, the other is 409; a deny is never run', async () => {
+    const id = await startRun('approve denied')
+    const request = await waiting(id)
+    const answers = await Promise.all(['deny', 'deny'].map((answer) => api(`/api/runs/${id}/answers`, { requestId: request.id, answer })))
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409])
+    const stored = await ended(id)
+    expect(stored.filter((event) => event.type === 'session/answer')).toHaveLength(1)
+    const results = stored.filter((event) => event.type === 'tool/result')
+    expect(results.map((event) => [event.data.isError, event.data.error?.code])).toEqual([[true, 'DENIED']])
+    expect(stored.at(-1)).toMatchObject({ data: { reason: 'completed' } })
+    expect(existsSync(join(dir, 'out/denied.txt'))).toBe(false)
+  }, 120_000)
+
+  it('a question waits the same way and the tool gets the answer', async () => {
+    const id = await startRun('question colour')
+    const request = await waiting(id)
+    expect(request).toMatchObject({ kind: 'question', questions })
+    expect((await api(`/api/runs/${id}/answers`, { requestId: request.id, answer: [{ id: 'colour', selected: ['red'] }] })).status).toBe(400)
+    expect((await api(`/api/runs/${id}/answers`, { requestId: request.id, answer: [{ id: 'color', selected: ['blue'] }] })).status).toBe(200)
+    const stored = await ended(id)
+    const results = stored.filter((event) => event.type === 'tool/result')
+    expect(results).toHaveLength(1)
+    expect(results[0].data.isError).toBe(false)
+    expect(JSON.stringify(results[0].data.content)).toContain('blue')
+    expect(stored.at(-1)).toMatchObject({ data: { reason: 'completed' } })
+  }, 120_000)
+
+  it('cancel while waiting ends the run cancelled; answering it then is refused', async () => {
+    const id = await startRun('approve cancelled')
+    const request = await waiting(id)
+    expect((await api(`/api/runs/${id}/cancel`, {})).status).toBe(202)
+    const stored = await events(id)
+    expect(stored.at(-1)).toMatchObject({ type: 'session/end', data: { reason: 'cancelled' } })
+    expect(stored.some((event) => event.type === 'tool/result')).toBe(false)
+    expect((await listed(id))?.status).toBe('ended')
+    expect((await api(`/api/runs/${id}/answers`, { requestId: request.id, answer: 'allow' })).status).toBe(409)
+    expect((await api(`/api/runs/${id}/cancel`, {})).status).toBe(409)
+    expect((await api(`/api/runs/${id}/pending`)).body).toEqual([])
+    expect(existsSync(join(dir, 'out/cancelled.txt'))).toBe(false)
+  }, 120_000)
+})
