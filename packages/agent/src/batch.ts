@@ -1,4 +1,4 @@
-import { CordageError, ToolAbortedBeforeDispatchError, ToolArgsError, UnknownToolError, failure, type JsonValue, type ToolExecutionResult } from '@cordage/core'
+import { CordageError, ToolAbortedBeforeDispatchError, ToolArgsError, UnknownToolError, failure, type JsonValue, type ToolExecutionResult, errorMessage } from '@cordage/core'
 import type { ToolRegistry } from '@cordage/registry'
 import type { AgentEvent } from './agent-types.js'
 import type { ToolCall } from './model.js'
@@ -23,7 +23,7 @@ export function parseArguments(call: ToolCall): Parsed {
   try {
     return { ok: true, args: JSON.parse(source) as JsonValue }
   } catch (error) {
-    const reason = (error as Error).message
+    const reason = errorMessage(error)
     const message = `the arguments of ${call.name} are not valid JSON (${reason}); send one JSON object matching the tool's parameters`
     return { ok: false, result: failure(new ToolArgsError(message, [], { cause: error })) }
   }
@@ -77,7 +77,7 @@ export async function runBatch(host: BatchHost, calls: readonly ToolCall[]): Pro
         result = await tools.execute({ name: call.name, arguments: input.args, callId: call.id, signal, agent: host.agent })
       } catch (error) {
         // The registry never rejects by contract; a rejection here is a wiring fault, still shown as a result.
-        result = failure(CordageError.is(error) ? error : new CordageError('TOOL_FAILED', (error as Error)?.message ?? String(error)))
+        result = failure(CordageError.is(error) ? error : new CordageError('TOOL_FAILED', errorMessage(error)))
       }
     }
     const code = result.isError ? result.error.info?.code : undefined

@@ -20,6 +20,7 @@ import { loadSession } from './session-load.js'
 import { readHeader } from './session-tree.js'
 import { sessionDir, type SessionLocation } from './session-log.js'
 import type { SessionEvent } from './session-types.js'
+import { errorMessage } from '@cordage/core'
 
 /** Options of the JSONL store: where the files are, and how often `follow` re-reads without a wake. */
 export interface JsonlStoreOptions extends SessionLocation {
@@ -66,7 +67,7 @@ export class JsonlSessionStore implements SessionStore {
       fd = openSync(file, 'wx', 0o600)
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new SessionStoreError('SESSION_EXISTS', `session ${header.id} already exists (${file})`)
-      throw new SessionStoreError('STORE_UNAVAILABLE', `cannot create ${file}: ${(error as Error).message}`, { cause: error })
+      throw new SessionStoreError('STORE_UNAVAILABLE', `cannot create ${file}: ${errorMessage(error)}`, { cause: error })
     }
     try {
       writeAll(fd, JSON.stringify(header) + '\n')

@@ -21,8 +21,8 @@ export class SessionTail {
   /** Events with `seq > after` stored since the last read (every stored one on the first). */
   async readAfter(after: number): Promise<StoredEvent[]> {
     if (this.offset < 0) return this.reload(after)
-    // Synchronous on purpose: a few appended lines of a local file read in microseconds, while each
-    // hop through the thread pool costs a follower milliseconds on a busy machine.
+    // Synchronous on purpose: reading a few appended lines of a local file is far cheaper than a hop
+    // through the thread pool, which a busy machine makes a follower wait for.
     let fd: number
     try {
       fd = openSync(this.file, 'r')

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import { ToolAbortedBeforeDispatchError } from '@cordage/core'
+import { ToolAbortedBeforeDispatchError, errorMessage } from '@cordage/core'
 import { SessionError } from './errors.js'
 import type { SessionEvent, SessionEventMap, SessionHeader } from './session-types.js'
 
@@ -43,7 +43,7 @@ export function loadSession(file: string): LoadedSession {
   try {
     text = readFileSync(file, 'utf8')
   } catch (error) {
-    throw new SessionError('SESSION_NOT_FOUND', `cannot read session file ${file}: ${(error as Error).message}`, { cause: error })
+    throw new SessionError('SESSION_NOT_FOUND', `cannot read session file ${file}: ${errorMessage(error)}`, { cause: error })
   }
   const warnings: string[] = []
   const lines = text.split('\n')

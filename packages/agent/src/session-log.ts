@@ -6,6 +6,7 @@ import type { SessionStore, StoredEvent } from '@cordage/services'
 import { JsonlSessionStore } from './jsonl-store.js'
 import { loadSession, repairMissingResults } from './session-load.js'
 import { SESSION_VERSION, type SessionEvent, type SessionEventMap, type SessionEventType, type SessionHeader, type SessionParent } from './session-types.js'
+import { errorMessage } from '@cordage/core'
 
 /** Where sessions live and how they are named. */
 export interface SessionLocation {
@@ -78,7 +79,7 @@ export class SessionLog {
       const exists = (error as NodeJS.ErrnoException).code === 'EEXIST'
       throw new SessionError(
         exists ? 'INVALID_SESSION_ID' : 'SESSION_NOT_FOUND',
-        exists ? `session ${id} already exists (${file}); resume it with SessionLog.open` : `cannot create ${file}: ${(error as Error).message}`,
+        exists ? `session ${id} already exists (${file}); resume it with SessionLog.open` : `cannot create ${file}: ${errorMessage(error)}`,
         { cause: error },
       )
     }

@@ -1,5 +1,5 @@
 import type { Context } from 'cordis'
-import { CordageError } from '@cordage/core'
+import { CordageError, errorMessage } from '@cordage/core'
 import type { AgentRequestEvent } from '@cordage/services'
 import { contextAccess } from './context-access.js'
 import { ModelError } from './errors.js'
@@ -59,7 +59,7 @@ export async function streamTurn(
   } catch (error) {
     if (request.signal?.aborted) return { text, calls, thinking, finishReason: 'aborted', aborted: true }
     if (CordageError.is(error)) throw error
-    throw new ModelError(`the model ${model.id} failed: ${(error as Error)?.message ?? String(error)}`, { cause: error })
+    throw new ModelError(`the model ${model.id} failed: ${errorMessage(error)}`, { cause: error })
   }
   if (request.signal?.aborted) return { text, calls, thinking, finishReason: 'aborted', aborted: true, ...(done?.usage && { usage: done.usage }) }
   if (!done) throw new ModelError(`the model ${model.id} ended its stream without a done event`)

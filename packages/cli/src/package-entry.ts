@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs'
 import { dirname, join, resolve, sep } from 'node:path'
+import { errorMessage } from '@cordage/core'
 
 /**
  * Finds installed packages and the module their `package.json` names, the way `import` does, without
@@ -76,7 +77,7 @@ export function packageEntry(dir: string, subpath = '.'): PackageEntry {
   try {
     manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
   } catch (error) {
-    return { problem: `${join(dir, 'package.json')} is not readable JSON (${(error as Error).message})` }
+    return { problem: `${join(dir, 'package.json')} is not readable JSON (${errorMessage(error)})` }
   }
   let target: string | undefined
   if (manifest.exports !== undefined) {

@@ -1,5 +1,5 @@
 import { checkbox, expand, input, select } from '@inquirer/prompts'
-import { CordageError } from '@cordage/core'
+import { CordageError, errorMessage } from '@cordage/core'
 import type { Answer, PlanReview, Question } from '@cordage/services'
 import type { Output } from './output.js'
 
@@ -35,7 +35,7 @@ function dismissed(io: PromptIO, error: unknown): CordageError {
   if (name === 'ExitPromptError') io.interrupt()
   if (name === 'ExitPromptError' || name === 'AbortPromptError')
     return new CordageError('ABORTED', 'the user dismissed the prompt (Ctrl-C) without answering', { cause: error })
-  return new CordageError('INTERACTION_FAILED', `the prompt failed: ${(error as Error)?.message ?? String(error)}`, { cause: error })
+  return new CordageError('INTERACTION_FAILED', `the prompt failed: ${errorMessage(error)}`, { cause: error })
 }
 
 /**

@@ -99,7 +99,7 @@ const records = new WeakMap<object, ContextRecord>()
  * Lets `ctx.<name>.<method>(...)` skip cordis's per-read costs for the methods named in `contextFree`
  * (methods that never depend on the caller's context). A Context read of a service builds an `Error`
  * for its inject check (a stack capture) and a tracing proxy, and each method read through that proxy
- * reads `ctx.reflect` again: microseconds per call. This installs a getter on `Context.prototype` that
+ * reads `ctx.reflect` again (figures in the README). This installs a getter on `Context.prototype` that
  * resolves the service as cordis does (injected fibers, isolation, `internal/get` listeners; the same
  * errors when it may not) and returns, per context and service instance, one object whose
  * `contextFree` methods are the instance's own and whose other members go through cordis's tracing

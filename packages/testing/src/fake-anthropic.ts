@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net'
 import { ERROR_TYPES, PromptCache, checkMessagesRequest, signThinking } from './fake-anthropic-rules.js'
 import { pieces, sendJson, sleep } from './fake-http.js'
 import type { FakeToolCall } from './fake-openai.js'
+import { errorMessage } from '@cordage/core'
 
 /** A scripted Messages reply, streamed or not depending on the request's `stream`. */
 export interface FakeAnthropicReply {
@@ -115,7 +116,7 @@ export async function startFakeAnthropic(turns: FakeAnthropicTurn[] = [], option
     try {
       turn = typeof next === 'function' ? await next(record) : next
     } catch (error) {
-      return sendError(res, { status: 500, message: `fake Anthropic server: the scripted turn threw: ${(error as Error)?.message ?? error}` })
+      return sendError(res, { status: 500, message: `fake Anthropic server: the scripted turn threw: ${errorMessage(error)}` })
     }
     if ('status' in turn) return sendError(res, turn)
     record.cache = cache.apply(body)

@@ -2,6 +2,7 @@ import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'nod
 import type { AddressInfo } from 'node:net'
 import { pieces, sendJson, sleep, write } from './fake-http.js'
 import { checkChatRequest, checkReasoningContent, PrefixCache, usageOf } from './fake-openai-rules.js'
+import { errorMessage } from '@cordage/core'
 
 /** A tool call the fake model makes; `arguments` may be raw JSON text or a value to serialise. */
 export interface FakeToolCall {
@@ -159,7 +160,7 @@ export async function startFakeOpenAI(turns: FakeTurn[] = [], options: FakeOpenA
     try {
       turn = typeof next === 'function' ? await next(record) : next
     } catch (error) {
-      return sendError(res, { status: 500, message: `fake OpenAI server: the scripted turn threw: ${(error as Error)?.message ?? error}` })
+      return sendError(res, { status: 500, message: `fake OpenAI server: the scripted turn threw: ${errorMessage(error)}` })
     }
     if ('status' in turn) return sendError(res, turn)
     const model = options.model ?? String(body.model)

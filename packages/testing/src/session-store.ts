@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { SessionStore, StoredEvent, StoredSessionHeader } from '@cordage/services'
+import { errorMessage } from '@cordage/core'
 
 /** What `testSessionStore` needs: a fresh, empty store per test, and how to release it. */
 export interface SessionStoreFixture {
@@ -38,7 +39,7 @@ async function codeOf(promise: Promise<unknown>): Promise<string | undefined> {
     await promise
     return undefined
   } catch (error) {
-    return (error as { code?: string }).code ?? `uncoded: ${(error as Error).message}`
+    return (error as { code?: string }).code ?? `uncoded: ${errorMessage(error)}`
   }
 }
 

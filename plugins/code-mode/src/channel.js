@@ -2,8 +2,8 @@
 // The shared-memory part of the host ↔ worker channel (protocol.ts has the messages). Plain
 // JavaScript: the worker imports it from src/ and dist/ alike.
 //
-// Waking a sleeping thread costs tens of microseconds on a virtual machine, for the waker and the woken
-// alike, and every nested tool call is a round trip. So each side first spins briefly for a quick
+// Waking a sleeping thread is slow on a virtual machine (the README's Performance), for the waker and
+// the woken alike, and every nested tool call is a round trip. So each side first spins briefly for a quick
 // answer: the worker on the doorbell, the host on the `HOST` slot. While the host spins, the worker
 // hands its reply over in the mailbox instead of posting it; one compare-exchange on `HOST` decides
 // which of the two paths carries each reply, so a reply is never lost or delivered twice. Call
@@ -31,8 +31,8 @@ export const MAILBOX_BYTES = 64 << 10
 /**
  * How long a worker spins for the host's answer, given the host's window (`spinMicros`): four times
  * as long, at most 1 ms. The worker has nothing else to do while its program waits, whereas the host's
- * spin holds up its event loop; and a worker that fell asleep costs the next round trip a wake-up of
- * 0.3–0.6 ms on a virtual machine, which then makes the host's own spin run out too.
+ * spin holds up its event loop; and a worker that fell asleep costs the next round trip a wake-up,
+ * longer than the host's own spin, which then runs out too.
  * @param {number} hostMicros
  */
 export function workerWindow(hostMicros) {

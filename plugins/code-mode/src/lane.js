@@ -2,8 +2,8 @@
 // The crossings into a sandbox's VM that every nested tool call makes: settle a completion, run the
 // promise jobs, drain the outbox. Plain JavaScript: the worker imports it from src/ and dist/ alike.
 //
-// Through quickjs-emscripten's API each crossing builds handle and result objects (~1 µs and a few
-// hundred bytes of garbage; the worker's GC pauses then outlast spin windows). The raw lane calls the
+// Through quickjs-emscripten's API each crossing builds handle and result objects (time, and garbage
+// whose GC pauses in the worker then outlast spin windows; figures in the README). The raw lane calls the
 // QuickJS build's own entry points instead. They are the library's protected members, so the lane is
 // used only when every one is present (the library is pinned to an exact version); otherwise the
 // crossings go through the public API, with the same results but one: when malloc fails for a

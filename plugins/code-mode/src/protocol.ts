@@ -14,8 +14,8 @@ import type { SandboxLimits } from './budget.js'
  * The host may end a waiting run with `end` (answered by `ended`) or stop a busy one by terminating
  * the worker. Logs and the CPU meter live in shared memory, so they survive a terminated worker.
  *
- * Waking a sleeping thread costs tens of microseconds on a virtual machine, for the waker and the
- * woken alike, and a nested tool call is a round trip. So each side waits for a quick answer by
+ * Waking a sleeping thread is slow on a virtual machine (the README's Performance), for the waker and
+ * the woken alike, and a nested tool call is a round trip. So each side waits for a quick answer by
  * spinning briefly on shared memory before it sleeps (`channel.js`): the worker on the doorbell, the
  * host on a control word, in which case the worker hands its reply over in a shared mailbox instead
  * of posting it.

@@ -1,4 +1,4 @@
-import { ToolAbortedError, type JsonValue } from '@cordage/core'
+import { ToolAbortedError, type JsonValue, errorMessage } from '@cordage/core'
 import type { CodeRunResult } from '@cordage/services'
 import { limitDetail, Watchdog, type SandboxLimits } from './budget.js'
 import { CodeRunError } from './errors.js'
@@ -39,7 +39,7 @@ export async function runProgram(pool: SandboxPool, options: RunOptions): Promis
   } catch (error) {
     await options.scheduler.close()
     if (error instanceof ToolAbortedError || pool.disposed) throw cancelled()
-    throw new CodeRunError('aborted', `the sandbox could not start: ${error instanceof Error ? error.message : String(error)}`, [])
+    throw new CodeRunError('aborted', `the sandbox could not start: ${errorMessage(error)}`, [])
   }
   return new Promise((resolve, reject) => new ProgramRun(pool, worker, options, resolve, reject).start())
 }
@@ -140,8 +140,8 @@ class ProgramRun {
     this.busy = true
     this.worker.post({ type: 'settle', completions: this.completions.splice(0), took: Math.round((performance.now() - this.waitedSince) * 1000) })
     // A reply within the spin window is handled at once (pool.ts, channel.js). Only after completions:
-    // after a `run` the worker first wakes from its idle sleep (0.3–0.6 ms on a virtual machine), longer
-    // than the host's window; spinning for it measurably slowed cold starts.
+    // after a `run` the worker first wakes from its idle sleep, which takes longer than the host's
+    // window; spinning for it measurably slowed cold starts.
     this.worker.takeReply()
   }
 

@@ -6,6 +6,7 @@ import { callHost, hostFunctions } from './host-functions.js'
 import type { SandboxPool, SandboxWorker } from './pool.js'
 import { boundOutcome, encodeCompletion, parseArgs, parseCalls, type CallOutcome, type HostMessage, type WorkerMessage } from './protocol.js'
 import { CallScheduler } from './scheduler.js'
+import { errorMessage } from '@cordage/core'
 
 // Bounds on what one session may have in flight: evaluations the host started, and host function
 // calls the code started. Past them a new one fails at once instead of queueing without end.
@@ -32,7 +33,7 @@ export async function openSession(pool: SandboxPool, limits: SandboxLimits, opti
   try {
     worker = await pool.acquire()
   } catch (error) {
-    throw new CodeSessionError('aborted', `the sandbox could not start: ${error instanceof Error ? error.message : String(error)}`)
+    throw new CodeSessionError('aborted', `the sandbox could not start: ${errorMessage(error)}`)
   }
   return new SandboxSession(pool, worker, { ...limits, cpuTimeMs: options.stepCpuMs ?? limits.cpuTimeMs }, host, options)
 }

@@ -1,8 +1,8 @@
 import type { Context } from 'cordis'
-import { isJsonObject, toJsonValue, type JsonObject, type JsonValue, type ToolDefinition } from '@cordage/core'
+import { errorMessage, isJsonObject, toJsonValue, type JsonObject, type JsonValue, type ToolDefinition } from '@cordage/core'
 import type { ToolRegistry } from '@cordage/registry'
 import type { CodeSession } from '@cordage/services'
-import { FacadeError, messageOf } from './errors.js'
+import { FacadeError } from './errors.js'
 import { emitRefusal, listenMode } from './events.js'
 import { MountListeners } from './listeners.js'
 import { mountedTool, readToolSpec, type GuestToolRunner } from './mounted-tool.js'
@@ -163,7 +163,7 @@ export class GuestBridge implements GuestToolRunner {
     try {
       await this.op({ op: 'batch', ops: reply.ops ?? [] }, AbortSignal.abort())
     } catch (error) {
-      throw new FacadeError(`apply threw: ${messageOf(error)}`)
+      throw new FacadeError(`apply threw: ${errorMessage(error)}`)
     }
   }
 
@@ -187,7 +187,7 @@ export class GuestBridge implements GuestToolRunner {
         },
         (error: unknown) => {
           signal.removeEventListener('abort', onAbort)
-          reject(new Error(`the mounted code failed: ${messageOf(error)}`))
+          reject(new Error(`the mounted code failed: ${errorMessage(error)}`))
         },
       )
     })
@@ -232,7 +232,7 @@ export class GuestBridge implements GuestToolRunner {
         this.invoke({ kind: 'timer', id }, this.options.timeoutMs)
           .then(
             (reply) => void (typeof reply.threw === 'string' && this.warn(`a timer callback threw: ${reply.threw}`)),
-            (error: unknown) => this.warn(`a timer callback failed: ${messageOf(error)}`),
+            (error: unknown) => this.warn(`a timer callback failed: ${errorMessage(error)}`),
           )
           .finally(() => (running = false))
       }
@@ -271,7 +271,7 @@ export class GuestBridge implements GuestToolRunner {
       const reply = await this.invoke({ kind: 'dispose', id }, Math.max(1, Math.min(this.options.timeoutMs, left)))
       if (typeof reply.threw === 'string') this.warn(`an effect's disposer threw: ${reply.threw}`)
     } catch (error) {
-      this.warn(`an effect's disposer failed: ${messageOf(error)}`)
+      this.warn(`an effect's disposer failed: ${errorMessage(error)}`)
     }
   }
 

@@ -1,5 +1,5 @@
 import type { Context, Fiber } from 'cordis'
-import { CordageError, isJsonObject, type JsonValue } from '@cordage/core'
+import { CordageError, isJsonObject, type JsonValue, errorMessage } from '@cordage/core'
 import { FiberState } from '@cordage/registry'
 import type { CodeRunner } from '@cordage/services'
 import { GuestBridge, type BridgeOptions } from './bridge.js'
@@ -26,7 +26,7 @@ function stageFailure(during: string, error: unknown, timeoutMs: number, code?: 
   // Errors of the session carry a `kind`; those of this plugin and of the façade are already worded.
   const kind = (error as { kind?: string }).kind
   if (CordageError.is(error) && kind === undefined) return error
-  const message = error instanceof Error ? error.message : String(error)
+  const message = errorMessage(error)
   if (code !== undefined && kind === 'runtime' && message.startsWith('SyntaxError'))
     return new CordisToolError('MOUNT_SYNTAX', syntaxMessage(message, code, PREFIX))
   if (kind === 'timeout') return new CordisToolError('MOUNT_TIMEOUT', `${during} did not finish within ${timeoutMs} ms; it must return promptly`)
@@ -62,7 +62,7 @@ export async function startCodeMount(
       onEnd: options.onEnd,
     })
   } catch (error) {
-    throw new CordisToolError('MOUNT_FAILED', `the sandbox for the code could not start: ${error instanceof Error ? error.message : String(error)}`)
+    throw new CordisToolError('MOUNT_FAILED', `the sandbox for the code could not start: ${errorMessage(error)}`)
   }
   let fiber: Fiber | undefined
   let pluginName = '<anonymous>'
@@ -100,7 +100,7 @@ export async function startCodeMount(
 /** Words a failed start for the model: what failed, that it was rolled back, and for a name clash, what to do. */
 export function rollback(name: string, error: unknown): CordageError {
   if (CordageError.is(error) && error.code !== 'MOUNT_FAILED' && error.code !== 'FACADE_DENIED') return error
-  const message = error instanceof Error ? error.message : String(error)
+  const message = errorMessage(error)
   const clash = /already registered|duplicate|has been registered/i.test(message)
   const hint = clash ? ' (a name is taken: pick another name, or unmount the mount that owns it)' : ''
   return new CordisToolError('MOUNT_FAILED', `plugin "${name}" did not start and was rolled back: ${message}${hint}`)

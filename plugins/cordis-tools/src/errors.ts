@@ -10,7 +10,3 @@ export class FacadeError extends CordageError {
   }
 }
 
-/** The message of anything thrown. */
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error)
-}

@@ -1,8 +1,7 @@
-import { toJsonValue, type JsonObject, type JsonValue, type ToolExec, type ToolExecutionResult } from '@cordage/core'
+import { errorMessage, toJsonValue, type JsonObject, type JsonValue, type ToolExec, type ToolExecutionResult } from '@cordage/core'
 import type { PostDecision, PreDecision } from '@cordage/registry'
 import type { CodeSession } from '@cordage/services'
 import { mergePost, mergePre, type Checked } from './decisions.js'
-import { messageOf } from './errors.js'
 import type { ListenMode } from './events.js'
 
 // Observer calls in flight per mount; past it, events are dropped (a flood of tools/result must not
@@ -86,7 +85,7 @@ export class MountListeners {
       if (typeof reply.threw === 'string') throw new Error(reply.threw)
       answer = reply.decision
     } catch (error) {
-      this.bridge.warn(`a ${event} listener failed (${messageOf(error)}); the rest of the chain decides`)
+      this.bridge.warn(`a ${event} listener failed (${errorMessage(error)}); the rest of the chain decides`)
       return rest()
     } finally {
       this.nexts.delete(invocation)
@@ -107,7 +106,7 @@ export class MountListeners {
       try {
         json = args.map((arg) => toJsonValue(arg))
       } catch (error) {
-        return this.bridge.warn(`a ${event} listener was not called: the event's arguments are not JSON (${messageOf(error)})`)
+        return this.bridge.warn(`a ${event} listener was not called: the event's arguments are not JSON (${errorMessage(error)})`)
       }
     }
     if (this.observing >= MAX_OBSERVING) return this.bridge.warn(`${event} events were dropped: ${MAX_OBSERVING} calls of its listeners are still running`)
@@ -116,7 +115,7 @@ export class MountListeners {
       .invoke({ kind: 'listen', id, args: json }, this.timeoutMs)
       .then(
         (reply) => void (typeof reply.threw === 'string' && this.bridge.warn(`a ${event} listener threw: ${reply.threw}`)),
-        (error: unknown) => this.bridge.warn(`a ${event} listener failed: ${messageOf(error)}`),
+        (error: unknown) => this.bridge.warn(`a ${event} listener failed: ${errorMessage(error)}`),
       )
       .finally(() => this.observing--)
   }

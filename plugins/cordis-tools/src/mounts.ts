@@ -1,5 +1,5 @@
 import type { Context, Fiber } from 'cordis'
-import { ToolArgsError, type JsonValue, type ToolDefinition, type ToolExec } from '@cordage/core'
+import { ToolArgsError, type JsonValue, type ToolDefinition, type ToolExec, errorMessage } from '@cordage/core'
 import { FiberState, type ApprovalService, type ToolRegistry } from '@cordage/registry'
 import type { CodeRunner } from '@cordage/services'
 import type { GuestBridge, MountLogger } from './bridge.js'
@@ -225,7 +225,7 @@ export class Mounts {
     try {
       await mount.fiber.dispose()
     } catch (error) {
-      this.logger.warn(`[cordis:${mount.id}] unmounting failed: ${error instanceof Error ? error.message : String(error)}`)
+      this.logger.warn(`[cordis:${mount.id}] unmounting failed: ${errorMessage(error)}`)
     } finally {
       clearTimeout(stop)
       await bridge?.session.close()

@@ -3,6 +3,7 @@ import { dirname, join, relative, resolve, isAbsolute } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { Plugin } from 'cordis'
 import { CordisToolError } from './errors.js'
+import { errorMessage } from '@cordage/core'
 
 const PACKAGE_NAME = /^(@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*$/i
 const CONDITIONS = ['import', 'node', 'default']
@@ -47,7 +48,7 @@ export function locatePackage(name: string, cwd: string): string {
       try {
         pkg = JSON.parse(readFileSync(manifest, 'utf8'))
       } catch (error) {
-        throw new CordisToolError('MOUNT_FAILED', `package "${name}" has an unreadable package.json: ${(error as Error).message}`)
+        throw new CordisToolError('MOUNT_FAILED', `package "${name}" has an unreadable package.json: ${errorMessage(error)}`)
       }
       const target = pkg.exports !== undefined ? exported(pkg.exports) : typeof pkg.main === 'string' ? pkg.main : 'index.js'
       if (target === undefined) throw new CordisToolError('MOUNT_FAILED', `package "${name}" exports no entry for import`)
@@ -68,7 +69,7 @@ export async function importPackage(name: string, cwd: string): Promise<Plugin> 
   try {
     module = (await import(pathToFileURL(entry).href)) as Record<string, unknown>
   } catch (error) {
-    throw new CordisToolError('MOUNT_FAILED', `package "${name}" failed to import: ${(error as Error)?.message ?? String(error)}`)
+    throw new CordisToolError('MOUNT_FAILED', `package "${name}" failed to import: ${errorMessage(error)}`)
   }
   for (const candidate of [module.default, module]) {
     if (typeof candidate === 'function') return candidate as Plugin

@@ -1,4 +1,4 @@
-import { CordageError } from '@cordage/core'
+import { CordageError, errorMessage } from '@cordage/core'
 
 /** Stable codes of the failures the file tools report to the model. */
 export type FsErrorCode =
@@ -32,6 +32,6 @@ export function fsFailure(error: unknown, display: string): CordageError {
   if (code === 'ENOTDIR') return new FsError('NOT_A_DIRECTORY', `a parent of ${display} is a file, not a directory`, { cause: error })
   if (code === 'EACCES' || code === 'EPERM') return new FsError('WRITE_FAILED', `permission denied for ${display}`, { cause: error })
   if (CordageError.is(error)) return error
-  const message = error instanceof Error ? error.message : String(error)
+  const message = errorMessage(error)
   return new FsError('WRITE_FAILED', `${display}: ${message}`, { cause: error })
 }

@@ -2,6 +2,7 @@ import type { Context } from 'cordis'
 import type { ToolRegistry } from '@cordage/registry'
 import type { JsonValue, ToolDefinition } from '@cordage/core'
 import type { SpillService } from '@cordage/services'
+import { errorMessage } from '@cordage/core'
 
 /** A tool whose list value is rendered one page at a time. */
 export interface PagedTool {
@@ -45,7 +46,7 @@ export function spillPages(ctx: Context, tools: PagedTool[]): void {
       return [{ type: 'text', text: tool.page(exec.arguments, value, saved.path) }]
     } catch (error) {
       logger.warn(
-        `could not spill the full ${exec.name} list (${exec.callId}); the first page is shown: ${error instanceof Error ? error.message : String(error)}`,
+        `could not spill the full ${exec.name} list (${exec.callId}); the first page is shown: ${errorMessage(error)}`,
       )
       return content
     }

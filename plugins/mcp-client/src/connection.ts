@@ -76,7 +76,7 @@ export class McpConnection {
     try {
       transport = await this.createTransport()
     } catch (error) {
-      this.logger.warn(`${this.config.name}: cannot create the transport: ${messageOf(error)}`)
+      this.logger.warn(`${this.config.name}: cannot create the transport: ${errorMessage(error)}`)
       return this.dropped(generation, 'transport creation failed')
     }
     const client = new Client(CLIENT_INFO, { capabilities: {} })
@@ -108,7 +108,7 @@ export class McpConnection {
     } catch (error) {
       await client.close().catch(() => {})
       if (this.superseded(generation)) return
-      this.logger.warn(`${this.config.name}: cannot connect: ${messageOf(error)}`)
+      this.logger.warn(`${this.config.name}: cannot connect: ${errorMessage(error)}`)
       this.dropped(generation, 'connection failed')
     }
   }
@@ -127,7 +127,7 @@ export class McpConnection {
           const tools = await this.listTools()
           if (generation === this.generation && this.state === 'up') this.onTools(tools)
         } catch (error) {
-          if (generation === this.generation && this.state === 'up') this.logger.warn(`${this.config.name}: tools/list failed: ${messageOf(error)}`)
+          if (generation === this.generation && this.state === 'up') this.logger.warn(`${this.config.name}: tools/list failed: ${errorMessage(error)}`)
         }
       } while (this.stale && this.state === 'up')
     })().finally(() => {
@@ -168,8 +168,8 @@ export class McpConnection {
         throw new McpProtocolError(`the MCP server "${this.config.name}" rejected the call: ${error.message}`, error.code)
       }
       // A transport failure (HTTP server gone, broken pipe): treat the connection as dropped.
-      this.dropped(generation, messageOf(error))
-      throw new McpUnavailableError(this.config.name, messageOf(error))
+      this.dropped(generation, errorMessage(error))
+      throw new McpUnavailableError(this.config.name, errorMessage(error))
     } finally {
       wait.cancel()
     }
@@ -197,7 +197,7 @@ export class McpConnection {
     this.client = undefined
     this.transport = undefined
     if (transport && 'terminateSession' in transport) await (transport as { terminateSession(): Promise<void> }).terminateSession().catch(() => {})
-    await client?.close().catch((error) => this.logger.warn(`${this.config.name}: close failed: ${messageOf(error)}`))
+    await client?.close().catch((error) => this.logger.warn(`${this.config.name}: close failed: ${errorMessage(error)}`))
   }
 
   /** Pings the server after a transport error; no answer within PROBE_TIMEOUT_MS drops the connection (failing calls in flight). */
@@ -207,7 +207,7 @@ export class McpConnection {
     try {
       await client.ping({ timeout: PROBE_TIMEOUT_MS })
     } catch (error) {
-      if (!this.superseded(generation)) this.dropped(generation, `the server stopped answering: ${messageOf(error)}`)
+      if (!this.superseded(generation)) this.dropped(generation, `the server stopped answering: ${errorMessage(error)}`)
     } finally {
       if (this.probing === client) this.probing = undefined
     }
@@ -260,8 +260,4 @@ export class McpConnection {
     const delay = Math.min(maxDelayMs, initialDelayMs * 2 ** Math.min(this.attempt++, 30))
     this.timer = setTimeout(() => void this.start(), delay)
   }
-}
-
-function messageOf(error: unknown): string {
-  return errorMessage(error)
 }

@@ -1,5 +1,6 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk'
 import { ModelRequestError } from '@cordage/services'
+import { errorMessage } from '@cordage/core'
 
 /** Where the failure happened, for messages that name the fix. */
 export interface FailureContext {
@@ -52,7 +53,7 @@ export function toModelError(error: unknown, context: FailureContext): ModelRequ
     )
   }
   if (!(error instanceof APIError)) {
-    return new ModelRequestError('MODEL_STREAM', `the Anthropic stream failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
+    return new ModelRequestError('MODEL_STREAM', `the Anthropic stream failed: ${errorMessage(error)}`, { cause: error })
   }
   const { type, message } = bodyError(error)
   const status = error.status

@@ -1,3 +1,4 @@
+import { errorMessage } from '@cordage/core'
 import { ModelRequestError } from './errors.js'
 import type { HttpAnswer } from './http.js'
 
@@ -71,8 +72,7 @@ function causeCode(error: unknown): string | undefined {
 }
 
 function causeText(error: unknown): string {
-  const cause: any = (error as any)?.cause ?? error
-  return cause?.message ?? String(cause)
+  return errorMessage((error as { cause?: unknown })?.cause ?? error)
 }
 
 /** TLS verification failures: retrying cannot fix them. */

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { ProcessTree } from '@cordage/process'
+import { errorMessage } from '@cordage/core'
 
 /** How one command run ended. `spawnError` is set when the shell could not be started at all. */
 export interface RunOutcome {
@@ -101,6 +102,6 @@ export function spawnCommand(options: SpawnOptions): RunningCommand {
 }
 
 function spawnMessage(error: unknown, options: SpawnOptions): string {
-  const detail = error instanceof Error ? error.message : String(error)
+  const detail = errorMessage(error)
   return `could not start the shell "${options.shell}" in ${options.cwd}: ${detail.split('\n')[0]!.trim()}`
 }

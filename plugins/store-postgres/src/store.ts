@@ -15,6 +15,7 @@ import {
   type StoredSessionHeader,
 } from '@cordage/services'
 import { migrate } from './schema.js'
+import { errorMessage } from '@cordage/core'
 
 /** Options of `PostgresSessionStore`. */
 export interface PostgresStoreOptions {
@@ -235,7 +236,7 @@ export class PostgresSessionStore implements SessionStore {
 }
 
 function unavailable(error: unknown): SessionStoreError {
-  return new SessionStoreError('STORE_UNAVAILABLE', `PostgreSQL session store unavailable: ${(error as Error)?.message ?? String(error)}`, { cause: error })
+  return new SessionStoreError('STORE_UNAVAILABLE', `PostgreSQL session store unavailable: ${errorMessage(error)}`, { cause: error })
 }
 
 /** Our coded errors pass; a database error becomes `STORE_UNAVAILABLE` with the server's message. */

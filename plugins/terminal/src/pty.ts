@@ -1,5 +1,5 @@
 import type * as Pty from 'node-pty'
-import { CordageError } from '@cordage/core'
+import { CordageError, errorMessage } from '@cordage/core'
 
 /** The node-pty module (its `spawn` and the `IPty` it returns). */
 export type PtyModule = typeof Pty
@@ -29,7 +29,7 @@ async function importPty(): Promise<PtyModule | string> {
     if (typeof pty.spawn !== 'function') return 'it has no spawn function'
     return pty
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error)
+    const message = errorMessage(error)
     return message.split('\n')[0]!.slice(0, 300)
   }
 }

@@ -1,7 +1,7 @@
 import { renameSync, rmSync, writeFileSync } from 'node:fs'
 import { basename, dirname, resolve } from 'node:path'
 import { Context } from 'cordis'
-import { CordageError } from '@cordage/core'
+import { CordageError, errorMessage } from '@cordage/core'
 import type { SessionStore, StoredSession } from '@cordage/services'
 import { readConfig } from '../config.js'
 import { CliError, EXIT } from '../errors.js'
@@ -31,7 +31,7 @@ export async function replayHtml(target: string, input: CommandInput, out: strin
       renameSync(temporary, file)
     } catch (error) {
       rmSync(temporary, { force: true })
-      throw new CliError(`cannot write ${file}: ${(error as Error).message}`, EXIT.failed, 'WRITE_FAILED')
+      throw new CliError(`cannot write ${file}: ${errorMessage(error)}`, EXIT.failed, 'WRITE_FAILED')
     }
     output.line(file)
     return EXIT.ok

@@ -6,6 +6,7 @@ import type { Output } from '../output.js'
 import type { Command } from './command.js'
 import { contentToText } from './render.js'
 import { replayHtml } from './replay-html.js'
+import { errorMessage } from '@cordage/core'
 
 /** A session to print, and how to find the child sessions started by its calls (by call id). */
 interface Replayed {
@@ -68,7 +69,7 @@ async function openPostgres(url: string): Promise<SessionStore & { close(): Prom
     await store.open()
   } catch (error) {
     await store.close()
-    throw new CliError(`store: cannot open PostgreSQL: ${(error as Error).message}`)
+    throw new CliError(`store: cannot open PostgreSQL: ${errorMessage(error)}`)
   }
   return store
 }
