@@ -114,7 +114,7 @@ export class SessionLog {
   /**
    * Opens session `id` of `store` to continue it, repaired as `open` repairs a file (the repairs are stored
    * first). `repair: false` leaves calls without a result as they are (a run resumed after its user
-   * answered runs them: see `RunOptions.finishCalls`).
+   * answered runs them: see `RunOptions.finishCalls`); a JSONL file is always repaired.
    */
   static async openIn(store: SessionStore, id: string, options: { repair?: boolean } = {}): Promise<SessionLog> {
     if (store instanceof JsonlSessionStore) {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Schema from 'schemastery'
 import { afterEach } from 'vitest'
-import { defineTool, type ToolConcurrency } from '@cordage/core'
+import { defineTool, type ToolConcurrency, type ToolExec } from '@cordage/core'
 
 const dirs: string[] = []
 
@@ -145,6 +145,20 @@ export function noteTool() {
     concurrency: 'parallel',
     execute(args, exec) {
       exec.deferContext({ source: 'lint', text: args.text })
+      return { ok: true }
+    },
+  })
+}
+
+/** A tool `name` with no parameters that records each call in `calls` as `<name>:<key(exec)>` (default: the calling agent). */
+export function counter(name: string, calls: string[], key: (exec: ToolExec) => unknown = (exec) => exec.agent) {
+  return defineTool({
+    name,
+    description: `Counts calls of ${name}.`,
+    parameters: Schema.object({}),
+    output: { schema: Schema.object({ ok: Schema.boolean().required() }), render: () => [{ type: 'text', text: `${name} ok` }] },
+    execute(_args, exec) {
+      calls.push(`${name}:${key(exec)}`)
       return { ok: true }
     },
   })

@@ -1,22 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import Schema from 'schemastery'
-import { defineTool } from '@cordage/core'
 import { createTestContext, ScriptedModel } from '@cordage/testing'
 import { Agent, SessionLog } from '../src/index.js'
-import { tempDir } from './helpers.js'
-
-function counter(name: string, calls: string[]) {
-  return defineTool({
-    name,
-    description: `Counts calls of ${name}.`,
-    parameters: Schema.object({}),
-    output: { schema: Schema.object({ ok: Schema.boolean().required() }), render: () => [{ type: 'text', text: `${name} ok` }] },
-    execute(_args, exec) {
-      calls.push(`${name}:${exec.agent}`)
-      return { ok: true }
-    },
-  })
-}
+import { counter, tempDir } from './helpers.js'
 
 describe('an agent tool view', () => {
   it('offers only the allowed tools and fails a call outside them without running it', async () => {

@@ -24,6 +24,11 @@ function unavailable(exec: ToolExec, reason: string | undefined): CordageError {
   )
 }
 
+/** The line shown above an approval prompt: the tool, its arguments (shortened) and the policy's reason. */
+export function approvalSummary(output: Output, tool: string, args: unknown, reason: string | undefined): string {
+  return `${output.style('yellow', '?')} ${output.style('bold', tool)} ${sanitize(summarize(JSON.stringify(args)))}${reason ? output.style('dim', ` (${sanitize(reason)})`) : ''}`
+}
+
 /** The `approval` service: a preset answer, a prompt (remembering "always" per tool), or a clear failure. */
 export function createApproval(options: HumanOptions, queue: PromptQueue | undefined): ApprovalService {
   const always = new Set<string>()
@@ -32,8 +37,7 @@ export function createApproval(options: HumanOptions, queue: PromptQueue | undef
       if (options.preset) return options.preset === 'yes' ? 'allow' : 'deny'
       if (!queue) throw unavailable(exec, reason)
       if (always.has(exec.name)) return 'allow'
-      const { output } = options
-      const summary = `${output.style('yellow', '?')} ${output.style('bold', exec.name)} ${sanitize(summarize(JSON.stringify(exec.arguments)))}${reason ? output.style('dim', ` (${sanitize(reason)})`) : ''}`
+      const summary = approvalSummary(options.output, exec.name, exec.arguments, reason)
       let answer: 'allow' | 'deny' | 'always'
       try {
         answer = await queue.approve(summary, exec.signal, () => always.has(exec.name))

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startFakeOpenAI, type FakeOpenAIRequest, type FakeOpenAIServer, type FakeReply } from '@cordage/testing'
 import { start, waitFor, type Running } from './processes.js'
+import { hasTmux, Terminal } from './tmux.js'
 import { postgresUrl, redisUrl, uniqueQueueName, workerYaml, tearDown, until } from './queue-fixture.js'
 
 const plugins = `plugins:
@@ -145,6 +146,25 @@ describe.skipIf(!redisUrl || !postgresUrl)('a queued run waiting for its user (n
     expect(JSON.stringify(results[0].data.content)).toContain('blue')
     expect(stored.at(-1)).toMatchObject({ data: { reason: 'completed' } })
   }, 120_000)
+
+  it.skipIf(!hasTmux)(
+    'cordage run --queue in a terminal answers the approval at its prompt; the run resumes on a worker',
+    async () => {
+      const terminal = new Terminal(dir, ['run', '--queue', 'approve prompted'])
+      try {
+        await terminal.waitFor(/Allow this call\?/)
+        expect(terminal.screen()).toMatch(/run waits for approval of bash[^\n]*at this terminal/)
+        expect(terminal.screen()).toMatch(/\? bash .*echo prompted/)
+        terminal.keys('y', 'Enter')
+        expect(await terminal.exitCode()).toBe(0)
+        expect(terminal.screen()).toContain('finished: ')
+      } finally {
+        terminal.close()
+      }
+      expect(readFileSync(join(dir, 'out/prompted.txt'), 'utf8')).toBe('prompted\n')
+    },
+    120_000,
+  )
 
   it('cancel while waiting ends the run cancelled; answering it then is refused', async () => {
     const id = await startRun('approve cancelled')

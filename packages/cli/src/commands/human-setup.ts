@@ -12,7 +12,7 @@ import type { CommandInput } from './command.js'
  * Ctrl-C at a prompt reaches the command's SIGINT handlers at once (synchronously, so the run stops
  * before its next step); with no handler, the process gets a real SIGINT and ends as usual.
  */
-function interrupt(): void {
+export function interrupt(): void {
   if (process.listenerCount('SIGINT') > 0) process.emit('SIGINT', 'SIGINT')
   else process.kill(process.pid, 'SIGINT')
 }

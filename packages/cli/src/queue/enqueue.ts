@@ -4,12 +4,14 @@ import { resolve } from 'node:path'
 import { SessionLog, type SessionEventMap } from '@cordage/agent'
 import { PostgresSessionStore } from '@cordage/plugin-store-postgres'
 import { RunQueue, type RunRequest } from '@cordage/queue'
+import type { PendingRequest } from '@cordage/server'
 import type { SessionStore, StoredEvent } from '@cordage/services'
 import { integerOption, stringOption } from '../args.js'
 import type { CommandInput } from '../commands/command.js'
 import { readConfig } from '../config.js'
 import { CliConfigError, EXIT } from '../errors.js'
 import { StopSignals } from '../signals.js'
+import { answerWaiting, cancelWaiting } from './waiting.js'
 
 /** A sortable run id like the session ids `cordage run` makes (`YYYYMMDD-HHMMSS-<6 hex>`). */
 export function newRunId(now = new Date()): string {
@@ -37,6 +39,8 @@ export async function runQueued(input: CommandInput, task: string): Promise<numb
   if (!config?.queue) throw new CliConfigError('run --queue: cordage.yml needs queue: { redis: <redis:// url> }')
   if (!config.store?.postgres) throw new CliConfigError('run --queue: cordage.yml needs store: { postgres: <postgres:// url> } (workers store the run there)')
   const json = !!values.json
+  // A person at a terminal answers the run's requests at a prompt, as in a local run.
+  const interactive = !json && (input.stdin as { isTTY?: boolean }).isTTY === true && process.stderr.isTTY === true
   // With otel: configured, the run's trace starts here, at its enqueue span, and continues on the worker.
   const telemetry = config.otel ? await startQueuedTelemetry(config.otel, input.env) : undefined
   const store = new PostgresSessionStore({ url: config.store.postgres, poolSize: 2 })
@@ -50,7 +54,10 @@ export async function runQueued(input: CommandInput, task: string): Promise<numb
       return
     }
     output.error(output.style('yellow', `\n${signal}: cancelling run ${id} (again to stop following it)`))
-    void queue.cancel(id).catch((error) => output.error(`cancel failed: ${(error as Error).message}`))
+    // A run waiting for its user holds no worker: it ends in the store; else its worker stops it.
+    void cancelWaiting(store, queue, id)
+      .then((ended) => ended || queue.cancel(id))
+      .catch((error) => output.error(`cancel failed: ${(error as Error).message}`))
   })
   try {
     await store.open()
@@ -73,11 +80,21 @@ export async function runQueued(input: CommandInput, task: string): Promise<numb
     )
     output.error(output.style('dim', `queued run ${id}`))
     let end: SessionEventMap['session/end'] | undefined
+    let prompt: AbortController | undefined
     for await (const event of store.follow(id, { signal: follower.signal })) {
       if (json) output.json(event)
-      else print(output, event)
+      else print(output, event, id)
       if (event.type === 'session/end') end = event.data as SessionEventMap['session/end']
+      // Answered elsewhere (the studio), or over: the prompt goes.
+      if (event.type === 'session/answer' || event.type === 'session/end') prompt?.abort()
+      if (event.type === 'session/waiting' && interactive) {
+        prompt = new AbortController()
+        void answerAtPrompt(input, (event.data as SessionEventMap['session/waiting']).request as PendingRequest, prompt.signal, (answer) =>
+          answerWaiting(store, queue, id, (event.data as SessionEventMap['session/waiting']).request.id, answer),
+        )
+      }
     }
+    prompt?.abort()
     if (!end) return EXIT.failed
     if (end.reason === 'completed') return EXIT.ok
     if (end.message) output.error(output.style('red', `run ${id} ${end.reason}: ${end.message}`))
@@ -90,7 +107,28 @@ export async function runQueued(input: CommandInput, task: string): Promise<numb
   }
 }
 
-function print(output: CommandInput['output'], event: StoredEvent): void {
+/** Asks the user for `request` at a terminal prompt and hands the answer on; a dismissed prompt (Ctrl-C, answered elsewhere) answers nothing. */
+async function answerAtPrompt(input: CommandInput, request: PendingRequest, signal: AbortSignal, answer: (value: unknown) => Promise<boolean>): Promise<void> {
+  const { output } = input
+  const [{ PromptQueue }, { approvalSummary }, { interrupt }] = await Promise.all([
+    import('../prompts.js'),
+    import('../human.js'),
+    import('../commands/human-setup.js'),
+  ])
+  const prompts = new PromptQueue({ input: input.stdin, output: process.stderr, print: (text) => output.error(text), interrupt }, output)
+  let value: unknown
+  try {
+    if (request.kind === 'approval')
+      value = await prompts.approve(approvalSummary(output, request.tool, request.arguments, request.reason), signal, () => false)
+    else if (request.kind === 'question') value = await prompts.ask(request.questions, signal)
+    else value = await prompts.approvePlan(request.plan, signal)
+  } catch {
+    return
+  }
+  await answer(value).catch((error) => output.error(output.style('yellow', `the answer was not taken: ${(error as Error).message}`)))
+}
+
+function print(output: CommandInput['output'], event: StoredEvent, id: string): void {
   if (event.type === 'assistant/message') {
     const data = event.data as SessionEventMap['assistant/message']
     if (data.content) output.line(data.content)
@@ -104,7 +142,7 @@ function print(output: CommandInput['output'], event: StoredEvent): void {
     output.error(
       output.style(
         'yellow',
-        `run waits for ${what} (request ${request.id}); no worker holds it until it is answered in the studio or with POST /api/runs/<id>/answers`,
+        `run waits for ${what} (request ${request.id}); no worker holds it until it is answered (at this terminal, in the studio, or with POST /api/runs/${id}/answers)`,
       ),
     )
   } else if (event.type === 'session/end') {
