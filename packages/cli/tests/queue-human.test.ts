@@ -1,11 +1,14 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { chromium } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startFakeOpenAI, type FakeOpenAIRequest, type FakeOpenAIServer, type FakeReply } from '@cordage/testing'
 import { start, waitFor, type Running } from './processes.js'
 import { hasTmux, Terminal } from './tmux.js'
 import { postgresUrl, redisUrl, uniqueQueueName, workerYaml, tearDown, until } from './queue-fixture.js'
+
+const CHROMIUM = process.env.CORDAGE_CHROMIUM ?? '/usr/bin/chromium'
 
 const plugins = `plugins:
   '@cordage/plugin-policy': { rules: [{ tool: bash, action: ask }] }
@@ -164,6 +167,42 @@ describe.skipIf(!redisUrl || !postgresUrl)('a queued run waiting for its user (n
       expect(readFileSync(join(dir, 'out/prompted.txt'), 'utf8')).toBe('prompted\n')
     },
     120_000,
+  )
+
+  it.skipIf(!existsSync(CHROMIUM))(
+    'the studio lists the run as waiting and takes the approval in the page',
+    async () => {
+      const id = await startRun('approve studio')
+      await waiting(id)
+      const profile = mkdtempSync(join(tmpdir(), 'cordage-chromium-'))
+      const context = await chromium.launchPersistentContext(profile, {
+        executablePath: CHROMIUM,
+        headless: true,
+        args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'],
+      })
+      try {
+        const page = await context.newPage()
+        const errors: string[] = []
+        page.on('pageerror', (error) => errors.push(error.message))
+        await page.goto(`${url}/#/`)
+        const row = page.locator('table.sessions tbody tr', { hasText: id })
+        await row.waitFor({ timeout: 30_000 })
+        expect(await row.locator('td').nth(1).textContent()).toBe('waiting (1 pending)')
+        await page.goto(`${url}/#/sessions/${id}`)
+        const allow = page.getByRole('button', { name: 'Allow bash this once' })
+        await allow.waitFor({ timeout: 30_000 })
+        await allow.click()
+        await page.locator('.entry.session-end').waitFor({ timeout: 60_000 })
+        expect(await page.getByRole('group', { name: 'Approve bash?' }).count()).toBe(0)
+        expect(errors).toEqual([])
+      } finally {
+        await context.close()
+        rmSync(profile, { recursive: true, force: true })
+      }
+      expect(readFileSync(join(dir, 'out/studio.txt'), 'utf8')).toBe('studio\n')
+      expect((await events(id)).at(-1)).toMatchObject({ type: 'session/end', data: { reason: 'completed' } })
+    },
+    180_000,
   )
 
   it('cancel while waiting ends the run cancelled; answering it then is refused', async () => {
