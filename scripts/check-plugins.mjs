@@ -1,5 +1,6 @@
 // The house rules a lint can check: every plugin has the one plugin shape (CONTRIBUTING "The shape of a
-// plugin") and every dependency arrow points downward (ARCHITECTURE "Layers"). Run on the build
+// plugin"), every dependency arrow points downward (ARCHITECTURE "Layers"), and ARCHITECTURE's
+// "Dependency graph" draws exactly the package.json edges. Run on the build
 // (`pnpm build` first): the shape is checked on the module Node loads, as `cordage.yml` loads it.
 // Usage: node scripts/check-plugins.mjs [root]   (root defaults to the working directory)
 import { existsSync, readFileSync, readdirSync } from 'node:fs'
@@ -38,7 +39,14 @@ export const APPLICATION = '@cordage/cli'
  * public API): only these packages' sources import it (the registry's README says why each does).
  */
 export const SEAM = '@cordage/registry/cordis-seam'
-export const SEAM_USERS = ['@cordage/agent', '@cordage/testing', '@cordage/plugin-subagent', '@cordage/plugin-model-openai', '@cordage/plugin-model-anthropic', '@cordage/plugin-otel']
+export const SEAM_USERS = [
+  '@cordage/agent',
+  '@cordage/testing',
+  '@cordage/plugin-subagent',
+  '@cordage/plugin-model-openai',
+  '@cordage/plugin-model-anthropic',
+  '@cordage/plugin-otel',
+]
 
 function readJson(path) {
   return JSON.parse(readFileSync(path, 'utf8'))
@@ -154,6 +162,81 @@ async function checkShape(pkg, offences) {
   } else offences.push(`${label}: the default export is not a plugin`)
 }
 
+const EDGE_FIELDS = ['dependencies', 'peerDependencies', 'optionalDependencies']
+const ARROW = '→'
+
+/** ARCHITECTURE's short name (`@cordage/` left out) of a package name, and back. */
+const shortName = (name) => name.replace(/^@cordage\//, '')
+const fullName = (short) => (short === 'create-cordage-plugin' ? short : `@cordage/${short}`)
+
+/**
+ * The edges drawn in the first fenced block under "## Dependency graph" of `text`: lines `names → deps`
+ * (comma-separated, `—` for none). An unindented line without an arrow starts or continues the names of
+ * the next arrow; an indented one continues the dependencies of the line before. `undefined` when there
+ * is no such block.
+ */
+export function drawnGraph(text) {
+  const block = /^## Dependency graph\n[\s\S]*?^```[^\n]*\n([\s\S]*?)^```/m.exec(text)?.[1]
+  if (block === undefined) return undefined
+  const list = (part) =>
+    part
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item && item !== '—')
+  const entries = []
+  let pending = []
+  let current
+  for (const line of block.split('\n')) {
+    if (!line.trim()) continue
+    if (line.includes(ARROW)) {
+      const [left, right] = line.split(ARROW)
+      current = { names: [...pending, ...list(left)], deps: list(right) }
+      pending = []
+      entries.push(current)
+    } else if (/^\s/.test(line) && current && !pending.length) current.deps.push(...list(line))
+    else {
+      pending.push(...list(line))
+      current = undefined
+    }
+  }
+  const graph = new Map()
+  const repeated = []
+  for (const { names, deps } of entries) {
+    for (const name of names.map(fullName)) {
+      if (graph.has(name)) repeated.push(name)
+      graph.set(name, new Set(deps.map(fullName)))
+    }
+  }
+  return { graph, repeated }
+}
+
+/** Offences where ARCHITECTURE.md's dependency graph and the packages' package.json files differ. */
+export function checkArchitecture(root) {
+  const file = join(root, 'ARCHITECTURE.md')
+  if (!existsSync(file)) return ['ARCHITECTURE.md is missing']
+  const drawn = drawnGraph(readFileSync(file, 'utf8'))
+  if (!drawn) return ['ARCHITECTURE.md has no "## Dependency graph" block']
+  const offences = drawn.repeated.map((name) => `ARCHITECTURE.md draws ${shortName(name)} twice`)
+  const packages = [...workspacePackages(root, 'packages'), ...workspacePackages(root, 'plugins')].map((pkg) => pkg.manifest)
+  const names = new Set(packages.map((manifest) => manifest.name))
+  for (const manifest of packages) {
+    const declared = new Set(EDGE_FIELDS.flatMap((field) => Object.keys(manifest[field] ?? {})).filter((dep) => names.has(dep)))
+    const edges = drawn.graph.get(manifest.name)
+    const short = shortName(manifest.name)
+    if (!edges) {
+      offences.push(`ARCHITECTURE.md: ${short} is not in the dependency graph`)
+      continue
+    }
+    for (const dep of declared)
+      if (!edges.has(dep)) offences.push(`${short} depends on ${shortName(dep)} (package.json), which ARCHITECTURE.md's graph does not draw`)
+    for (const dep of edges)
+      if (!declared.has(dep)) offences.push(`ARCHITECTURE.md draws ${short} → ${shortName(dep)}, which ${short}'s package.json does not declare`)
+  }
+  for (const name of drawn.graph.keys())
+    if (!names.has(name)) offences.push(`ARCHITECTURE.md draws ${shortName(name)}, which is no package under packages/ or plugins/`)
+  return offences
+}
+
 /** Every offence under `root`, in a stable order. */
 export async function checkHouse(root) {
   const offences = []
@@ -166,9 +249,10 @@ export async function checkHouse(root) {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const offences = await checkHouse(resolve(process.argv[2] ?? '.'))
-  if (offences.length) {
-    console.error(`plugin shape and layering (CONTRIBUTING "The shape of a plugin", ARCHITECTURE "Layers"):\n${offences.join('\n')}`)
-    process.exit(1)
-  }
+  const root = resolve(process.argv[2] ?? '.')
+  const offences = await checkHouse(root)
+  const drawing = checkArchitecture(root)
+  if (offences.length) console.error(`plugin shape and layering (CONTRIBUTING "The shape of a plugin", ARCHITECTURE "Layers"):\n${offences.join('\n')}`)
+  if (drawing.length) console.error(`ARCHITECTURE.md "Dependency graph" against the package.json files:\n${drawing.join('\n')}`)
+  if (offences.length || drawing.length) process.exit(1)
 }

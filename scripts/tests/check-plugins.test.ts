@@ -2,7 +2,7 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { checkHouse } from '../check-plugins.mjs'
+import { checkArchitecture, checkHouse } from '../check-plugins.mjs'
 
 const roots: string[] = []
 afterEach(async () => {
@@ -125,12 +125,59 @@ export default class Svc { static inject = ['tools']; static Config = Config }
       { group: 'plugins', dir: 'good', name: '@cordage/plugin-good', dependencies: registry, entry: goodPlugin, source: seam },
     ])
     expect(await checkHouse(root)).toEqual([
-      "@cordage/plugin-good: src imports @cordage/registry/cordis-seam, which is internal (hold `ctx.tools` as given; count listeners with listenerCount)",
+      '@cordage/plugin-good: src imports @cordage/registry/cordis-seam, which is internal (hold `ctx.tools` as given; count listeners with listenerCount)',
     ])
   })
 
   it('says a plugin is not built rather than passing it', async () => {
     const root = await workspace([core, { group: 'plugins', dir: 'unbuilt', name: '@cordage/plugin-unbuilt' }])
     expect(await checkHouse(root)).toEqual(['@cordage/plugin-unbuilt: no built entry point (./dist/index.js); run `pnpm build` first'])
+  })
+})
+
+describe("the check of ARCHITECTURE's dependency graph", () => {
+  const graph = (lines: string) => `# Architecture\n\n## Dependency graph\n\nText.\n\n\`\`\`\n${lines}\n\`\`\`\n\n## Next\n`
+  const packages = async () =>
+    workspace([
+      core,
+      { group: 'packages', dir: 'registry', name: '@cordage/registry', dependencies: { '@cordage/core': 'workspace:*', schemastery: '3.18.0' } },
+      { group: 'packages', dir: 'queue', name: '@cordage/queue', dependencies: { '@cordage/core': 'workspace:*' } },
+      {
+        group: 'plugins',
+        dir: 'fs',
+        name: '@cordage/plugin-fs',
+        dependencies: { '@cordage/core': 'workspace:*', '@cordage/registry': 'workspace:*' },
+      },
+      { group: 'packages', dir: 'cli', name: '@cordage/cli', dependencies: { '@cordage/plugin-fs': 'workspace:*', '@cordage/queue': 'workspace:*' } },
+    ])
+
+  it('passes a graph that draws every edge, with wrapped names and dependencies', async () => {
+    const root = await packages()
+    await writeFile(
+      join(root, 'ARCHITECTURE.md'),
+      graph(['core  → —', 'registry,', 'queue → core', 'plugin-fs → core,', '            registry', 'cli', '  → plugin-fs, queue'].join('\n')),
+    )
+    expect(checkArchitecture(root)).toEqual([])
+  })
+
+  it('names a missing package, a missing edge, an edge no package.json has and a package that does not exist', async () => {
+    const root = await packages()
+    await writeFile(
+      join(root, 'ARCHITECTURE.md'),
+      graph(['core → —', 'registry → core, queue', 'plugin-fs → core', 'cli → plugin-fs, queue', 'studio → core'].join('\n')),
+    )
+    expect(checkArchitecture(root)).toEqual([
+      'ARCHITECTURE.md: queue is not in the dependency graph',
+      "ARCHITECTURE.md draws registry → queue, which registry's package.json does not declare",
+      "plugin-fs depends on registry (package.json), which ARCHITECTURE.md's graph does not draw",
+      'ARCHITECTURE.md draws studio, which is no package under packages/ or plugins/',
+    ])
+  })
+
+  it('fails without the graph rather than passing', async () => {
+    const root = await packages()
+    expect(checkArchitecture(root)).toEqual(['ARCHITECTURE.md is missing'])
+    await writeFile(join(root, 'ARCHITECTURE.md'), '# Architecture\n')
+    expect(checkArchitecture(root)).toEqual(['ARCHITECTURE.md has no "## Dependency graph" block'])
   })
 })

@@ -211,9 +211,9 @@ export class Agent {
   private finish(run: RunState, stopReason: StopReason): AgentResult {
     run.stopped = stopReason
     const { usage, cost } = run.tally
-    const result: AgentResult = { text: run.text, stopReason, turns: run.turns, usage, ...(cost !== undefined && { cost }) }
-    if (this.session && !this.session.closed) this.session.append('run/end', { stopReason, turns: run.turns, usage: { ...usage }, ...(cost !== undefined && { cost }) })
-    return result
+    const priced = cost !== undefined && { cost }
+    if (this.session && !this.session.closed) this.session.append('run/end', { stopReason, turns: run.turns, usage: { ...usage }, ...priced })
+    return { text: run.text, stopReason, turns: run.turns, usage, ...priced }
   }
 
   /** However the run ended: stops observing, keeps undelivered notices, marks the agent idle and syncs the session. */

@@ -1,4 +1,13 @@
-import { CordageError, ToolAbortedBeforeDispatchError, ToolArgsError, UnknownToolError, failure, type JsonValue, type ToolExecutionResult, errorMessage } from '@cordage/core'
+import {
+  CordageError,
+  ToolAbortedBeforeDispatchError,
+  ToolArgsError,
+  UnknownToolError,
+  failure,
+  type JsonValue,
+  type ToolExecutionResult,
+  errorMessage,
+} from '@cordage/core'
 import type { ToolRegistry } from '@cordage/registry'
 import type { AgentEvent } from './agent-types.js'
 import type { ToolCall } from './model.js'

@@ -9,4 +9,3 @@ export class FacadeError extends CordageError {
     super('FACADE_DENIED', message)
   }
 }
-

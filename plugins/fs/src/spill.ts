@@ -45,9 +45,7 @@ export function spillPages(ctx: Context, tools: PagedTool[]): void {
       const saved = await spill.save({ toolName: exec.name, callId: exec.callId, suggestedName: tool.spillName, text: tool.fullText(value) })
       return [{ type: 'text', text: tool.page(exec.arguments, value, saved.path) }]
     } catch (error) {
-      logger.warn(
-        `could not spill the full ${exec.name} list (${exec.callId}); the first page is shown: ${errorMessage(error)}`,
-      )
+      logger.warn(`could not spill the full ${exec.name} list (${exec.callId}); the first page is shown: ${errorMessage(error)}`)
       return content
     }
   })
