@@ -91,7 +91,8 @@ describe.skipIf(!serverUrl)('PostgreSQL for real (needs CORDAGE_TEST_POSTGRES_UR
     ).toBe(true)
     cli.child.kill('SIGKILL')
     expect((await cli.exited).signal).toBe('SIGKILL')
-    await new Promise((resolve) => setTimeout(resolve, 200))
+    // The follower catches up with everything committed before the kill.
+    await expect.poll(async () => acknowledged.length === (await store.read(id)).events.length, { timeout: 15_000, interval: 20 }).toBe(true)
     controller.abort()
     await following
     for (const pid of processesWith(marker)) process.kill(pid, 'SIGKILL')
@@ -147,7 +148,7 @@ describe.skipIf(!serverUrl)('PostgreSQL for real (needs CORDAGE_TEST_POSTGRES_UR
         }
       })()
       await cli.exited
-      await new Promise((resolve) => setTimeout(resolve, 200))
+      await expect.poll(async () => acknowledged.length === (await store.read(id!)).events.length, { timeout: 15_000, interval: 20 }).toBe(true)
       controller.abort()
       await following
       const stored = (await store.read(id!)).events

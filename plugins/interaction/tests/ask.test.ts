@@ -86,9 +86,12 @@ describe('ask_user_question', () => {
   it('passes the call signal to the service: cancelling the call stops the question', async () => {
     const { human, ask } = await setup()
     let sawAbort = false
+    let asked!: () => void
+    const asking = new Promise<void>((resolve) => (asked = resolve))
     human.answers.push(
       (_questions, signal) =>
         new Promise((_resolve, reject) => {
+          asked()
           signal.addEventListener('abort', () => {
             sawAbort = true
             reject(signal.reason)
@@ -97,7 +100,7 @@ describe('ask_user_question', () => {
     )
     const controller = new AbortController()
     const pending = ask([q1], controller.signal)
-    await new Promise((resolve) => setTimeout(resolve, 20))
+    await asking
     controller.abort()
     const result = await pending
     expect(sawAbort).toBe(true)

@@ -134,7 +134,8 @@ describe('model-anthropic', () => {
     server = await startFakeAnthropic([{ text: 'never', delayMs: 5000 }])
     const { ctx, model, dispose } = await loadModel(server.baseURL)
     const pending = failure(model.stream(request()))
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    // Unloaded once the request is in flight.
+    await expect.poll(() => server!.requests.length, { timeout: 15_000, interval: 5 }).toBe(1)
     await dispose()
     const error = await pending
     expect(error.code).toBe('ABORTED')

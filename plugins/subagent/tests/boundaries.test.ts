@@ -51,7 +51,7 @@ describe('background subagents', () => {
     expect(textOf(toolMessages(parent, 'subagent')[0])).toMatch(/^started background subagent job job_\d+$/)
     const jobId = textOf(toolMessages(parent, 'subagent')[0]).split(' ').at(-1)!
     await ctx.jobs.wait(jobId, 0, 10_000)
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    await expect.poll(() => notices.length, { timeout: 15_000, interval: 5 }).toBe(1)
     expect(ctx.jobs.get(jobId)).toMatchObject({ kind: 'subagent', state: 'exited', exitCode: 0 })
     expect(ctx.jobs.read(jobId).text).toBe('background answer')
     expect(notices.map((notice) => notice.text)).toEqual([expect.stringContaining(`Background job ${jobId} (subagent: Later.) exited with code 0`)])

@@ -71,13 +71,16 @@ describe('workflow', () => {
     })
     const result = await run(ctx, 'return await Promise.all([agents.run({ prompt: "Wait A." }), agents.run({ prompt: "Wait B." })])', controller.signal)
     expect(result.isError).toBe(true)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-    expect(
-      children
-        .filter((event) => event.type === 'end')
-        .map((event) => event.stopReason)
-        .sort(),
-    ).toEqual(['aborted', 'aborted'])
+    await expect
+      .poll(
+        () =>
+          children
+            .filter((event) => event.type === 'end')
+            .map((event) => event.stopReason)
+            .sort(),
+        { timeout: 15_000, interval: 5 },
+      )
+      .toEqual(['aborted', 'aborted'])
   })
 
   it('without Code Mode, fails clearly', async () => {
