@@ -65,13 +65,15 @@ describe('cancellation and timeouts', () => {
   it('still abandons a call in flight after the registry unloads, when its caller aborts, then leaves no listener', async () => {
     const ctx = new Context()
     const fiber = await ctx.plugin(ToolRegistry, { timeoutGraceMs: 50 })
-    ctx.tools.register(rawTool('deaf', () => new Promise(() => {})))
+    let entered!: () => void
+    const inBody = new Promise<void>((resolve) => (entered = resolve))
+    ctx.tools.register(rawTool('deaf', () => (entered(), new Promise(() => {}))))
     const idle = new AbortController()
     const caller = new AbortController()
     ctx.tools.register(rawTool('quick', async () => ({ done: true })))
     await ctx.tools.execute({ name: 'quick', arguments: {}, signal: idle.signal })
     const call = ctx.tools.execute({ name: 'deaf', arguments: {}, signal: caller.signal })
-    await sleep(5)
+    await inBody
     await fiber.dispose()
     expect(getEventListeners(idle.signal, 'abort'), 'a signal nothing waits on loses its listener at unload').toHaveLength(0)
     expect(getEventListeners(caller.signal, 'abort'), 'the call in flight still waits on its signal').toHaveLength(1)
@@ -83,16 +85,14 @@ describe('cancellation and timeouts', () => {
   it('stops every call in flight under a signal through its one listener', async () => {
     const ctx = await createTestContext({ registry: { timeoutGraceMs: 50 }, print: false })
     let stopped = 0
-    ctx.tools.register(
-      rawTool(
-        'wait',
-        cooperative(10_000, () => stopped++),
-      ),
-    )
-    ctx.tools.register(rawTool('deaf', () => new Promise(() => {}), { timeoutMs: 60_000 }))
+    let entered = 0
+    const waiting = cooperative(10_000, () => stopped++)
+    ctx.tools.register(rawTool('wait', (args, exec) => (entered++, waiting(args, exec))))
+    ctx.tools.register(rawTool('deaf', () => (entered++, new Promise(() => {})), { timeoutMs: 60_000 }))
     const controller = new AbortController()
     const calls = Array.from({ length: 12 }, (_, index) => ctx.tools.execute({ name: index % 3 ? 'wait' : 'deaf', arguments: {}, signal: controller.signal }))
-    await sleep(5)
+    // Aborted once every body runs.
+    await expect.poll(() => entered, { timeout: 15_000, interval: 1 }).toBe(12)
     controller.abort()
     const results = await Promise.all(calls)
     expect(results.map(code)).toEqual(Array.from({ length: 12 }, () => 'ABORTED'))
