@@ -4,11 +4,13 @@ import { join } from 'node:path'
 import { chromium } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startFakeOpenAI, type FakeOpenAIRequest, type FakeOpenAIServer, type FakeReply } from '@cordage/testing'
-import { start, waitFor, type Running } from './processes.js'
+import { processesWith, start, waitFor, type Running } from './processes.js'
 import { hasTmux, Terminal } from './tmux.js'
 import { postgresUrl, redisUrl, uniqueQueueName, workerYaml, tearDown, until } from './queue-fixture.js'
 
 const CHROMIUM = process.env.CORDAGE_CHROMIUM ?? '/usr/bin/chromium'
+/** The length of the slow call's sleep, unique to this run: the sleep a killed worker orphans is found by it and ended. */
+const ORPHAN = `29.${Math.floor(Math.random() * 1e9)}`
 
 const plugins = `plugins:
   '@cordage/plugin-policy': { rules: [{ tool: bash, action: ask }] }
@@ -17,7 +19,7 @@ const plugins = `plugins:
 
 const questions = [{ id: 'color', question: 'Which color?', options: [{ label: 'red' }, { label: 'blue' }] }]
 
-/** The model, a function of the conversation: `approve <tag>` asks for one bash call, `question <tag>` asks the user, `quick` answers at once. */
+/** The model, a function of the conversation: `approve <tag>` and `slow <tag>` ask for one bash call, `question <tag>` asks the user, `quick` answers at once. */
 function turn(request: FakeOpenAIRequest): FakeReply {
   const messages: Array<{ role: string; content?: unknown }> = request.body?.messages ?? []
   const prompt = String(messages.find((message) => message.role === 'user')?.content ?? '')
@@ -26,6 +28,13 @@ function turn(request: FakeOpenAIRequest): FakeReply {
   const [kind, tag] = prompt.split(' ')
   if (kind === 'approve')
     return { toolCalls: [{ id: `call-${tag}`, name: 'bash', arguments: JSON.stringify({ command: `mkdir -p out && echo ${tag} >> out/${tag}.txt` }) }] }
+  // Marks its start, then works for a while: a worker killed in between leaves it in flight.
+  if (kind === 'slow')
+    return {
+      toolCalls: [
+        { id: `call-${tag}`, name: 'bash', arguments: JSON.stringify({ command: `mkdir -p out && echo ${tag} >> out/${tag}.started && sleep ${ORPHAN}` }) },
+      ],
+    }
   if (kind === 'question') return { toolCalls: [{ id: `call-${tag}`, name: 'ask_user_question', arguments: JSON.stringify({ questions }) }] }
   return { text: 'quick answer' }
 }
@@ -204,6 +213,26 @@ describe.skipIf(!redisUrl || !postgresUrl)('a queued run waiting for its user (n
     },
     180_000,
   )
+
+  it('a worker killed while it runs the approved call leaves it INTERRUPTED for the next worker: it is never run twice', async () => {
+    try {
+      const id = await startRun('slow crashed')
+      const request = await waiting(id)
+      expect((await api(`/api/runs/${id}/answers`, { requestId: request.id, answer: 'allow' })).status).toBe(200)
+      const started = join(dir, 'out/crashed.started')
+      expect(await waitFor(() => existsSync(started), 60_000)).toBe(true)
+      worker.child.kill('SIGKILL')
+      await worker.exited
+      worker = await startWorker()
+      const stored = await ended(id)
+      expect(stored.filter((event) => event.type === 'tool/result').map((event) => event.data.error?.code)).toEqual(['INTERRUPTED'])
+      expect(stored.at(-1)).toMatchObject({ data: { reason: 'completed' } })
+      expect(readFileSync(started, 'utf8')).toBe('crashed\n')
+    } finally {
+      // The killed worker's bash call is orphaned (nothing is left to stop it).
+      for (const pid of processesWith(ORPHAN)) process.kill(pid, 'SIGKILL')
+    }
+  }, 180_000)
 
   it('cancel while waiting ends the run cancelled; answering it then is refused', async () => {
     const id = await startRun('approve cancelled')
