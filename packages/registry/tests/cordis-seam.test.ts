@@ -59,10 +59,15 @@ describe('cordis seam assumptions', () => {
     const fiber = await ctx.plugin({
       name: 'direct',
       apply: (inner: Context) => {
-        onDirect(inner, 'tools/changed', (...args: unknown[]) => {
-          seen = args
-          calls.push('direct')
-        }, true)
+        onDirect(
+          inner,
+          'tools/changed',
+          (...args: unknown[]) => {
+            seen = args
+            calls.push('direct')
+          },
+          true,
+        )
       },
     })
     const argument = { plain: true }

@@ -6,7 +6,6 @@ import { fiberStateName } from '@cordage/registry'
 // fibers; `ctx.reflect.store` maps isolation symbols to `{ name, fiber, value }`; fibers carry `uid`,
 // `state` and their `parent` context. The plugin's tests pin each reading.
 
-
 /** One live plugin fiber. */
 export interface PluginEntry {
   uid: number
