@@ -76,6 +76,9 @@ export function installHuman(runtime: Runtime, owned: Map<string, OwnedRun>): Pr
       return failure(new CordageError('SESSION_UNAVAILABLE', `the call was not run: the run's session could not be stored first (${errorMessage(error)})`))
     }
     const callId = exec.callId ?? ''
+    // Only the current turn's results can go with a wait: earlier ones are not kept.
+    const turn = new Set(turnCalls(run.log).map((call) => call.id))
+    for (const id of run.finished.keys()) if (!turn.has(id)) run.finished.delete(id)
     const executing = calls.run({ run, callId, direct: true }, next)
     let asked!: () => void
     const askedOf = new Promise<void>((resolve) => (asked = resolve))
@@ -156,7 +159,6 @@ function park(run: OwnedRun, request: PendingRequest, callId: string): Promise<v
     await run.keep()
     const { log } = run
     const turn = log.events.findLastIndex((event) => event.type === 'assistant/message')
-    const toolCalls = turn < 0 ? [] : ((log.events[turn].data as SessionEventMap['assistant/message']).toolCalls ?? [])
     const logged = new Set(
       log.events
         .slice(turn + 1)
@@ -164,7 +166,7 @@ function park(run: OwnedRun, request: PendingRequest, callId: string): Promise<v
         .map((event) => (event.data as SessionEventMap['tool/result']).callId),
     )
     // Results the agent holds back until the calls before them commit (it commits in model order).
-    for (const call of toolCalls) {
+    for (const call of turnCalls(log)) {
       const result = run.finished.get(call.id)
       if (result && !logged.has(call.id) && call.id !== callId) log.append('tool/result', resultRecord(call.id, call.name, result))
     }
@@ -176,6 +178,12 @@ function park(run: OwnedRun, request: PendingRequest, callId: string): Promise<v
     (error: unknown) => run.waiting.abort(new CordageError('PARK_FAILED', `the run could not be stored as waiting: ${errorMessage(error)}`, { cause: error })),
   )
   return run.parking
+}
+
+/** The calls of the run's last model turn. */
+function turnCalls(log: SessionLog): readonly { id: string; name: string }[] {
+  const turn = log.events.findLast((event) => event.type === 'assistant/message')
+  return (turn?.data as SessionEventMap['assistant/message'] | undefined)?.toolCalls ?? []
 }
 
 /** A call's `tool/result` record, as the agent writes it. */
