@@ -2,8 +2,10 @@ import { execFileSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { createRequire } from 'node:module'
+import { relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { defineConfig, type Plugin } from 'vitest/config'
+import { BaseSequencer, type TestSpecification } from 'vitest/node'
 import projects from './vitest.workspace.js'
 
 // Workspace packages resolve to their TypeScript sources in tests (the `cordage-source` export condition),
@@ -36,6 +38,28 @@ function builtPackages(): Plugin {
   }
 }
 
+/**
+ * The slowest files first across every project. Vitest's own order keeps each project's files together (in
+ * name order, slowest first within one), so a slow file of a late project ran beside nothing at the end of the
+ * suite. Files that failed last time still come first, then files with no recorded duration (new ones).
+ */
+class SlowestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const ordered = await super.sort(files)
+    const rank = (file: TestSpecification): [number, number] => {
+      const result = this.ctx.cache.getFileTestResults(`${file.project.name}:${relative(this.ctx.config.root, file.moduleId)}`)
+      if (!result) return [1, 0]
+      return [result.failed ? 0 : 2, -result.duration]
+    }
+    const ranks = new Map(ordered.map((file) => [file, rank(file)]))
+    return ordered.sort((a, b) => {
+      const [groupA, durationA] = ranks.get(a)!
+      const [groupB, durationB] = ranks.get(b)!
+      return groupA - groupB || durationA - durationB
+    })
+  }
+}
+
 export default defineConfig(({ mode }) => {
   const benchmark = mode === 'benchmark'
   if (benchmark) {
@@ -59,6 +83,7 @@ export default defineConfig(({ mode }) => {
       // three files at a time (vitest's own default there is one); larger machines keep the default of one
       // fewer than the cores. Tests hold under the extra load: they bound time only as hang detectors.
       maxWorkers: Math.max(3, availableParallelism() - 1),
+      sequence: { sequencer: SlowestFirst },
       // One benchmark file at a time: two at once on a small machine measure each other.
       ...(benchmark && { fileParallelism: false, server: { deps: { external: [BUILT] } } }),
     },
