@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { codeOf, fakeServer, languageServers, loadLsp, project, textOf, valueOf } from './helpers.js'
 
@@ -21,10 +23,13 @@ describe('lsp failure handling', { timeout: 60_000 }, () => {
   })
 
   it('cancels the request when the caller aborts', async () => {
-    const { call, fiber } = await loadLsp(await project(files), { servers: [fake('stuck')] })
+    const root = await project(files)
+    const received = join(root, 'hovers.log')
+    const { call, fiber } = await loadLsp(root, { servers: [fake('stuck', { FAKE_HOVER_LOG: received })] })
     const controller = new AbortController()
     const pending = call(hover, controller.signal)
-    await new Promise((resolve) => setTimeout(resolve, 500))
+    // Aborted once the server has the request.
+    await expect.poll(() => existsSync(received), { timeout: 20_000, interval: 10 }).toBe(true)
     controller.abort()
     expect(codeOf(await pending)).toBe('ABORTED')
     expect(valueOf(await call({ operation: 'symbols', path: 'a.txt' })).symbols).toHaveLength(150)

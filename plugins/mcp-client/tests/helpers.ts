@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, readFileSync, existsSync } from 'node:fs'
+import { mkdtempSync, readFileSync, existsSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { TestContext } from '@cordage/testing'
@@ -49,9 +49,15 @@ export async function until(check: () => boolean, timeoutMs = 10_000, what = 'co
   }
 }
 
-/** Starts the fixture server over Streamable HTTP on 127.0.0.1; resolves with its URL and process. */
-export async function httpFixture(port = 0): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [FIXTURE, '--http'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'] })
+/** Starts the fixture server over Streamable HTTP on 127.0.0.1; resolves with its URL, process and event log (removed when it exits). */
+export async function httpFixture(port = 0): Promise<{ url: string; child: ChildProcess; events: () => string[] }> {
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-client-'))
+  const log = join(dir, 'events.log')
+  const child = spawn(process.execPath, [FIXTURE, '--http'], {
+    env: { ...process.env, PORT: String(port), EVENT_LOG: log },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  child.once('exit', () => rmSync(dir, { recursive: true, force: true }))
   const url = await new Promise<string>((resolve, reject) => {
     let buffer = ''
     child.stdout!.on('data', (chunk) => {
@@ -60,5 +66,5 @@ export async function httpFixture(port = 0): Promise<{ url: string; child: Child
     })
     child.once('exit', (code) => reject(new Error(`fixture exited with ${code}`)))
   })
-  return { url, child }
+  return { url, child, events: () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : []) }
 }

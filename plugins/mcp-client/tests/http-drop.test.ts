@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import type { ToolErrorResult } from '@cordage/core'
 import { createTestContext } from '@cordage/testing'
 import * as plugin from '../src/index.js'
-import { httpFixture } from './helpers.js'
+import { httpFixture, until } from './helpers.js'
 
 const cleanups: Array<() => unknown> = []
 afterEach(async () => {
@@ -25,7 +25,8 @@ describe('mcp-client over HTTP when the server dies during a call', () => {
       })
       cleanups.push(() => fiber.dispose())
       const call = ctx.tools.execute({ name: 'mcp__web__slow', arguments: { ms: 50_000 } })
-      await new Promise((resolve) => setTimeout(resolve, 300))
+      // Killed once the server runs the call.
+      await until(() => server.events().some((line) => line.startsWith('call slow')), 20_000, 'the call to reach the server')
       const started = Date.now()
       server.child.kill(signal)
       const result = await call
