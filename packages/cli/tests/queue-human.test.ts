@@ -13,7 +13,8 @@ const CHROMIUM = process.env.CORDAGE_CHROMIUM ?? '/usr/bin/chromium'
 const ORPHAN = `29.${Math.floor(Math.random() * 1e9)}`
 
 const plugins = `plugins:
-  '@cordage/plugin-policy': { rules: [{ tool: bash, action: ask }] }
+  '@cordage/plugin-policy': { rules: [{ tool: bash, action: ask }, { tool: glob, action: ask }] }
+  '@cordage/plugin-fs': {}
   '@cordage/plugin-shell': {}
   '@cordage/plugin-interaction': {}`
 
@@ -33,6 +34,14 @@ function turn(request: FakeOpenAIRequest): FakeReply {
     return {
       toolCalls: [
         { id: `call-${tag}`, name: 'bash', arguments: JSON.stringify({ command: `mkdir -p out && echo ${tag} >> out/${tag}.started && sleep ${ORPHAN}` }) },
+      ],
+    }
+  // Two parallel-safe calls in one turn: the first asks, the second runs (its result waits for the first's, in model order).
+  if (kind === 'pair')
+    return {
+      toolCalls: [
+        { id: `call-${tag}-glob`, name: 'glob', arguments: JSON.stringify({ pattern: '*.md' }) },
+        { id: `call-${tag}-read`, name: 'read', arguments: JSON.stringify({ path: 'note.txt' }) },
       ],
     }
   if (kind === 'question') return { toolCalls: [{ id: `call-${tag}`, name: 'ask_user_question', arguments: JSON.stringify({ questions }) }] }
@@ -60,6 +69,8 @@ describe.skipIf(!redisUrl || !postgresUrl)('a queued run waiting for its user (n
     dir = mkdtempSync(join(tmpdir(), 'cordage-queue-human-'))
     model = await startFakeOpenAI([turn], { loop: true })
     writeFileSync(join(dir, 'cordage.yml'), workerYaml(model.baseURL, name, plugins))
+    writeFileSync(join(dir, 'note.txt'), 'a note\n')
+    writeFileSync(join(dir, 'listed.md'), '# listed\n')
     server = start(['serve', '--port', '0'], dir)
     worker = await startWorker()
     if (!(await waitFor(() => server.stdout().includes('\n'), 60_000))) throw new Error(server.stderr())
@@ -143,6 +154,26 @@ describe.skipIf(!redisUrl || !postgresUrl)('a queued run waiting for its user (n
     expect(results.map((event) => [event.data.isError, event.data.error?.code])).toEqual([[true, 'DENIED']])
     expect(stored.at(-1)).toMatchObject({ data: { reason: 'completed' } })
     expect(existsSync(join(dir, 'out/denied.txt'))).toBe(false)
+  }, 120_000)
+
+  it('two calls of one turn, one asking: the other runs once (before the wait, its result stored with it, or after the answer), the asking one after the answer', async () => {
+    const id = await startRun('pair both')
+    const request = await waiting(id)
+    expect(request).toMatchObject({ kind: 'approval', tool: 'glob' })
+    // The read either ran before the ask stopped the run (its result is stored with the wait) or had not
+    // started (it runs on resume, after the glob): whichever, each call has one result, and no error.
+    const before = (await events(id)).filter((event) => event.type === 'tool/result').map((event) => event.data.callId)
+    expect(before.length === 0 || before.join() === 'call-both-read', before.join()).toBe(true)
+    expect((await api(`/api/runs/${id}/answers`, { requestId: request.id, answer: 'allow' })).status).toBe(200)
+    const stored = await ended(id)
+    const results = stored.filter((event) => event.type === 'tool/result')
+    expect(results.map((event) => [event.data.callId, event.data.isError]).sort()).toEqual([
+      ['call-both-glob', false],
+      ['call-both-read', false],
+    ])
+    expect(results.slice(0, before.length).map((event) => event.data.callId)).toEqual(before)
+    expect(JSON.stringify(results.find((event) => event.data.callId === 'call-both-glob')!.data.content)).toContain('listed.md')
+    expect(stored.at(-1)).toMatchObject({ data: { reason: 'completed' } })
   }, 120_000)
 
   it('a question waits the same way and the tool gets the answer', async () => {
