@@ -2,7 +2,7 @@ import { closeSync, fsync, ftruncateSync, mkdirSync, openSync, writeSync } from 
 import { randomBytes } from 'node:crypto'
 import { isAbsolute, join, resolve } from 'node:path'
 import { SessionError } from './errors.js'
-import type { SessionStore, StoredEvent } from '@cordage/services'
+import type { SessionStore, StoredEvent, StoredSession } from '@cordage/services'
 import { JsonlSessionStore } from './jsonl-store.js'
 import { loadSession, repairMissingResults } from './session-load.js'
 import { SESSION_VERSION, type SessionEvent, type SessionEventMap, type SessionEventType, type SessionHeader, type SessionParent } from './session-types.js'
@@ -114,15 +114,16 @@ export class SessionLog {
   /**
    * Opens session `id` of `store` to continue it, repaired as `open` repairs a file (the repairs are stored
    * first). `repair: false` leaves calls without a result as they are (a run resumed after its user
-   * answered runs them: see `RunOptions.finishCalls`); a JSONL file is always repaired.
+   * answered runs them: see `RunOptions.finishCalls`); a JSONL file is always repaired. `stored` is the
+   * session as the caller just read it (`store.read(id)`), to spare a second read.
    */
-  static async openIn(store: SessionStore, id: string, options: { repair?: boolean } = {}): Promise<SessionLog> {
+  static async openIn(store: SessionStore, id: string, options: { repair?: boolean; stored?: StoredSession } = {}): Promise<SessionLog> {
     if (store instanceof JsonlSessionStore) {
       const log = SessionLog.open(store.fileOf(id))
       log.onWrite = () => store.notify(log.id)
       return log
     }
-    const stored = await store.read(id)
+    const stored = options.stored ?? (await store.read(id))
     const events = stored.events as SessionEvent[]
     const log = new SessionLog(`${store.kind}:${id}`, undefined, stored.header as SessionHeader, [...events], [...stored.warnings], store)
     for (const repair of options.repair === false ? [] : repairMissingResults(events)) {

@@ -39,6 +39,8 @@ export class PostgresSessionStore implements SessionStore {
   private readonly pool: pg.Pool
   private readonly pollMs: number
   private readonly listeners = new Map<string, Set<() => void>>()
+  /** The last batch notified per followed session (from the notification or this store's own append). */
+  private readonly recent = new Map<string, StoredEvent[]>()
   private listener: Promise<pg.Client | undefined> | undefined
   private closed = false
 
@@ -78,6 +80,8 @@ export class PostgresSessionStore implements SessionStore {
     const first = events[0].seq
     assertNextSeqs(id, first - 1, events)
     const last = events[events.length - 1]
+    const texts = events.map((event) => JSON.stringify(event.data))
+    const payload = notification(id, events, texts)
     // One statement, so one round trip and its own transaction: it locks the session row (ordering
     // concurrent appenders of one session), and inserts, advances the row and notifies only when the
     // stored last seq is the one this batch continues. The notification is delivered on commit.
@@ -91,7 +95,7 @@ export class PostgresSessionStore implements SessionStore {
             advanced AS (
               UPDATE cordage_sessions SET last_seq = $7, updated_at = $8, status = $9
               WHERE id = $1 AND EXISTS (SELECT 1 FROM fits) RETURNING 1),
-            notified AS (SELECT pg_notify($10, $1) WHERE EXISTS (SELECT 1 FROM fits))
+            notified AS (SELECT pg_notify($10, $11) WHERE EXISTS (SELECT 1 FROM fits))
        SELECT (SELECT last_seq FROM locked) AS last_seq, (SELECT count(*) FROM inserted)::int AS inserted,
               (SELECT count(*) FROM advanced)::int AS advanced, (SELECT count(*) FROM notified)::int AS notified`,
       [
@@ -100,23 +104,40 @@ export class PostgresSessionStore implements SessionStore {
         events.map((event) => event.seq),
         events.map((event) => event.type),
         events.map((event) => event.time),
-        events.map((event) => JSON.stringify(event.data)),
+        texts,
         last.seq,
         last.time,
         statusOf(last.type),
         CHANNEL,
+        payload,
       ],
     )
     const stored = rows[0]?.last_seq as number | null | undefined
     if (stored === null || stored === undefined) throw new SessionStoreError('SESSION_NOT_FOUND', `no session ${id}`)
     // Not the seq this batch continues: nothing was written; the error names the expected seq.
     if (stored !== first - 1) assertNextSeqs(id, stored, events)
+    // Followers in this process take the batch as stored (copies made from the stored text) without a read.
+    if (this.listeners.has(id)) this.recent.set(id, events.map((event, index) => ({ type: event.type, seq: event.seq, time: event.time, data: JSON.parse(texts[index]!) })))
     this.wake(id)
   }
 
   async read(id: string): Promise<StoredSession> {
-    const header = await this.header(id)
-    return { header, events: await this.eventsAfter(id, 0), warnings: [] }
+    assertSessionId(id)
+    // One statement (one round trip, one snapshot): the header as the row of seq 0, then the events.
+    const { rows } = await this.query(
+      `SELECT header, NULL::text AS type, 0 AS seq, NULL::text AS time, NULL::json AS data FROM cordage_sessions WHERE id = $1
+       UNION ALL
+       SELECT NULL::json, type, seq, time, data FROM cordage_events WHERE session_id = $1
+       ORDER BY seq`,
+      [id],
+    )
+    if (!rows.length || rows[0].seq !== 0) throw new SessionStoreError('SESSION_NOT_FOUND', `no session ${id}`)
+    const events: StoredEvent[] = []
+    for (let index = 1; index < rows.length; index++) {
+      const row = rows[index]
+      events.push({ type: row.type, seq: row.seq, time: row.time, data: row.data })
+    }
+    return { header: rows[0].header, events, warnings: [] }
   }
 
   async list(filter: SessionListFilter = {}): Promise<SessionSummary[]> {
@@ -146,8 +167,15 @@ export class PostgresSessionStore implements SessionStore {
     return followEvents(
       {
         readAfter: async (after) => {
-          if (!checked) await this.header(id)
+          if (!checked) {
+            // LISTEN is in place before the first read: an append after that read is sure to wake this follower.
+            await this.listener
+            await this.header(id)
+          }
           checked = true
+          // The batch just notified, when it continues this follower's last event: no read needed.
+          const batch = this.recent.get(id)
+          if (batch && batch[0]!.seq <= after + 1 && batch[batch.length - 1]!.seq > after) return batch.filter((event) => event.seq > after)
           return this.eventsAfter(id, after)
         },
         subscribe: (wake) => this.subscribe(id, wake),
@@ -185,7 +213,12 @@ export class PostgresSessionStore implements SessionStore {
     this.listener ??= this.listen()
     return () => {
       set.delete(wake)
-      if (!set.size) this.listeners.delete(id)
+      if (set.size) return
+      this.listeners.delete(id)
+      // A follower unsubscribes and subscribes again around each read: forget the batch only once none came back.
+      setImmediate(() => {
+        if (!this.listeners.has(id)) this.recent.delete(id)
+      })
     }
   }
 
@@ -197,7 +230,11 @@ export class PostgresSessionStore implements SessionStore {
       this.listener = undefined
     })
     client.on('notification', (message) => {
-      if (message.payload) this.wake(message.payload)
+      if (!message.payload) return
+      const { id, events } = parseNotification(message.payload)
+      if (!this.listeners.has(id)) return
+      if (events) this.recent.set(id, events)
+      this.wake(id)
     })
     try {
       await client.connect()
@@ -232,6 +269,43 @@ export class PostgresSessionStore implements SessionStore {
     } finally {
       client.release()
     }
+  }
+}
+
+/** Notification payloads stay under PostgreSQL's 8 000-byte limit; a larger batch notifies its id alone. */
+const MAX_PAYLOAD_BYTES = 7900
+
+/**
+ * What `append` notifies: the session id, and when it fits, a newline and the batch as stored
+ * (`[[seq, type, time, data], …]`, `data` the very text inserted), so followers need no read.
+ */
+function notification(id: string, events: readonly StoredEvent[], texts: readonly string[]): string {
+  let payload = `${id}\n[`
+  for (let index = 0; index < events.length; index++) {
+    const event = events[index]!
+    payload += `${index ? ',' : ''}[${event.seq},${JSON.stringify(event.type)},${JSON.stringify(event.time)},${texts[index]}]`
+    if (payload.length > MAX_PAYLOAD_BYTES) return id
+  }
+  payload += ']'
+  return Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES ? id : payload
+}
+
+/** A notification's session id and batch (none when it carried the id alone, or a batch that does not parse). */
+function parseNotification(payload: string): { id: string; events?: StoredEvent[] } {
+  const newline = payload.indexOf('\n')
+  if (newline < 0) return { id: payload }
+  const id = payload.slice(0, newline)
+  try {
+    const rows = JSON.parse(payload.slice(newline + 1)) as Array<[number, string, string, StoredEvent['data']]>
+    if (!Array.isArray(rows) || !rows.length) return { id }
+    const events: StoredEvent[] = []
+    for (const row of rows) {
+      if (!Array.isArray(row) || typeof row[0] !== 'number' || typeof row[1] !== 'string' || typeof row[2] !== 'string') return { id }
+      events.push({ type: row[1], seq: row[0], time: row[2], data: row[3] })
+    }
+    return { id, events }
+  } catch {
+    return { id }
   }
 }
 

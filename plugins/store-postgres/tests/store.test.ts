@@ -1,6 +1,6 @@
 import { Client } from '../src/pg.js'
 import { describe, expect, it } from 'vitest'
-import { createTestContext, ScriptedModel, testSessionStore } from '@cordage/testing'
+import { createTestContext, ScriptedModel, sessionEvents, sessionHeader, testSessionStore } from '@cordage/testing'
 import { AgentService, deriveMessages, type SessionEvent } from '@cordage/agent'
 import StorePostgres, { PostgresSessionStore, SCHEMA_VERSION } from '../src/index.js'
 import { connectionsTo, freshDatabase, serverUrl } from './database.js'
@@ -16,6 +16,38 @@ describe.skipIf(!serverUrl)('on a real PostgreSQL (needs CORDAGE_TEST_POSTGRES_U
   })
 
   describe('PostgreSQL session store', () => {
+    it("a follower in another process's store gets each batch from its notification, small or too large to carry", async () => {
+      // Polling is an hour away: whatever arrives came through LISTEN/NOTIFY (the batch in the payload, or the id and a read).
+      const writer = new PostgresSessionStore({ url: database.url() })
+      const reader = new PostgresSessionStore({ url: database.url(), pollMs: 3_600_000 })
+      await writer.open()
+      await reader.open()
+      try {
+        const header = sessionHeader()
+        await writer.create(header)
+        const small = sessionEvents(1, 2)
+        const large = sessionEvents(3, 1).map((event) => ({ ...event, data: { content: 'x'.repeat(20_000), order: { b: 1, a: [2, '\u0000'] } } }))
+        const end = [{ type: 'session/end', seq: 4, time: new Date().toISOString(), data: { reason: 'completed' } }]
+        const seen: unknown[] = []
+        const following = (async () => {
+          for await (const event of reader.follow(header.id)) {
+            seen.push(event)
+            // Each batch is appended once the follower has the one before, so each comes from its own notification.
+            if (event.seq === 2) await writer.append(header.id, large)
+            if (event.seq === 3) await writer.append(header.id, end)
+          }
+        })()
+        await writer.append(header.id, small)
+        await following
+        expect(seen).toEqual([...small, ...large, ...end])
+        expect(JSON.stringify((seen[2] as { data: unknown }).data)).toBe(JSON.stringify(large[0]!.data))
+        expect((await reader.read(header.id)).events).toEqual(seen)
+      } finally {
+        await writer.close()
+        await reader.close()
+      }
+    })
+
     it('migrates once, records the version, and concurrent starters agree', async () => {
       const stores = Array.from({ length: 4 }, () => new PostgresSessionStore({ url: database.url() }))
       try {

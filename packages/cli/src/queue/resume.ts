@@ -1,7 +1,7 @@
 import { CordageError } from '@cordage/core'
 import { SessionLog, type SessionEvent, type SessionEventMap } from '@cordage/agent'
 import type { PendingRequest } from '@cordage/server'
-import type { SessionStore, StoredEvent } from '@cordage/services'
+import type { SessionStore, StoredEvent, StoredSession } from '@cordage/services'
 import { waitState } from './waiting.js'
 
 /** A queued run's session, ready for its agent. */
@@ -30,22 +30,24 @@ const INTERRUPTED_TEXT =
  * undefined for a session that already ended, and to `'waiting'` for one still waiting for its answer.
  */
 export async function openRun(store: SessionStore, id: string, cwd: string, model: string | undefined): Promise<OpenedRun | 'waiting' | undefined> {
-  let events: StoredEvent[]
+  let stored: StoredSession
   try {
-    events = (await store.read(id)).events
+    stored = await store.read(id)
   } catch (error) {
     if (!(CordageError.is(error) && error.code === 'SESSION_NOT_FOUND')) throw error
     const log = SessionLog.createIn(store, { id, cwd, model })
     await log.ready
     return { log, needsPrompt: true, answered: false, always: new Set() }
   }
+  const { events } = stored
   if (events.some((event) => event.type === 'session/end')) return undefined
   const wait = waitState(events)
   if (wait.kind === 'waiting') return 'waiting'
   const resume = wait.kind === 'answered' ? { request: wait.request, callId: wait.callId, answer: wait.answer } : undefined
   const repairs = resume ? [] : interruptedResults(events as SessionEvent[])
   if (repairs.length) await store.append(id, repairs)
-  const log = await SessionLog.openIn(store, id, { repair: !resume })
+  // The session as stored now: what was read, and the repairs just appended (no second read).
+  const log = await SessionLog.openIn(store, id, { repair: !resume, stored: { ...stored, events: [...events, ...repairs] } })
   const needsPrompt = !log.events.some((event) => event.type === 'user/message' && !(event.data as SessionEventMap['user/message']).source)
   const last = log.events.findLast((event) => event.type !== 'run/end')
   const answered = last?.type === 'assistant/message' && !(last.data as SessionEventMap['assistant/message']).toolCalls?.length
