@@ -1,3 +1,5 @@
+import { StringDecoder } from 'node:string_decoder'
+
 /** One line of a child's output: its first bytes (up to the splitter's `keep`), its full length and its last byte. */
 export interface OutputLine {
   head: Buffer
@@ -54,5 +56,36 @@ export class LineSplitter {
     this.length = 0
     this.last = -1
     return line.length === 0 || this.onLine(line)
+  }
+}
+
+/**
+ * Splits `rg --files` output into paths, a chunk at a time: paths are short (a few hundred bytes), so
+ * each chunk is decoded once and split, rather than kept as one buffer per line. Empty lines are skipped.
+ */
+export class PathLines {
+  private readonly decoder = new StringDecoder('utf8')
+  private rest = ''
+
+  constructor(private readonly onLines: (lines: string[]) => boolean) {}
+
+  /** Feeds a chunk; false once `onLines` asked to stop. */
+  push(chunk: Buffer): boolean {
+    const text = this.rest + this.decoder.write(chunk)
+    const newline = text.lastIndexOf('\n')
+    if (newline === -1) {
+      this.rest = text
+      return true
+    }
+    this.rest = text.slice(newline + 1)
+    const lines = text.slice(0, newline).split('\n').filter(Boolean)
+    return lines.length === 0 || this.onLines(lines)
+  }
+
+  /** Emits an unterminated last line. */
+  end(): void {
+    const last = this.rest + this.decoder.end()
+    this.rest = ''
+    if (last) this.onLines([last])
   }
 }

@@ -40,36 +40,42 @@ function openInside(workspace: Workspace, path: string, flags: number, follow = 
  */
 export async function keepContained(workspace: Workspace, cwd: string, paths: readonly string[]): Promise<Set<string>> {
   if (workspace.allowOutsideRoot) return new Set(paths)
+  // The listed paths by directory; the set keeps the listed strings themselves (no path is built again).
   const byDirectory = new Map<string, string[]>()
   for (const path of paths) {
     const slash = path.lastIndexOf('/')
     const directory = slash === -1 ? '' : path.slice(0, slash)
-    const names = byDirectory.get(directory)
-    if (names) names.push(path.slice(slash + 1))
-    else byDirectory.set(directory, [path.slice(slash + 1)])
+    const listed = byDirectory.get(directory)
+    if (listed) listed.push(path)
+    else byDirectory.set(directory, [path])
   }
   const kept = new Set<string>()
   let checked = 0
-  for (const [directory, names] of byDirectory) {
-    if ((checked += names.length) > BATCH) {
+  for (const [directory, listed] of byDirectory) {
+    if ((checked += listed.length) > BATCH) {
       checked = 0
       await setImmediate()
     }
-    // `cwd` is itself a descriptor path: following it is what leads to the verified directory.
-    const fd = openInside(workspace, directory ? join(cwd, directory) : cwd, O_RDONLY | O_DIRECTORY, !directory)
+    // `cwd` is itself a descriptor path: following it is what leads to the verified directory. The listed
+    // paths are the walker's own (relative, normalized), so they are appended as they are (no `join`): the
+    // kernel resolves them from the descriptor, and what it reached is what `openInside` verifies.
+    const named = directory ? `${cwd}/${directory}` : cwd
+    const fd = openInside(workspace, named, O_RDONLY | O_DIRECTORY, !directory)
     if (fd === undefined) continue
     try {
-      const at = fdPath(fd, directory ? join(cwd, directory) : cwd)
+      const at = fdPath(fd, named)
       const present =
-        names.length <= 4
+        listed.length <= 4
           ? undefined
           : new Set(
               readdirSync(at, { withFileTypes: true })
                 .filter((entry) => !entry.isDirectory())
                 .map((entry) => entry.name),
             )
-      for (const name of names) {
-        if (present ? present.has(name) : isEntry(join(at, name))) kept.add(directory ? `${directory}/${name}` : name)
+      const skip = directory ? directory.length + 1 : 0
+      for (const path of listed) {
+        const name = path.slice(skip)
+        if (present ? present.has(name) : isEntry(`${at}/${name}`)) kept.add(path)
       }
     } catch {
       // An unreadable directory: nothing in it is kept.

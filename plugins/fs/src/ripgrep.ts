@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process'
 import { FsError } from './errors.js'
 import { compileGlob, isHidden, nameGlob } from './glob-match.js'
-import { LineSplitter, type OutputLine } from './output-lines.js'
+import { LineSplitter, PathLines, type OutputLine } from './output-lines.js'
 import { attachContext, clipBytes, clipLine, compareMatches, type ContextLine, type Found, type FoundMatch, type GlobQuery, type GrepQuery } from './search.js'
 
 /** The ripgrep binary shipped in `@vscode/ripgrep`, or undefined when its platform package is missing. */
@@ -19,14 +19,19 @@ const COMMON = ['--no-require-git', '--no-config', '--color', 'never']
 // Bytes kept of one output line: room for any path and its line number, then what a clipped line shows.
 const PATH_ROOM = 64 << 10
 
-/** Runs rg (no shell) and feeds each stdout line (its first `keep` bytes) to `onLine`; `onLine` returning false stops rg. */
+/** What reads rg's stdout: `push` returning false stops rg; `end` takes what is left once it exits. */
+interface Output {
+  push(chunk: Buffer): boolean
+  end(): void
+}
+
+/** Runs rg (no shell) and feeds its stdout to `lines`. */
 function run(
   rgPath: string,
   args: string[],
   cwd: string,
   signal: AbortSignal,
-  keep: number,
-  onLine: (line: OutputLine) => boolean,
+  lines: Output,
 ): Promise<{ stopped: boolean; code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason)
@@ -40,7 +45,6 @@ function run(
     }
     const onAbort = () => stop()
     signal.addEventListener('abort', onAbort, { once: true })
-    const lines = new LineSplitter(keep, onLine)
     child.stdout.on('data', (chunk: Buffer) => {
       if (!stopped && !lines.push(chunk)) stop()
     })
@@ -83,15 +87,27 @@ export async function ripgrepGlob(rgPath: string, query: GlobQuery): Promise<Fou
   const items: string[] = []
   let truncated = false
   const matcher = compileGlob(query.pattern)
-  const outcome = await run(rgPath, [...COMMON, '--files', ...typeFilter(query.pattern)], query.cwd, query.signal, PATH_ROOM, (output) => {
-    const line = output.head.toString('utf8')
-    // A file type re-includes hidden files whose name matches it; the fallback never lists them.
-    if (!matcher.test(line) || isHidden(line)) return true
-    if (items.length >= query.max) return !(truncated = true)
-    items.push(line)
-    query.onItems?.([line])
-    return true
-  })
+  const outcome = await run(
+    rgPath,
+    [...COMMON, '--files', ...typeFilter(query.pattern)],
+    query.cwd,
+    query.signal,
+    new PathLines((lines) => {
+      const found: string[] = []
+      for (const line of lines) {
+        // A file type re-includes hidden files whose name matches it; the fallback never lists them.
+        if (!matcher.test(line) || isHidden(line)) continue
+        if (items.length >= query.max) {
+          truncated = true
+          break
+        }
+        items.push(line)
+        found.push(line)
+      }
+      if (found.length) query.onItems?.(found)
+      return !truncated
+    }),
+  )
   if (!outcome.stopped && outcome.code !== 0 && outcome.code !== 1) throw failed(outcome.code, outcome.stderr, query.pattern)
   return { items: items.sort(), truncated }
 }
@@ -141,7 +157,7 @@ export async function ripgrepGrep(rgPath: string, query: GrepQuery): Promise<Fou
     fileMatches = []
     fileContext = []
   }
-  const outcome = await run(rgPath, args, query.cwd, query.signal, PATH_ROOM + clipBytes(query.maxLineLength), (output) => {
+  const splitter = new LineSplitter(PATH_ROOM + clipBytes(query.maxLineLength), (output) => {
     if (!output.head.includes(0)) {
       // A path with a newline in it (or a notice such as "binary file matches", which has no NUL).
       partialPath += `${output.head.toString('utf8')}\n`
@@ -165,6 +181,7 @@ export async function ripgrepGrep(rgPath: string, query: GrepQuery): Promise<Fou
     fileMatches.push(match)
     return true
   })
+  const outcome = await run(rgPath, args, query.cwd, query.signal, splitter)
   flush()
   if (!outcome.stopped && outcome.code !== 0 && outcome.code !== 1 && (items.length === 0 || /regex parse error/.test(outcome.stderr))) {
     throw failed(outcome.code, outcome.stderr, query.pattern)
