@@ -2,7 +2,7 @@ import { Queue } from 'bullmq'
 import type { Redis } from 'ioredis'
 import { connect } from './connection.js'
 import { QueueError } from './errors.js'
-import { injectTrace, withEnqueueSpan } from './trace.js'
+import { injectTrace, withEnqueueSpan, withTrace } from './trace.js'
 import { assertRunJobData, keysOf, resolveQueueSettings, type QueueSettings, type ResolvedQueueSettings, type RunJobData } from './types.js'
 
 /** What `enqueue` takes: the run without the fields the queue fills in. */
@@ -45,7 +45,8 @@ export class RunQueue {
   /**
    * Enqueues run `id` again after its user answered the wait stored at seq `wait`: a worker takes it and
    * resumes the stored session (the answered call runs then). The job data is the one the worker kept when
-   * the run stopped to wait (`RUN_NOT_KEPT` when Redis lost it). Resuming the same wait twice is a no-op.
+   * the run stopped to wait (`RUN_NOT_KEPT` when Redis lost it), and its send span continues the first
+   * enqueue's trace. Resuming the same wait twice is a no-op.
    */
   async resume(id: string, wait: number): Promise<void> {
     this.assertOpen()
@@ -56,8 +57,9 @@ export class RunQueue {
         'RUN_NOT_KEPT',
         `run ${id} waits for an answer, but its job is no longer in Redis (was Redis flushed or restarted without persistence?)`,
       )
-    const { enqueuedAt: _enqueued, trace: _trace, resumes: _resumes, ...request } = JSON.parse(kept) as RunJobData
-    await this.add({ ...request, resumes: wait }, `${id}.resume-${wait}`)
+    const { enqueuedAt: _enqueued, trace, resumes: _resumes, ...request } = JSON.parse(kept) as RunJobData
+    // The resumed run continues the trace its first enqueue started.
+    await withTrace(trace, () => this.add({ ...request, resumes: wait }, `${id}.resume-${wait}`))
   }
 
   /** Forgets what a waiting run kept (it was cancelled while waiting). */
