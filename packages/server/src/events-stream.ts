@@ -35,23 +35,25 @@ export function eventStream(
   return streamSSE(c, async (stream) => {
     const controller = new AbortController()
     stream.onAbort(() => controller.abort())
-    let chain: Promise<void> = Promise.resolve()
+    let chain: Promise<unknown> = Promise.resolve()
     /** Writes queued and not yet finished. */
     let queued = 0
     /** Characters of live messages queued and not yet started. */
     let backlog = 0
     /** The delta queued last, while it is still the last thing queued and not yet written: later text joins it. */
     let openDelta: { text: string } | undefined
-    const send = (write: (stream: SSEStreamingApi) => Promise<void>) => {
+    const written = () => void queued--
+    const failed = () => {
+      queued--
+      controller.abort()
+    }
+    const send = (write: (stream: SSEStreamingApi) => Promise<unknown>) => {
       openDelta = undefined
       queued++
-      chain = chain
-        .then(() => (stream.closed || stream.aborted ? undefined : write(stream)))
-        .catch(() => controller.abort())
-        .finally(() => queued--)
+      chain = chain.then(() => (stream.closed || stream.aborted ? undefined : write(stream))).then(written, failed)
       return chain
     }
-    const sendLive = (size: number, write: (stream: SSEStreamingApi) => Promise<void>) => {
+    const sendLive = (size: number, write: (stream: SSEStreamingApi) => Promise<unknown>) => {
       backlog += size
       if (backlog > maxBacklog) return overflow()
       return send(write)
@@ -76,7 +78,7 @@ export function eventStream(
         void sendLive(delta.text.length, (out) => {
           if (openDelta === delta) openDelta = undefined
           backlog -= delta.text.length
-          return out.writeSSE({ event: 'delta', data: JSON.stringify(delta) })
+          return out.write(frame('delta', JSON.stringify(delta)))
         })
         openDelta = delta
         return
@@ -84,7 +86,7 @@ export function eventStream(
       const data = message.type === 'pending' ? JSON.stringify(message.request) : JSON.stringify({ requestId: message.requestId })
       void sendLive(data.length, (out) => {
         backlog -= data.length
-        return out.writeSSE({ event: message.type, data })
+        return out.write(frame(message.type, data))
       })
     }
     const unsubscribe = launcher.subscribe(id, live)
@@ -101,7 +103,7 @@ export function eventStream(
       }
       let waiting: string | undefined
       for await (const event of store.follow(id, { after, signal: controller.signal })) {
-        await send((out) => out.writeSSE({ id: String(event.seq), event: 'stored', data: JSON.stringify(event) }))
+        await send((out) => out.write(frame('stored', JSON.stringify(event), event.seq)))
         // A run stored as waiting (a queued run, holding no worker) asks through its session: its request is a
         // `pending` message as a live run's is, and the answer (or the end) resolves it.
         const request = unsubscribe ? undefined : storedRequest(event)
@@ -113,14 +115,14 @@ export function eventStream(
           waiting = undefined
         }
         if (event.type === 'session/end') {
-          await send((out) => out.writeSSE({ event: 'end', data: '{}' }))
+          await send((out) => out.write(frame('end', '{}')))
           break
         }
       }
     } catch (error) {
       if (!controller.signal.aborted) {
         const code = (error as { code?: string })?.code ?? 'STREAM_FAILED'
-        await send((out) => out.writeSSE({ event: 'error', data: JSON.stringify({ error: { code, message: (error as Error)?.message ?? String(error) } }) }))
+        await send((out) => out.write(frame('error', JSON.stringify({ error: { code, message: (error as Error)?.message ?? String(error) } }))))
       }
     } finally {
       clearInterval(keepAlive)
@@ -137,4 +139,12 @@ export function storedRequest(event: StoredEvent): PendingRequest | undefined {
   if (event.type !== 'session/waiting') return undefined
   const request = (event.data as { request?: PendingRequest }).request
   return request && typeof request.id === 'string' ? request : undefined
+}
+
+/**
+ * One SSE message as `writeSSE` frames it (`event`, `data`, then `id`), written as one string: the data
+ * here is always JSON from `JSON.stringify`, which has no line breaks, so it is one `data:` line.
+ */
+function frame(event: string, data: string, id?: number): string {
+  return id === undefined ? `event: ${event}\ndata: ${data}\n\n` : `event: ${event}\ndata: ${data}\nid: ${id}\n\n`
 }
