@@ -12,6 +12,10 @@ import { startTelemetry, type Telemetry } from './telemetry.js'
 
 /** How to start a runtime. */
 export interface RuntimeOptions {
+  /**
+   * Where cordage.yml, plugin paths and the JSONL sessions are found. The tool plugins' roots default to
+   * the process's directory (their `root` option), so the CLI `chdir`s here before it starts a runtime.
+   */
   cwd: string
   /** A config file instead of `<cwd>/cordage.yml`. */
   configFile?: string

@@ -32,6 +32,10 @@ bench.skipIf(!redisUrl || !postgresUrl)(
     const store = new PostgresSessionStore({ url: postgresUrl!, poolSize: 4 })
     await store.open()
     const queue = new RunQueue(config.queue!)
+    // Tools resolve relative paths against the process's directory, as under `cordage worker` (which runs
+    // where it is started): both sides write their files in the temporary directory, not the repository.
+    const previousCwd = process.cwd()
+    process.chdir(dir)
     const runner = new JobRunner({ cwd: dir, config, output: quiet, env: {} })
     await runner.warm(yaml)
     const worker = new RunWorker(config.queue!, { execute: (run) => runner.execute(run) })
@@ -69,6 +73,7 @@ bench.skipIf(!redisUrl || !postgresUrl)(
       await queue.close()
       await store.close()
       await model.close()
+      process.chdir(previousCwd)
       rmSync(dir, { recursive: true, force: true })
     }
   },
