@@ -20,20 +20,31 @@ export function usageOf(reply: FakeReply, requestBytes: number, cachedTokens: nu
  * then messages, in order) it shares with an earlier one, in tokens estimated as characters / 4.
  */
 export class PrefixCache {
+  /** Every request's text so far, in sorted order. */
   private readonly seen: string[] = []
 
   cached(body: any): number {
     const text = JSON.stringify(body.tools ?? []) + (body.messages ?? []).map((message: unknown) => JSON.stringify(message)).join('')
-    let best = 0
-    for (const earlier of this.seen) {
-      const limit = Math.min(earlier.length, text.length)
-      let shared = 0
-      while (shared < limit && earlier.charCodeAt(shared) === text.charCodeAt(shared)) shared++
-      best = Math.max(best, shared)
+    // The longest prefix `text` shares with any earlier text is the one it shares with a neighbour in sorted
+    // order: two comparisons per request, not one per earlier request (a long-lived server slowed as it served).
+    let low = 0
+    let high = this.seen.length
+    while (low < high) {
+      const middle = (low + high) >> 1
+      if (this.seen[middle]! < text) low = middle + 1
+      else high = middle
     }
-    this.seen.push(text)
+    const best = Math.max(low > 0 ? sharedPrefix(this.seen[low - 1]!, text) : 0, low < this.seen.length ? sharedPrefix(this.seen[low]!, text) : 0)
+    this.seen.splice(low, 0, text)
     return Math.floor(best / 4)
   }
+}
+
+function sharedPrefix(a: string, b: string): number {
+  const limit = Math.min(a.length, b.length)
+  let shared = 0
+  while (shared < limit && a.charCodeAt(shared) === b.charCodeAt(shared)) shared++
+  return shared
 }
 
 const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool'])
