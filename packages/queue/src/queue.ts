@@ -4,6 +4,7 @@ import { connect } from './connection.js'
 import { QueueError } from './errors.js'
 import { injectTrace, withEnqueueSpan, withTrace } from './trace.js'
 import { assertRunJobData, keysOf, resolveQueueSettings, type QueueSettings, type ResolvedQueueSettings, type RunJobData } from './types.js'
+import { errorMessage } from '@cordage/core'
 
 /** What `enqueue` takes: the run without the fields the queue fills in. */
 export type RunRequest = Omit<RunJobData, 'enqueuedAt' | 'trace' | 'resumes'>
@@ -136,7 +137,7 @@ export class RunQueue {
       return await work()
     } catch (error) {
       if (error instanceof QueueError) throw error
-      throw new QueueError('QUEUE_UNAVAILABLE', `the run queue at ${this.settings.redis} failed: ${(error as Error)?.message ?? String(error)}`, {
+      throw new QueueError('QUEUE_UNAVAILABLE', `the run queue at ${this.settings.redis} failed: ${errorMessage(error)}`, {
         cause: error,
       })
     }

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module'
+import { errorMessage } from '@cordage/core'
 
 type Api = typeof import('@opentelemetry/api')
 
@@ -55,7 +56,7 @@ export async function withEnqueueSpan<T>(queue: string, id: string, work: () => 
       return await work()
     } catch (error) {
       span.recordException(error as Error)
-      span.setStatus({ code: api.SpanStatusCode.ERROR, message: (error as Error)?.message ?? String(error) })
+      span.setStatus({ code: api.SpanStatusCode.ERROR, message: errorMessage(error) })
       throw error
     } finally {
       span.end()

@@ -2,7 +2,7 @@ import { isAbsolute, relative, resolve } from 'node:path'
 import { realpathSync } from 'node:fs'
 import { Hono, type Context as HonoContext } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
-import { CordageError } from '@cordage/core'
+import { CordageError, errorMessage } from '@cordage/core'
 import { assertSessionId, type SessionListFilter, type SessionStore } from '@cordage/services'
 import { ServerError, statusOf } from './errors.js'
 import { eventStream } from './events-stream.js'
@@ -132,7 +132,7 @@ function sessionId(c: HonoContext): string {
   try {
     assertSessionId(id)
   } catch (error) {
-    throw new ServerError('INVALID_SESSION_ID', (error as Error).message)
+    throw new ServerError('INVALID_SESSION_ID', errorMessage(error))
   }
   return id
 }
@@ -172,7 +172,7 @@ async function jsonBody(c: HonoContext): Promise<unknown> {
   try {
     return JSON.parse(text)
   } catch (error) {
-    throw new ServerError('INVALID_JSON', `the body is not JSON: ${(error as Error).message}`)
+    throw new ServerError('INVALID_JSON', `the body is not JSON: ${errorMessage(error)}`)
   }
 }
 

@@ -4,6 +4,7 @@ import { streamSSE, type SSEStreamingApi } from 'hono/streaming'
 import type { SessionStore, StoredEvent } from '@cordage/services'
 import type { RunLauncher } from './launcher.js'
 import type { LiveMessage, PendingRequest } from './pending.js'
+import { errorMessage } from '@cordage/core'
 
 /** How often an idle stream sends a `: keep-alive` comment, so proxies and browsers keep it open. */
 export const KEEP_ALIVE_MS = 15_000
@@ -122,7 +123,7 @@ export function eventStream(
     } catch (error) {
       if (!controller.signal.aborted) {
         const code = (error as { code?: string })?.code ?? 'STREAM_FAILED'
-        await send((out) => out.write(frame('error', JSON.stringify({ error: { code, message: (error as Error)?.message ?? String(error) } }))))
+        await send((out) => out.write(frame('error', JSON.stringify({ error: { code, message: errorMessage(error) } }))))
       }
     } finally {
       clearInterval(keepAlive)

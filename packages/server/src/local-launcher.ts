@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { Context, Fiber } from 'cordis'
 import { Agent, SessionLog } from '@cordage/agent'
-import type { ToolExec } from '@cordage/core'
+import { errorMessage, type ToolExec } from '@cordage/core'
 import type { ApprovalService } from '@cordage/registry'
 import type { Answer, InteractionService, ModelService, PlanReview } from '@cordage/services'
 import { ServerError } from './errors.js'
@@ -107,7 +107,7 @@ export class LocalRunLauncher implements RunLauncher {
       .run(run, () => agent.run(request.prompt, { signal: run.controller.signal }))
       .then(
         (result) => (run.cancelled ? { reason: 'cancelled' } : { reason: result.stopReason }),
-        (error: unknown) => (run.cancelled ? { reason: 'cancelled' } : { reason: 'error', message: error instanceof Error ? error.message : String(error) }),
+        (error: unknown) => (run.cancelled ? { reason: 'cancelled' } : { reason: 'error', message: errorMessage(error) }),
       )
       .then(async (end) => {
         // Not live from here on: once a client sees session/end, the run answers as ended.
@@ -117,7 +117,7 @@ export class LocalRunLauncher implements RunLauncher {
         this.ending.add(closing)
         await closing.finally(() => this.ending.delete(closing))
       })
-      .catch((error: unknown) => this.ctx.logger('server').warn(`run ${run.id}: the session could not be closed: ${(error as Error)?.message ?? error}`))
+      .catch((error: unknown) => this.ctx.logger('server').warn(`run ${run.id}: the session could not be closed: ${errorMessage(error)}`))
       .finally(() => {
         this.runs.delete(run.id)
         run.listeners.clear()
@@ -183,7 +183,7 @@ export class LocalRunLauncher implements RunLauncher {
     try {
       return await this.options.cassette(file)
     } catch (error) {
-      throw new ServerError('INVALID_CASSETTE', `cassette ${file}: ${(error as Error)?.message ?? error}`, { cause: error })
+      throw new ServerError('INVALID_CASSETTE', `cassette ${file}: ${errorMessage(error)}`, { cause: error })
     }
   }
 

@@ -9,6 +9,7 @@ import { ServerError } from './errors.js'
 import type { RunLauncher } from './launcher.js'
 import { LocalRunLauncher } from './local-launcher.js'
 import { allowedHosts, isLoopback } from './security.js'
+import { errorMessage } from '@cordage/core'
 
 /** Options of `startServer`. */
 export interface ServerOptions {
@@ -89,7 +90,7 @@ export async function startServer(options: ServerOptions): Promise<CordageServer
     })
   } catch (error) {
     await launcher.close()
-    throw new ServerError('LISTEN_FAILED', `cannot listen on ${host}:${options.port ?? 0}: ${(error as Error).message}`, { cause: error })
+    throw new ServerError('LISTEN_FAILED', `cannot listen on ${host}:${options.port ?? 0}: ${errorMessage(error)}`, { cause: error })
   }
   const port = (server.address() as AddressInfo).port
   hosts = allowedHosts(host, port)

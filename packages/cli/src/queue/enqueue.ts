@@ -9,7 +9,7 @@ import type { SessionStore, StoredEvent } from '@cordage/services'
 import { integerOption, stringOption } from '../args.js'
 import type { CommandInput } from '../commands/command.js'
 import { readConfig } from '../config.js'
-import { CliConfigError, EXIT } from '../errors.js'
+import { CliConfigError, errorMessage, EXIT } from '../errors.js'
 import { StopSignals } from '../signals.js'
 import { answerWaiting, cancelWaiting } from './waiting.js'
 
@@ -57,7 +57,7 @@ export async function runQueued(input: CommandInput, task: string): Promise<numb
     // A run waiting for its user holds no worker: it ends in the store; else its worker stops it.
     void cancelWaiting(store, queue, id)
       .then((ended) => ended || queue.cancel(id))
-      .catch((error) => output.error(`cancel failed: ${(error as Error).message}`))
+      .catch((error) => output.error(`cancel failed: ${errorMessage(error)}`))
   })
   try {
     await store.open()
@@ -125,7 +125,7 @@ async function answerAtPrompt(input: CommandInput, request: PendingRequest, sign
   } catch {
     return
   }
-  await answer(value).catch((error) => output.error(output.style('yellow', `the answer was not taken: ${(error as Error).message}`)))
+  await answer(value).catch((error) => output.error(output.style('yellow', `the answer was not taken: ${errorMessage(error)}`)))
 }
 
 function print(output: CommandInput['output'], event: StoredEvent, id: string): void {
