@@ -24,7 +24,7 @@ export class RunQueue {
 
   constructor(settings: QueueSettings) {
     this.settings = resolveQueueSettings(settings)
-    this.connection = connect(this.settings.redis)
+    this.connection = connect(this.settings.redis, this.settings.name, 'enqueuer')
     // Connection errors surface on the calls that need Redis; an idle queue only logs nothing.
     this.connection.on('error', () => {})
     this.queue = new Queue(this.settings.name, { connection: this.connection })

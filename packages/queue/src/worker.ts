@@ -46,6 +46,8 @@ export class RunWorker {
   private readonly worker: Worker
   private readonly subscriber: Redis
   private readonly commands: Redis
+  /** BullMQ's own connection: a connection passed in is the caller's to close (BullMQ closes only its duplicates). */
+  private readonly connection: Redis
   private readonly active = new Map<string, AbortController>()
   private closing: Promise<void> | undefined
   private handingBack = false
@@ -57,14 +59,16 @@ export class RunWorker {
     this.settings = resolveQueueSettings(settings)
     const keys = keysOf(this.settings.name)
     const onError = (error: Error) => options.onError?.(error)
-    this.commands = connect(this.settings.redis)
+    this.commands = connect(this.settings.redis, this.settings.name, 'worker')
     this.commands.on('error', onError)
-    this.subscriber = connect(this.settings.redis)
+    this.subscriber = connect(this.settings.redis, this.settings.name, 'control')
     this.subscriber.on('error', onError)
     this.subscriber.on('message', (_channel: string, message: string) => this.control(message))
     void this.subscriber.subscribe(keys.control).catch(onError)
+    this.connection = connect(this.settings.redis, this.settings.name, 'jobs')
+    this.connection.on('error', onError)
     this.worker = new Worker(this.settings.name, (job, token) => this.process(job, token), {
-      connection: connect(this.settings.redis),
+      connection: this.connection,
       concurrency: options.concurrency ?? 1,
       lockDuration: this.settings.lockDuration,
       stalledInterval: this.settings.stalledInterval,
@@ -108,6 +112,7 @@ export class RunWorker {
         clearTimeout(timer)
         await this.subscriber.quit().catch(() => this.subscriber.disconnect())
         await this.commands.quit().catch(() => this.commands.disconnect())
+        await this.connection.quit().catch(() => this.connection.disconnect())
       }
     })()
     return this.closing

@@ -89,6 +89,35 @@ describe.skipIf(!redis)('on a real Redis (needs CORDAGE_TEST_REDIS_URL)', () => 
     return { queue, worker }
   }
 
+  it('closes every Redis connection it opened: a closed worker and queue leave no client of theirs on the server', async () => {
+    const { Redis } = await import('ioredis')
+    const admin = new Redis(redis!)
+    const name = `test-queue-${process.pid}-${Math.random().toString(16).slice(2, 8)}`
+    const queue = new RunQueue({ redis: redis!, name })
+    const worker = new RunWorker({ redis: redis!, name }, { execute: async () => {} })
+    // Ours are named `cordage:<queue>:<role>`; BullMQ names its blocking duplicate after the queue too.
+    const clients = async () =>
+      String(await admin.client('LIST'))
+        .split('\n')
+        .map((line) => /\bname=(\S*)/.exec(line)?.[1] ?? '')
+        .filter((client) => client.startsWith(`cordage:${name}:`))
+        .sort()
+    try {
+      await worker.ready()
+      await queue.state('none')
+      expect(await clients()).toEqual([`cordage:${name}:control`, `cordage:${name}:enqueuer`, `cordage:${name}:jobs`, `cordage:${name}:worker`])
+      await worker.close(0)
+      await queue.obliterate()
+      await queue.close()
+      // The server drops a client once its QUIT is read: waited for under a 10 s hang bound.
+      await expect.poll(clients, { timeout: 10_000, interval: 20 }).toEqual([])
+    } finally {
+      await worker.close(0)
+      await queue.close()
+      admin.disconnect()
+    }
+  })
+
   it('delivers a cancel to the worker holding the run at once (pub/sub), and says false for an unknown run', async () => {
     const seen: Array<{ id: string; aborted: boolean; code?: string; latency?: number }> = []
     let cancelledAt = 0
