@@ -117,7 +117,11 @@ export class PostgresSessionStore implements SessionStore {
     // Not the seq this batch continues: nothing was written; the error names the expected seq.
     if (stored !== first - 1) assertNextSeqs(id, stored, events)
     // Followers in this process take the batch as stored (copies made from the stored text) without a read.
-    if (this.listeners.has(id)) this.recent.set(id, events.map((event, index) => ({ type: event.type, seq: event.seq, time: event.time, data: JSON.parse(texts[index]!) })))
+    if (this.listeners.has(id))
+      this.recent.set(
+        id,
+        events.map((event, index) => ({ type: event.type, seq: event.seq, time: event.time, data: JSON.parse(texts[index]!) })),
+      )
     this.wake(id)
   }
 
