@@ -2,7 +2,8 @@ import { existsSync, readFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { parse as parseYaml } from 'yaml'
 import { unknownConfigKeys, type JsonSchemaNode } from '@cordage/core'
-import { resolveQueueSettings, type QueueSettings } from '@cordage/queue'
+// The settings alone (no BullMQ or Redis client): every command reads cordage.yml, few use the queue.
+import { resolveQueueSettings, type QueueSettings } from '@cordage/queue/settings'
 import { CliConfigError, errorMessage } from './errors.js'
 
 /** One `plugins:` entry: a package name or a relative path, and the config it is given. */

@@ -1,8 +1,6 @@
 import { Context, type Fiber } from 'cordis'
 import { ToolRegistry } from '@cordage/registry'
-import StorePostgres from '@cordage/plugin-store-postgres'
 import { JsonlSessions } from '@cordage/agent'
-import Otel from '@cordage/plugin-otel'
 import { readConfig, type CordageConfig } from './config.js'
 import type { Output } from './output.js'
 import { configIssues, loadPlugins, resolvePlugins, type ResolvedPlugin } from './plugins.js'
@@ -60,15 +58,19 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const ctx = new Context()
   installLogger(ctx, options.output, options.verbose ?? false)
   // The plugin's config is checked before the SDK starts, so a typo exports nothing.
-  const otelIssues = config.otel ? configIssues(Otel, config.otel) : []
+  // PostgreSQL and OpenTelemetry are loaded only when configured (most runs use neither).
+  const Otel = config.otel ? (await import('@cordage/plugin-otel')).default : undefined
+  const otelIssues = Otel ? configIssues(Otel, config.otel) : []
   if (otelIssues.length) throw new CliConfigError(otelIssues.map((issue) => `${where}: otel: ${issue}`).join('\n'))
   const telemetry: Telemetry | undefined = config.otel ? await startTelemetry(config.otel, options.env ?? process.env) : undefined
   const registry = await ctx.plugin(ToolRegistry, {})
   // Telemetry comes first, so it sees every call of every plugin loaded after it.
-  const otel = config.otel ? await ctx.plugin(Otel, config.otel) : undefined
+  const otel = Otel ? await ctx.plugin(Otel, config.otel) : undefined
   // The session store comes before the plugins, so whatever starts agents (subagents, workflows) writes there
   // too; without `store:` it is the JSONL files under the working directory, so `ctx.sessions` is always there.
-  const store = config.store?.postgres ? await ctx.plugin(StorePostgres, { url: config.store.postgres }) : await ctx.plugin(JsonlSessions, { cwd: options.cwd })
+  const store = config.store?.postgres
+    ? await ctx.plugin((await import('@cordage/plugin-store-postgres')).default, { url: config.store.postgres })
+    : await ctx.plugin(JsonlSessions, { cwd: options.cwd })
   const started = await loadPlugins(ctx, resolved, where)
   // Plugins loaded after the configured ones (the model, the MCP endpoint); unloaded first.
   const fibers: Fiber[] = []
