@@ -28,6 +28,8 @@ export interface PostgresStoreOptions {
 }
 
 const CHANNEL = 'cordage_session_events'
+/** The append statement's prepared name (parsed and planned once per connection). */
+const APPEND = 'cordage_append'
 
 /**
  * Sessions in PostgreSQL: `cordage_sessions` (one row per session) and `cordage_events` (one row per event,
@@ -86,6 +88,7 @@ export class PostgresSessionStore implements SessionStore {
     // concurrent appenders of one session), and inserts, advances the row and notifies only when the
     // stored last seq is the one this batch continues. The notification is delivered on commit.
     const { rows } = await this.query(
+      APPEND,
       `WITH locked AS (SELECT last_seq FROM cordage_sessions WHERE id = $1 FOR UPDATE),
             fits AS (SELECT 1 FROM locked WHERE last_seq = $2),
             inserted AS (
@@ -264,10 +267,13 @@ export class PostgresSessionStore implements SessionStore {
     }
   }
 
-  private async query(sql: string, values: unknown[]): Promise<pg.QueryResult> {
+  /** Runs `sql`; with `name`, as a prepared statement each pooled connection parses and plans once. */
+  private async query(sql: string, values: unknown[]): Promise<pg.QueryResult>
+  private async query(name: string, sql: string, values: unknown[]): Promise<pg.QueryResult>
+  private async query(...args: [string, unknown[]] | [string, string, unknown[]]): Promise<pg.QueryResult> {
     const client = await this.connect()
     try {
-      return await client.query(sql, values)
+      return await (args.length === 2 ? client.query(args[0], args[1]) : client.query({ name: args[0], text: args[1], values: args[2] }))
     } catch (error) {
       throw storeError(error)
     } finally {
