@@ -216,14 +216,15 @@ export class Agent {
     return { text: run.text, stopReason, turns: run.turns, usage, ...priced }
   }
 
-  /** However the run ended: stops observing, keeps undelivered notices, marks the agent idle and syncs the session. */
+  /** However the run ended: stops observing, keeps undelivered notices, marks the agent idle and settles the session (its `durability`). */
   private async end(run: RunState): Promise<void> {
     run.stopObserving?.()
     // A job that finished during the last turn is kept for the next request rather than lost.
     if (run.notices.length && !this.session?.closed) this.appendNotices(run.notices)
     this.running = false
     run.release()
-    await this.session?.sync().catch((error: unknown) => this.ctx.logger('agent').warn(`session fsync failed: ${errorMessage(error)}`))
+    const warn = (error: unknown) => this.ctx.logger('agent').warn(`session fsync failed: ${errorMessage(error)}`)
+    await this.session?.settle(warn).catch(warn)
   }
 
   /**

@@ -22,7 +22,7 @@ export type {
   CompactRecord,
 } from './session-types.js'
 export { SESSION_VERSION } from './session-types.js'
-export type { SessionLocation, CreateSessionOptions } from './session-log.js'
+export type { SessionLocation, CreateSessionOptions, SessionDurability } from './session-log.js'
 export { SessionLog, sessionDir, resolveSessionFile } from './session-log.js'
 export type { LoadedSession } from './session-load.js'
 export { loadSession } from './session-load.js'

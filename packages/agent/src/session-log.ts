@@ -48,6 +48,12 @@ function newHeader(id: string, now: Date, options: Omit<CreateSessionOptions, 'i
   return header
 }
 
+/**
+ * What a finished run waits for: `process` (default) — every event written, so a killed process loses
+ * none, with the fsync for machine crashes started in the background; `machine` — that fsync too.
+ */
+export type SessionDurability = 'process' | 'machine'
+
 /** How long `syncSoon` waits for a `sync()` that would cover the same lines. */
 const SYNC_SOON_MS = 10
 
@@ -137,6 +143,8 @@ export class SessionLog {
 
   /** Settles when the store has the header (at once for a file). */
   ready: Promise<void> = Promise.resolve()
+  /** What `settle()` (the end of every run) waits for; `close()` always fsyncs. */
+  durability: SessionDurability = 'process'
   /** Called after each line written to a file (the JSONL store wakes its followers). */
   private onWrite: (() => void) | undefined
   /** Events appended since the last sync began, for a store that is not a file. */
@@ -229,6 +237,18 @@ export class SessionLog {
       if (this.dirty) this.sync().catch((error: unknown) => this.onSyncError?.(error))
     }, delayMs)
     this.syncTimer.unref()
+  }
+
+  /**
+   * Makes every event appended so far as durable as `durability` asks. A file has each line in the kernel
+   * from the moment `append` returns, so `process` starts its fsync and resolves at once; a store that
+   * is not a file has nothing until it is flushed, so it always waits for `sync()`. A background fsync's
+   * failure goes to `onError`.
+   */
+  settle(onError?: (error: unknown) => void): Promise<void> {
+    if (this.store || this.durability === 'machine') return this.sync()
+    this.sync().catch((error: unknown) => (onError ?? this.onSyncError)?.(error))
+    return Promise.resolve()
   }
 
   /**

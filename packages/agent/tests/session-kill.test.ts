@@ -8,33 +8,39 @@ import { noteTool, tempDir } from './helpers.js'
 
 const child = fileURLToPath(new URL('./fixtures/kill-child.mjs', import.meta.url))
 
+/** Runs the child until it has reported `reports` times, kills it with SIGKILL, and returns its last report. */
+async function killAfter(reports: number, cwd: string, mode?: 'runs'): Promise<number> {
+  const running = spawn(process.execPath, [child, cwd, 'killed', ...(mode ? [mode] : [])], { stdio: ['ignore', 'pipe', 'pipe'] })
+  let stderr = ''
+  running.stderr.on('data', (chunk) => (stderr += chunk))
+  const exited = new Promise((resolve) => running.once('exit', resolve))
+  // Each line is the number of events appended when a turn ended; the run goes on while we read.
+  const acknowledged = await new Promise<number>((resolve, reject) => {
+    let out = ''
+    let seen = 0
+    // Hang detector only.
+    const timer = setTimeout(() => reject(new Error(`the child did not report ${reports} times: ${stderr}`)), 60_000)
+    running.stdout.on('data', (chunk) => {
+      out += chunk
+      const lines = out.split('\n')
+      out = lines.pop()!
+      seen += lines.length
+      if (seen < reports) return
+      clearTimeout(timer)
+      running.kill('SIGKILL')
+      resolve(Number(lines.at(-1)))
+    })
+    running.once('exit', (code, signal) => signal !== 'SIGKILL' && reject(new Error(`the child exited (${code}): ${stderr}`)))
+  })
+  await exited
+  return acknowledged
+}
+
 it.each([5, 40, 150])(
   'kill -9 after %i turns loses no acknowledged event: the file holds every event the run had appended, whole',
   async (turns) => {
     const cwd = await tempDir()
-    const running = spawn(process.execPath, [child, cwd, 'killed'], { stdio: ['ignore', 'pipe', 'pipe'] })
-    let stderr = ''
-    running.stderr.on('data', (chunk) => (stderr += chunk))
-    const exited = new Promise((resolve) => running.once('exit', resolve))
-    // Each line is the number of events appended when a turn ended; the run goes on while we read.
-    const acknowledged = await new Promise<number>((resolve, reject) => {
-      let out = ''
-      let seen = 0
-      // Hang detector only.
-      const timer = setTimeout(() => reject(new Error(`the child did not reach ${turns} turns: ${stderr}`)), 60_000)
-      running.stdout.on('data', (chunk) => {
-        out += chunk
-        const lines = out.split('\n')
-        out = lines.pop()!
-        seen += lines.length
-        if (seen < turns) return
-        clearTimeout(timer)
-        running.kill('SIGKILL')
-        resolve(Number(lines.at(-1)))
-      })
-      running.once('exit', (code, signal) => signal !== 'SIGKILL' && reject(new Error(`the child exited (${code}): ${stderr}`)))
-    })
-    await exited
+    const acknowledged = await killAfter(turns, cwd)
     const loaded = loadSession(`${cwd}/.cordage/sessions/killed.jsonl`)
     // The header is not an event; every acknowledged event is there, numbered without a gap.
     expect(loaded.events.length - loaded.repairs.length).toBeGreaterThanOrEqual(acknowledged)
@@ -43,6 +49,58 @@ it.each([5, 40, 150])(
   },
   120_000,
 )
+
+it.each([3, 60])(
+  'kill -9 after %i returned runs (durability `process`: the fsync not awaited) loses none of their events',
+  async (runs) => {
+    const cwd = await tempDir()
+    const acknowledged = await killAfter(runs, cwd, 'runs')
+    const loaded = loadSession(`${cwd}/.cordage/sessions/killed.jsonl`)
+    const returned = loaded.events.slice(0, acknowledged)
+    expect(returned.map((event) => event.seq)).toEqual(Array.from({ length: acknowledged }, (_, index) => index + 1))
+    // Every run that returned has its answer and its `run/end` on disk.
+    expect(returned.at(-1)!.type).toBe('run/end')
+    expect(returned.filter((event) => event.type === 'run/end').length).toBeGreaterThanOrEqual(runs)
+  },
+  120_000,
+)
+
+describe('durability', () => {
+  it('`process` returns from a run before its fsync, `machine` after; close() always fsyncs', async () => {
+    const ctx = await createTestContext({ print: false })
+    await ctx.plugin(ScriptedModel, { turns: [{ text: 'one' }, { text: 'two' }] })
+    const dir = await tempDir()
+    const session = SessionLog.create({ cwd: dir, dir })
+    const flushes: string[] = []
+    const sync = session.sync.bind(session)
+    // Observes when each fsync settles relative to the run's return, without replacing it.
+    session.sync = () => {
+      const flushing = sync()
+      flushing.then(() => flushes.push('fsynced'))
+      return flushing
+    }
+    const agent = new Agent(ctx, { session })
+    await agent.run('first')
+    flushes.push('returned')
+    await vi.waitFor(() => expect(flushes).toEqual(['returned', 'fsynced']), { timeout: 10_000 })
+    session.durability = 'machine'
+    await agent.run('second')
+    flushes.push('returned')
+    expect(flushes).toEqual(['returned', 'fsynced', 'fsynced', 'returned'])
+    await session.close(false)
+  })
+
+  it('a store that is not a file is always awaited: a returned run is stored', async () => {
+    const ctx = await createTestContext({ print: false })
+    await ctx.plugin(ScriptedModel, { turns: [{ text: 'stored' }] })
+    const store = recordingStore()
+    const session = SessionLog.createIn(store, { id: 'awaited' })
+    expect(session.durability).toBe('process')
+    await new Agent(ctx, { session }).run('go')
+    expect(store.batches.flat()).toEqual(session.events.map((event) => event.seq))
+    await session.close(false)
+  })
+})
 
 /** A store that records each batch it is given (the seam a database store implements). */
 function recordingStore(): SessionStore & { batches: number[][] } {
