@@ -81,6 +81,8 @@ export interface EnvPolicy {
   denyValues?: boolean
 }
 
+const MAX_VERDICTS = 4096
+
 function compile(patterns: readonly string[]): RegExp {
   if (!patterns.length) return /$^/
   const alternatives = patterns.map((pattern) =>
@@ -98,11 +100,21 @@ export function envFilter(policy: EnvPolicy): (source: Readonly<Record<string, s
   const deny = compile(policy.deny)
   const exact = new Set(policy.allow.filter((pattern) => !pattern.includes('*')).map((name) => name.toUpperCase()))
   const denyValues = policy.denyValues ?? true
+  const passes = (name: string, value: string) =>
+    exact.has(name.toUpperCase()) || (allow.test(name) && !deny.test(name) && !(denyValues && isSecretValue(value)))
+  // The verdict for each name's last value: an environment rarely changes between spawns, and the name
+  // patterns cost more than the lookup. Bounded, for sources that are not the process's environment.
+  const verdicts = new Map<string, { value: string; pass: boolean }>()
   return (source) => {
     const env: Record<string, string> = {}
     for (const [name, value] of Object.entries(source)) {
       if (value === undefined) continue
-      if (exact.has(name.toUpperCase()) || (allow.test(name) && !deny.test(name) && !(denyValues && isSecretValue(value)))) env[name] = value
+      let verdict = verdicts.get(name)
+      if (verdict?.value !== value) {
+        if (verdicts.size >= MAX_VERDICTS) verdicts.clear()
+        verdicts.set(name, (verdict = { value, pass: passes(name, value) }))
+      }
+      if (verdict.pass) env[name] = value
     }
     return Object.assign(env, policy.set)
   }

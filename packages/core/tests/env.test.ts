@@ -12,6 +12,14 @@ describe('envFilter', () => {
     const filter = envFilter({ allow: ['PATH', 'GITHUB_TOKEN'], deny: [...DEFAULT_ENV_DENY], set: { PATH: '/usr/bin' } })
     expect(filter(source)).toEqual({ PATH: '/usr/bin', github_token: 't' })
   })
+
+  it('judges a value again when it changes between calls (verdicts are kept per value)', () => {
+    const filter = envFilter({ allow: ['*'], deny: [...DEFAULT_ENV_DENY], set: {} })
+    expect(filter({ DATABASE_URL: 'postgres://db/app' })).toEqual({ DATABASE_URL: 'postgres://db/app' })
+    expect(filter({ DATABASE_URL: 'postgres://app:hunter2@db/app' })).toEqual({})
+    expect(filter({ DATABASE_URL: 'postgres://db/app', LATER: 'x' })).toEqual({ DATABASE_URL: 'postgres://db/app', LATER: 'x' })
+    expect(filter({ LATER: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJlLXZhbHVl' })).toEqual({})
+  })
 })
 
 describe('credentials by name and by value', () => {

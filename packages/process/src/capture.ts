@@ -95,6 +95,9 @@ export class HeadTail<Chunk extends { readonly length: number }> {
   }
 }
 
+/** For whole decodes only (no `stream: true`), which keep no state between calls. */
+const utf8 = new TextDecoder()
+
 const bufferKind: ChunkKind<Buffer> = {
   slice: (chunk, start, end) => chunk.subarray(start, end),
   own: (chunk) => Buffer.from(chunk),
@@ -124,14 +127,15 @@ export class ByteCapture extends HeadTail<Buffer> {
    * joined by a line `[… N bytes omitted …]` (N counts every byte not shown, including split characters).
    */
   text(): { text: string; omitted: number } {
+    if (this.end === 0) return { text: '', omitted: 0 }
     const head = Buffer.concat(this.head)
     const tail = Buffer.concat(this.tail)
-    if (this.omitted === 0) return { text: new TextDecoder().decode(Buffer.concat([head, tail])), omitted: 0 }
+    if (this.omitted === 0) return { text: utf8.decode(tail.length ? Buffer.concat([head, tail]) : head), omitted: 0 }
     // A streaming decode withholds an incomplete trailing character instead of emitting U+FFFD.
     const headText = new TextDecoder().decode(head, { stream: true })
     let skip = 0
     while (skip < tail.length && skip < 3 && (tail[skip]! & 0xc0) === 0x80) skip++
-    const tailText = new TextDecoder().decode(tail.subarray(skip))
+    const tailText = utf8.decode(tail.subarray(skip))
     const omitted = this.end - Buffer.byteLength(headText) - Buffer.byteLength(tailText)
     const before = headText && !headText.endsWith('\n') ? '\n' : ''
     return { text: `${headText}${before}[… ${omitted} bytes omitted …]\n${tailText}`, omitted }

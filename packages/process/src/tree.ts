@@ -37,6 +37,8 @@ export class ProcessTree {
   private leader: number | undefined
   private leaderStart = 0
   private forksAtAdoption: number | undefined
+  /** The machine's fork count just before the first process was started (see `scan`). */
+  private forksBeforeStart: number | undefined
   // `pid:start` → whether that process carries the marker. A process's start environment is fixed at
   // exec, so a verdict stays true for its life, even if it later scrubs the memory /proc reads.
   private readonly verdicts = new Map<string, boolean>()
@@ -46,14 +48,16 @@ export class ProcessTree {
     this.marker = inherited ? `${inherited}:${this.token}` : this.token
   }
 
-  /** A copy of `env` with the marker set, for the tree's first process. */
+  /** A copy of `env` with the marker set, for the tree's first process (to be started right after). */
   environment(env: Record<string, string>): Record<string, string> {
+    this.forksBeforeStart = forkCount()
     return { ...env, [TREE_VARIABLE]: this.marker }
   }
 
   /** Records the first process (the leader of its own group or session, when it made one). */
   adopt(pid: number): void {
-    this.forksAtAdoption = forkCount()
+    // A count taken before the start is older, so it can only widen the pids a scan reads.
+    this.forksAtAdoption = this.forksBeforeStart ?? forkCount()
     this.leader = pid
     this.leaderStart = readProcess(pid)?.start ?? 0
   }
@@ -133,6 +137,18 @@ export class ProcessTree {
   /** One full pass over `/proc`: live members by pid (with their start times), or undefined without `/proc`. */
   private scan(): Map<number, number> | undefined {
     if (!hasProc) return undefined
+    if (this.leader !== undefined && this.leaderStart && this.forksBeforeStart !== undefined) {
+      // Starting the leader was one fork. If the machine has made no other since, the leader is the only
+      // process the tree can have: one read instead of a pass over /proc (a command like `true` forks nothing).
+      const forks = forkCount()
+      if (forks !== undefined && forks - this.forksBeforeStart <= 1) {
+        const info = readProcess(this.leader)
+        const live = new Map<number, number>()
+        if (info && info.start === this.leaderStart && !isDead(info)) live.set(this.leader, info.start)
+        this.known = live
+        return live
+      }
+    }
     // Only processes created since the leader can belong to it: their pids come after its pid.
     const pids = this.leader === undefined || !this.leaderStart ? listPids() : listPidsSince(this.leader, this.forksAtAdoption)
     if (!pids) return undefined
