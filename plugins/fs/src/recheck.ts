@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { fdPath, openContained, openedPath } from './contained.js'
 import { readLines } from './lines.js'
 import type { Workspace } from './paths.js'
-import type { FoundMatch } from './search.js'
+import { clippedText, type FoundMatch } from './search.js'
 
 // Walkers (rg, tinyglobby) open subdirectories by name, so a directory swapped for a symlink mid-walk sends
 // them outside; `realpath` walks component by component and races the same way. What they found is checked
@@ -164,13 +164,11 @@ async function linesOf(
 function wantedLines(data: Buffer, only: ReadonlySet<number>, maxLineLength: number): Map<number, string> {
   const found = new Map<number, string>()
   const last = Math.max(...only)
-  // A character takes at most 4 bytes, so this many decode to more than maxLineLength characters.
-  const enough = maxLineLength * 4 + 4
   for (let number = 1, start = 0; number <= last; number++) {
     const newline = data.indexOf(10, start)
     const end = newline === -1 ? data.length : newline
     if (only.has(number)) {
-      const text = data.toString('utf8', start, Math.min(end, start + enough))
+      const text = clippedText(data, start, end, maxLineLength)
       found.set(number, text.endsWith('\r') ? text.slice(0, -1) : text)
     }
     if (newline === -1) break

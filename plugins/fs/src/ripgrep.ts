@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process'
 import { FsError } from './errors.js'
 import { compileGlob, isHidden, nameGlob } from './glob-match.js'
 import { LineSplitter, PathLines, type OutputLine } from './output-lines.js'
-import { attachContext, clipBytes, clipLine, compareMatches, type ContextLine, type Found, type FoundMatch, type GlobQuery, type GrepQuery } from './search.js'
+import { attachContext, clipBytes, clipLine, clippedText, compareMatches, type ContextLine, type Found, type FoundMatch, type GlobQuery, type GrepQuery } from './search.js'
 
 /** The ripgrep binary shipped in `@vscode/ripgrep`, or undefined when its platform package is missing. */
 export async function findRipgrep(): Promise<string | undefined> {
@@ -125,7 +125,7 @@ function parseRecord(output: OutputLine, partialPath: string, maxLineLength: num
   if (at === nul + 1 || (head[at] !== 58 && head[at] !== 45)) return undefined
   const start = at + 1
   const bytes = output.length - start - (output.last === 13 ? 1 : 0)
-  const text = head.toString('utf8', start, Math.min(head.length, start + Math.min(bytes, clipBytes(maxLineLength))))
+  const text = clippedText(head, start, Math.min(head.length, start + bytes), maxLineLength)
   return {
     path: partialPath + head.toString('utf8', 0, nul),
     match: head[at] === 58,

@@ -58,6 +58,21 @@ export function clipBytes(max: number): number {
   return max * 4 + 4
 }
 
+/**
+ * The UTF-8 text of `data` from `start` to `end`, decoded only as far as a clipped line shows: the whole
+ * text when it has at most `max` characters, else a prefix longer than `max`. Mostly-ASCII lines (minified
+ * bundles) need `max + 2` bytes, not the `clipBytes` a line of 4-byte characters would.
+ */
+export function clippedText(data: Buffer, start: number, end: number, max: number): string {
+  const quick = start + max + 2
+  if (end > quick) {
+    const text = data.toString('utf8', start, quick)
+    // Only the last character can be cut (decoded as U+FFFD): everything before it is exact.
+    if (text.length - 1 > max) return text.slice(0, -1)
+  }
+  return data.toString('utf8', start, Math.min(end, start + clipBytes(max)))
+}
+
 /** Attaches the context lines within `context` of each match (shared by both engines so their values agree). */
 export function attachContext(matches: FoundMatch[], contextLines: ContextLine[], context: number): void {
   if (context === 0) return
