@@ -2,7 +2,18 @@ import { spawn } from 'node:child_process'
 import { FsError } from './errors.js'
 import { compileGlob, isHidden, nameGlob } from './glob-match.js'
 import { LineSplitter, PathLines, type OutputLine } from './output-lines.js'
-import { attachContext, clipBytes, clipLine, clippedText, compareMatches, type ContextLine, type Found, type FoundMatch, type GlobQuery, type GrepQuery } from './search.js'
+import {
+  attachContext,
+  clipBytes,
+  clipLine,
+  clippedText,
+  compareMatches,
+  type ContextLine,
+  type Found,
+  type FoundMatch,
+  type GlobQuery,
+  type GrepQuery,
+} from './search.js'
 
 /** The ripgrep binary shipped in `@vscode/ripgrep`, or undefined when its platform package is missing. */
 export async function findRipgrep(): Promise<string | undefined> {
