@@ -18,6 +18,12 @@ export interface TerminateOptions {
   killWaitMs?: number
 }
 
+// A tree's token: this process's random prefix and a counter. A token only has to differ from every
+// other tree's (a process that copies one can only get itself killed with that tree); fresh random bytes
+// per tree measured 25 µs each between spawns (2 µs in isolation).
+const PROCESS_PREFIX = randomBytes(9).toString('hex')
+let treeCount = 0
+
 const POLL_MS = 20
 // Between full scans, only the members already found are checked (one stat read each); a full scan
 // every few polls finds what they forked meanwhile.
@@ -30,8 +36,8 @@ const DEFAULT_KILL_WAIT_MS = 2000
  * survives `setsid`, double forks and the death of the parents in between). Cordis-free.
  */
 export class ProcessTree {
-  /** The token this tree appends to {@link TREE_VARIABLE}. */
-  readonly token = randomBytes(12).toString('hex')
+  /** The token this tree appends to {@link TREE_VARIABLE}: unique on the machine, not secret. */
+  readonly token = `${PROCESS_PREFIX}${(++treeCount).toString(36)}`
   /** The marker value the first process must be started with (`TREE_VARIABLE=value`). */
   readonly marker: string
   private leader: number | undefined

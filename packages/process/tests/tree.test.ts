@@ -131,6 +131,9 @@ describe('a process tree', () => {
     const tree = new ProcessTree('abc')
     expect(tree.environment({ A: '1' })).toEqual({ A: '1', [TREE_VARIABLE]: `abc:${tree.token}` })
     expect(TREE_VARIABLE).toBe('CORDAGE_PROCESS_TREE')
-    expect(new ProcessTree(undefined).marker).toMatch(/^[0-9a-f]{24}$/)
+    const [first, second] = [new ProcessTree(undefined), new ProcessTree(undefined)]
+    expect(first.marker).toMatch(/^[0-9a-f]{18}[0-9a-z]+$/)
+    // Every tree of a process has its own token (a shared one would let one tree kill another's processes).
+    expect(second.token).not.toBe(first.token)
   })
 })
