@@ -20,7 +20,7 @@ const median = (values: number[]) => values.sort((a, b) => a - b)[values.length 
  * server in this process both sides of every variant are counted alike; with it in a child process the CPU
  * figure is the client's alone.
  */
-async function measure(title: string, variants: Array<{ name: string; fn: () => Promise<unknown> }>, iterations: number): Promise<void> {
+async function measure(title: string, variants: Array<{ name: string; fn: () => Promise<unknown> }>, iterations: number): Promise<number[]> {
   for (const variant of variants) for (let i = 0; i < iterations; i++) await variant.fn()
   const wall = variants.map(() => [] as number[])
   const cpu = variants.map(() => [] as number[])
@@ -48,6 +48,7 @@ async function measure(title: string, variants: Array<{ name: string; fn: () => 
     lines.push(`  ${variant.name.padEnd(44)} wall ${w.toFixed(2).padStart(7)} ms  cpu ${c.toFixed(2).padStart(7)} ms  ${ratio}`)
   })
   console.log(lines.join('\n'))
+  return walls
 }
 
 const lookup: ToolDefinition<{ key: string }, { key: string; value: string }> = {
@@ -213,7 +214,7 @@ bench(
 
     async function suite(where: string, baseURL: string, requests?: FakeOpenAIRequest[]) {
       const v = await variants(baseURL, requests)
-      await measure(
+      const walls = await measure(
         `one turn with 3 streamed tool calls, server ${where}`,
         [
           { name: 'raw fetch, SSE read to the end', fn: () => v.rawFetch(toolBody!) },
@@ -224,6 +225,7 @@ bench(
         ],
         40,
       )
+      console.log(`  Agent.run, one turn vs raw node:http: wall ${(walls[4]! / walls[1]!).toFixed(2)}× (target ≤ 1.2×)`)
       await measure(
         `a whole run: the 3-call turn, then the final answer, server ${where}`,
         [
