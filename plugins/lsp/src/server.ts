@@ -9,7 +9,8 @@ import {
   type ServerCapabilities,
 } from 'vscode-languageserver-protocol/node'
 import { LspError } from './errors.js'
-import { errorMessage } from '@cordage/core'
+import { DEFAULT_ENV_DENY, envFilter, errorMessage } from '@cordage/core'
+import { ProcessTree } from '@cordage/process'
 
 /** One configured language server. */
 export interface ServerSpec {
@@ -41,13 +42,9 @@ interface PublishedDiagnostics {
 
 const STDERR_TAIL = 4000
 // Variables that commonly carry credentials never reach the server process.
-const SECRET = /KEY|SECRET|TOKEN|PASSWORD|CREDENTIAL/i
-
-/** The environment of a server: the parent's minus credential-looking names, plus the configured ones. */
-function serverEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {}
-  for (const [name, value] of Object.entries(process.env)) if (!SECRET.test(name)) env[name] = value
-  return { ...env, ...extra }
+/** The server's environment: the process's, credentials withheld as for every program a plugin spawns, then `extra`. */
+function serverEnv(extra: Record<string, string>): Record<string, string> {
+  return envFilter({ allow: ['*'], deny: [...DEFAULT_ENV_DENY], set: extra })(process.env)
 }
 
 /** A document the server has open: what it was last sent. */
@@ -78,6 +75,8 @@ export class LanguageServer {
   private constructor(
     readonly spec: ServerSpec,
     readonly child: ChildProcess,
+    /** The server and everything it started, however it detached (its group, session, descendants, marker). */
+    private readonly tree: ProcessTree,
   ) {
     this.connection = createMessageConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!), {
       error() {},
@@ -107,7 +106,14 @@ export class LanguageServer {
 
   /** Spawns and initialises a server; failures are LSP_START_FAILED naming the command and its stderr. */
   static async start(spec: ServerSpec, options: ServerOptions): Promise<LanguageServer> {
-    const child = spawn(spec.command, spec.args, { cwd: options.root, env: serverEnv(spec.env), stdio: ['pipe', 'pipe', 'pipe'], detached: true })
+    const tree = new ProcessTree()
+    const child = spawn(spec.command, spec.args, {
+      cwd: options.root,
+      env: tree.environment(serverEnv(spec.env)),
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
+    })
+    if (child.pid !== undefined) tree.adopt(child.pid)
     const spawned = new Promise<void>((resolve, reject) => {
       child.once('spawn', resolve)
       child.once('error', reject)
@@ -121,7 +127,7 @@ export class LanguageServer {
         { cause: error },
       )
     }
-    const server = new LanguageServer(spec, child)
+    const server = new LanguageServer(spec, child, tree)
     server.rootUri = options.rootUri
     try {
       const result = (await server.request(
@@ -282,14 +288,10 @@ export class LanguageServer {
     )
   }
 
-  /** Kills the whole process group (the server and anything it started, e.g. tsserver). */
-  kill(signal: NodeJS.Signals = 'SIGKILL'): void {
+  /** Kills the server and everything it started (tsserver, daemons that left with `setsid`), synchronously. */
+  kill(): void {
     this.markDead()
-    try {
-      process.kill(-this.child.pid!, signal)
-    } catch {
-      // Already gone.
-    }
+    this.tree.killNow()
   }
 
   /** Polite shutdown (`shutdown`, `exit`), then SIGTERM and SIGKILL to the process group if it lingers. */
@@ -302,11 +304,12 @@ export class LanguageServer {
         // Unresponsive: the signals below end it.
       }
     }
-    const gone = await Promise.race([this.exited.then(() => true), new Promise<boolean>((resolve) => setTimeout(resolve, graceMs, false))])
-    if (!gone) this.kill('SIGTERM')
-    const ended = await Promise.race([this.exited.then(() => true), new Promise<boolean>((resolve) => setTimeout(resolve, 1000, false))])
-    // Children of the server (its process group) are ended too, even when the server exited politely.
-    this.kill('SIGKILL')
-    if (!ended) await this.exited
+    let timer: NodeJS.Timeout | undefined
+    await Promise.race([this.exited, new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))])
+    clearTimeout(timer)
+    // What the server started is ended too, even when the server exited politely: SIGTERM, SIGKILL after 1 s.
+    this.markDead()
+    // Once none is left, the server's exit is reaped at once; a member that survived SIGKILL is not waited for.
+    if (await this.tree.terminate({ graceMs: 1000 })) await this.exited
   }
 }

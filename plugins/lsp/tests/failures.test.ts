@@ -1,6 +1,7 @@
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { processAlive } from '@cordage/testing'
 import { codeOf, fakeServer, languageServers, loadLsp, project, textOf, valueOf } from './helpers.js'
 
 const fake = fakeServer
@@ -34,6 +35,20 @@ describe('lsp failure handling', { timeout: 60_000 }, () => {
     expect(codeOf(await pending)).toBe('ABORTED')
     expect(valueOf(await call({ operation: 'symbols', path: 'a.txt' })).symbols).toHaveLength(150)
     await fiber.dispose()
+  })
+
+  it('unloading ends what the server left behind, even a daemon that left its session and lost its parent', async () => {
+    const root = await project(files)
+    const pidFile = join(root, 'daemon.pid')
+    const { call, fiber } = await loadLsp(root, { servers: [fake('daemon', { FAKE_DAEMON_PID: pidFile })] })
+    expect(valueOf(await call({ operation: 'symbols', path: 'a.txt' })).symbols).toHaveLength(150)
+    await expect.poll(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', { timeout: 20_000 }).toBe(true)
+    const daemon = Number(readFileSync(pidFile, 'utf8'))
+    expect(processAlive(daemon)).toBe(true)
+    await fiber.dispose()
+    // The daemon is gone once dispose has settled (a process-group kill never reached it).
+    expect(processAlive(daemon)).toBe(false)
+    expect(fakeServers()).toEqual([])
   })
 
   it('retries once on a fresh process when the server dies mid-request, then reports the crash', async () => {
