@@ -10,6 +10,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js'
 import { ToolTimeoutError, type JsonValue, errorMessage } from '@cordage/core'
+import { ProcessTree } from '@cordage/process'
 import { AbortWatch } from '@cordage/registry'
 import type { McpClientConfig } from './config.js'
 import type { McpResult } from './content.js'
@@ -31,6 +32,8 @@ const CLIENT_INFO = { name: 'cordage-mcp-client', version: '0.1.0' }
 
 /** How long a server may take to answer the ping sent after an HTTP transport error before it counts as gone. */
 const PROBE_TIMEOUT_MS = 3_000
+/** After a stdio server's client closed: time its leftover processes get between SIGTERM and SIGKILL. */
+const TREE_GRACE_MS = 1_000
 
 /**
  * One MCP server connection: connect, list tools, reconnect with backoff after a drop, and send calls.
@@ -48,6 +51,8 @@ export class McpConnection {
   private probing?: Client
   /** Callers' signals this connection follows: one listener on each, taken off when it closes. */
   private readonly callers = new AbortWatch()
+  /** A stdio server's process tree, per transport: what the server started goes when its client closes. */
+  private readonly trees = new WeakMap<Transport, ProcessTree>()
 
   constructor(
     private readonly config: McpClientConfig,
@@ -95,8 +100,10 @@ export class McpConnection {
     }
     try {
       await client.connect(transport, { timeout: this.config.connectTimeoutMs })
+      const pid = transport instanceof StdioClientTransport ? transport.pid : null
+      if (pid) this.trees.get(transport)?.adopt(pid)
       if (this.superseded(generation)) {
-        await client.close().catch(() => {})
+        await this.shut(client, transport)
         return
       }
       this.client = client
@@ -106,7 +113,7 @@ export class McpConnection {
       this.logger.info(`${this.config.name}: connected${this.pid ? ` (pid ${this.pid})` : ''}`)
       await this.refresh()
     } catch (error) {
-      await client.close().catch(() => {})
+      await this.shut(client, transport)
       if (this.superseded(generation)) return
       this.logger.warn(`${this.config.name}: cannot connect: ${errorMessage(error)}`)
       this.dropped(generation, 'connection failed')
@@ -197,7 +204,18 @@ export class McpConnection {
     this.client = undefined
     this.transport = undefined
     if (transport && 'terminateSession' in transport) await (transport as { terminateSession(): Promise<void> }).terminateSession().catch(() => {})
-    await client?.close().catch((error) => this.logger.warn(`${this.config.name}: close failed: ${errorMessage(error)}`))
+    await this.shut(client, transport, (error) => this.logger.warn(`${this.config.name}: close failed: ${errorMessage(error)}`))
+  }
+
+  /**
+   * Closes a client (the SDK ends a stdio child: stdin closed, then SIGTERM, then SIGKILL), then ends whatever
+   * else the server started: its descendants and every process that inherited its tree marker (`setsid`
+   * daemons, grandchildren of a `npx` wrapper).
+   */
+  private async shut(client: Client | undefined, transport: Transport | undefined, onError: (error: unknown) => void = () => {}): Promise<void> {
+    await client?.close().catch(onError)
+    const tree = transport && this.trees.get(transport)
+    if (tree) await tree.terminate({ graceMs: TREE_GRACE_MS })
   }
 
   /** Pings the server after a transport error; no answer within PROBE_TIMEOUT_MS drops the connection (failing calls in flight). */
@@ -236,7 +254,16 @@ export class McpConnection {
   private async createTransport(): Promise<Transport> {
     const config = this.config
     if (config.transport === 'stdio') {
-      return new StdioClientTransport({ command: config.command, args: config.args, env: config.env, cwd: config.cwd, stderr: 'inherit' })
+      const tree = new ProcessTree()
+      const transport = new StdioClientTransport({
+        command: config.command,
+        args: config.args,
+        env: tree.environment(config.env ?? {}),
+        cwd: config.cwd,
+        stderr: 'inherit',
+      })
+      this.trees.set(transport, tree)
+      return transport
     }
     // Loaded on demand: stdio-only use does not pull in the HTTP/SSE client stack.
     const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js')
@@ -248,10 +275,10 @@ export class McpConnection {
     if (generation !== this.generation || this.state === 'closed' || this.state === 'down') return
     const wasUp = this.state === 'up'
     this.state = 'down'
-    const client = this.client
+    const { client, transport } = this
     this.client = undefined
     this.transport = undefined
-    if (client) void client.close().catch(() => {})
+    if (client) void this.shut(client, transport)
     if (wasUp) {
       this.logger.warn(`${this.config.name}: disconnected (${reason}); its tools are unregistered until it is back`)
       this.onTools([])

@@ -1,7 +1,10 @@
 import { getEventListeners } from 'node:events'
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { contentText, type ToolErrorResult } from '@cordage/core'
-import { createTestContext, testToolContract, type TestContext } from '@cordage/testing'
+import { createTestContext, processAlive, testToolContract, type TestContext } from '@cordage/testing'
 import * as plugin from '../src/index.js'
 import { alive, connectedPids, stdioFixture, until } from './helpers.js'
 
@@ -229,6 +232,17 @@ describe('mcp-client over stdio', () => {
     expect(getEventListeners(caller.signal, 'abort'), "only the registry's stays, until the registry unloads").toHaveLength(1)
     expect(ctx.tools.list()).toEqual([])
     await until(() => !alive(pid!), 5_000, `pid ${pid} to exit`)
+  })
+
+  it('unloading also ends what a stdio server left behind: a daemon that left its session and lost its parent', async () => {
+    const daemonFile = join(mkdtempSync(join(tmpdir(), 'mcp-daemon-')), 'daemon.pid')
+    const { fiber } = await load({ env: { DAEMON_PID: daemonFile } } as any)
+    await until(() => existsSync(daemonFile) && readFileSync(daemonFile, 'utf8').trim() !== '', 10_000, 'the daemon pid')
+    const daemon = Number(readFileSync(daemonFile, 'utf8'))
+    expect(processAlive(daemon)).toBe(true)
+    await fiber.dispose()
+    // Gone once dispose has settled: the SDK only ever signals the server process itself.
+    expect(processAlive(daemon)).toBe(false)
   })
 
   it('loads with an unreachable server, registers nothing, retries, and stops retrying on unload', async () => {
