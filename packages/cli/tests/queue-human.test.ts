@@ -254,13 +254,17 @@ describe.skipIf(!redisUrl || !postgresUrl)('a queued run waiting for its user (n
       expect(await waitFor(() => existsSync(started), 60_000)).toBe(true)
       worker.child.kill('SIGKILL')
       await worker.exited
+      // The killed worker's bash call lives on, orphaned.
+      expect(processesWith(ORPHAN)).not.toEqual([])
       worker = await startWorker()
       const stored = await ended(id)
       expect(stored.filter((event) => event.type === 'tool/result').map((event) => event.data.error?.code)).toEqual(['INTERRUPTED'])
       expect(stored.at(-1)).toMatchObject({ data: { reason: 'completed' } })
       expect(readFileSync(started, 'utf8')).toBe('crashed\n')
+      // The worker that resumed the run (same machine) ended what the dead one left behind before going on.
+      expect(processesWith(ORPHAN)).toEqual([])
+      expect(worker.stderr()).toMatch(/ending \d+ process(es)? left by worker \d+, which died/)
     } finally {
-      // The killed worker's bash call is orphaned (nothing is left to stop it).
       for (const pid of processesWith(ORPHAN)) process.kill(pid, 'SIGKILL')
     }
   }, 180_000)

@@ -24,6 +24,11 @@ export interface TerminateOptions {
 const PROCESS_PREFIX = randomBytes(9).toString('hex')
 let treeCount = 0
 
+/** A token no other tree on the machine has: this process's random prefix and a counter. */
+export function newTreeToken(): string {
+  return `${PROCESS_PREFIX}${(++treeCount).toString(36)}`
+}
+
 const POLL_MS = 20
 // Between full scans, only the members already found are checked (one stat read each); a full scan
 // every few polls finds what they forked meanwhile.
@@ -37,7 +42,7 @@ const DEFAULT_KILL_WAIT_MS = 2000
  */
 export class ProcessTree {
   /** The token this tree appends to {@link TREE_VARIABLE}: unique on the machine, not secret. */
-  readonly token = `${PROCESS_PREFIX}${(++treeCount).toString(36)}`
+  readonly token: string
   /** The marker value the first process must be started with (`TREE_VARIABLE=value`). */
   readonly marker: string
   private leader: number | undefined
@@ -50,8 +55,20 @@ export class ProcessTree {
   private readonly verdicts = new Map<string, boolean>()
   private known = new Map<number, number>()
 
-  constructor(inherited: string | undefined = process.env[TREE_VARIABLE]) {
-    this.marker = inherited ? `${inherited}:${this.token}` : this.token
+  /** `inherited`: the marker of the tree this one is started inside (default: this process's own). */
+  constructor(inherited: string | undefined = process.env[TREE_VARIABLE], token: string = newTreeToken()) {
+    this.token = token
+    this.marker = inherited ? `${inherited}:${token}` : token
+  }
+
+  /**
+   * The processes that carry `token` in their marker, wherever they came from: a tree with no leader, to
+   * `terminate` what a dead process left behind (its own tree token, or one it set for its whole
+   * environment). Their group, session and descendants count too, as for any tree.
+   */
+  static marked(token: string): ProcessTree {
+    if (!token || token.includes(':')) throw new RangeError(`a tree token is a non-empty string without ':', got ${JSON.stringify(token)}`)
+    return new ProcessTree(undefined, token)
   }
 
   /** A copy of `env` with the marker set, for the tree's first process (to be started right after). */

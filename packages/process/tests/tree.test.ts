@@ -103,6 +103,23 @@ describe('a process tree', () => {
     expect(alive(pid)).toBe(false)
   })
 
+  it('marked(token) ends what a dead process left behind under its token, and nothing else', async () => {
+    const dir = tempDir()
+    // A process (here: its environment) that marked everything it started, then died: its trees' markers start with its token.
+    const token = 'deadworker1'
+    const inside = new ProcessTree(token)
+    const { pid: orphan } = await run(`setsid sleep 1000 & echo $! > ${dir}/o.pid`, inside.environment({ PATH: process.env.PATH! }), join(dir, 'o.pid'))
+    const unrelated = new ProcessTree(undefined)
+    const { pid: stranger } = await run(`setsid sleep 1000 & echo $! > ${dir}/s.pid`, unrelated.environment({ PATH: process.env.PATH! }), join(dir, 's.pid'))
+    const sweep = ProcessTree.marked(token)
+    expect(sweep.members()).toEqual([orphan])
+    expect(await sweep.terminate({ graceMs: 2000 })).toBe(true)
+    expect(alive(orphan)).toBe(false)
+    expect(alive(stranger)).toBe(true)
+    expect(() => ProcessTree.marked('a:b')).toThrow(RangeError)
+    expect(() => ProcessTree.marked('')).toThrow(RangeError)
+  })
+
   it('escalates to SIGKILL when a member ignores SIGTERM, and signals what members fork meanwhile', async () => {
     const dir = tempDir()
     const tree = new ProcessTree(undefined)

@@ -1,5 +1,13 @@
 export { QueueError } from './errors.js'
 export { RunQueue, type RunRequest, type RunState } from './queue.js'
 export { RunWorker, type RunContext, type RunWorkerOptions } from './worker.js'
-export { assertRunId, resolveQueueSettings, type QueueSettings, type ResolvedQueueSettings, type RunJobData } from './types.js'
+export {
+  assertRunId,
+  isWorkerIdentity,
+  resolveQueueSettings,
+  type QueueSettings,
+  type ResolvedQueueSettings,
+  type RunJobData,
+  type WorkerIdentity,
+} from './types.js'
 export { injectTrace, withEnqueueSpan, withTrace } from './trace.js'

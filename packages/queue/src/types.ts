@@ -18,6 +18,38 @@ export interface RunJobData {
   enqueuedAt: number
   /** Set on a run resumed after its user answered: which wait it resumes (the `session/waiting` event's seq). */
   resumes?: number
+  /** The worker that took the run last, stamped by a worker with an `identity` when it takes it. */
+  owner?: WorkerIdentity
+}
+
+/**
+ * A worker process, as the next worker to take its runs sees it: enough to tell, on the same machine,
+ * whether it is still alive, and to end what it left behind if it is not.
+ */
+export interface WorkerIdentity {
+  /** `os.hostname()` of its machine. */
+  host: string
+  pid: number
+  /** Its start time (clock ticks after boot, as `/proc/<pid>/stat` gives it): a reused pid is another process. 0: unknown. */
+  start: number
+  /** The process-tree token every process it started carries (`CORDAGE_PROCESS_TREE`, `@cordage/process`). */
+  token: string
+}
+
+/** Whether `value` has the shape of a {@link WorkerIdentity} (job data can be hand-written or from another version). */
+export function isWorkerIdentity(value: unknown): value is WorkerIdentity {
+  const owner = value as WorkerIdentity
+  return (
+    typeof owner === 'object' &&
+    owner !== null &&
+    typeof owner.host === 'string' &&
+    Number.isInteger(owner.pid) &&
+    owner.pid > 0 &&
+    Number.isInteger(owner.start) &&
+    owner.start >= 0 &&
+    typeof owner.token === 'string' &&
+    /^[\w.-]{1,128}$/.test(owner.token)
+  )
 }
 
 /** `queue:` of cordage.yml. */

@@ -1,9 +1,18 @@
 import { Worker, WaitingError, type Job } from 'bullmq'
 import type { Redis } from 'ioredis'
-import { CordageError } from '@cordage/core'
+import { CordageError, errorMessage } from '@cordage/core'
 import { connect } from './connection.js'
 import { withTrace } from './trace.js'
-import { assertRunJobData, keysOf, resolveQueueSettings, type QueueSettings, type ResolvedQueueSettings, type RunJobData } from './types.js'
+import {
+  assertRunJobData,
+  isWorkerIdentity,
+  keysOf,
+  resolveQueueSettings,
+  type QueueSettings,
+  type ResolvedQueueSettings,
+  type RunJobData,
+  type WorkerIdentity,
+} from './types.js'
 
 /** One run as a worker hands it to `execute`. */
 export interface RunContext {
@@ -15,6 +24,8 @@ export interface RunContext {
   signal: AbortSignal
   /** 1 for the first start, 2 for the first resume after a dead worker or a hand-back, … */
   attempt: number
+  /** The worker that took this run before (when it stamped its identity): a dead one may have left processes behind. */
+  previousOwner?: WorkerIdentity
   /**
    * Keeps this run's job data in Redis (until it ends or is cancelled), so `RunQueue.resume` can enqueue it
    * again once its user answered: `execute` calls it before it stores the run as waiting, then resolves to
@@ -33,6 +44,8 @@ export interface RunWorkerOptions {
   onFailed?(id: string, reason: string): Promise<void>
   /** Problems that concern no single run (Redis errors), for the log. */
   onError?(error: Error): void
+  /** Stamped on every run this worker takes (`RunJobData.owner`), for the worker that takes it next. */
+  identity?: WorkerIdentity
 }
 
 /**
@@ -136,6 +149,15 @@ export class RunWorker {
     if (await this.commands.exists(keysOf(this.settings.name).cancelled(data.id))) controller.abort(new CordageError('CANCELLED', 'the run was cancelled'))
     if (this.handingBack) controller.abort(new CordageError('HANDED_BACK', 'the worker is shutting down; the run goes back to the queue'))
     this.active.set(data.id, controller)
+    const previousOwner = isWorkerIdentity(data.owner) ? data.owner : undefined
+    const identity = this.options.identity
+    if (identity) {
+      // Also in the copy a waiting run keeps, so whoever resumes it knows which worker parked it.
+      data.owner = identity
+      await job
+        .updateData(data)
+        .catch((error: unknown) => this.options.onError?.(new Error(`run ${data.id}: could not record its worker: ${errorMessage(error)}`)))
+    }
     const kept = keysOf(this.settings.name).kept(data.id)
     let keeps = data.resumes !== undefined
     const keep = async () => {
@@ -144,7 +166,8 @@ export class RunWorker {
     }
     let outcome: void | 'waiting'
     try {
-      outcome = await withTrace(data.trace, () => this.options.execute({ data, signal: controller.signal, attempt: job.attemptsStarted || 1, keep }))
+      const run: RunContext = { data, signal: controller.signal, attempt: job.attemptsStarted || 1, keep, ...(previousOwner && { previousOwner }) }
+      outcome = await withTrace(data.trace, () => this.options.execute(run))
     } finally {
       this.active.delete(data.id)
     }

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module'
 import type { Context, ContextManager, TextMapPropagator } from '@opentelemetry/api'
 import { afterEach, describe, expect, it } from 'vitest'
 import { CordageError } from '@cordage/core'
-import { assertRunId, resolveQueueSettings } from '../src/types.js'
+import { assertRunId, isWorkerIdentity, resolveQueueSettings, type WorkerIdentity } from '../src/types.js'
 import { RunQueue } from '../src/queue.js'
 import { injectTrace, withTrace } from '../src/trace.js'
 import { RunWorker, type RunContext } from '../src/worker.js'
@@ -27,6 +27,21 @@ describe('settings and run ids', () => {
     expect(() => resolveQueueSettings({ redis: 'postgres://x' })).toThrow(/queue: redis: expected a redis:\/\//)
     expect(() => resolveQueueSettings({ redis: 'redis://x', name: 'a:b' })).toThrow(/queue: name/)
     expect(() => resolveQueueSettings({ redis: 'redis://x', lockDuration: -1 })).toThrow(/queue: lockDuration: expected a positive integer/)
+  })
+
+  it('tells a worker identity from hand-written job data', () => {
+    const identity = { host: 'h', pid: 42, start: 7, token: 'wabc1' }
+    expect(isWorkerIdentity(identity)).toBe(true)
+    for (const bad of [
+      null,
+      'x',
+      { ...identity, pid: 0 },
+      { ...identity, start: -1 },
+      { ...identity, token: 'a:b' },
+      { ...identity, host: 1 },
+      { host: 'h', pid: 1 },
+    ])
+      expect(isWorkerIdentity(bad), JSON.stringify(bad)).toBe(false)
   })
 
   it('refuses run ids BullMQ cannot take (a colon, digits only)', () => {
@@ -139,6 +154,35 @@ describe.skipIf(!redis)('on a real Redis (needs CORDAGE_TEST_REDIS_URL)', () => 
     expect(seen[0].latency).toBeLessThan(5000)
     expect(await queue.cancel('never-queued')).toBe(false)
   })
+
+  it("stamps the worker's identity on each run it takes: the next worker to take it sees it as previousOwner", async () => {
+    const settings = {
+      redis: redis!,
+      name: `test-queue-${process.pid}-${Math.random().toString(16).slice(2, 8)}`,
+      lockDuration: 1000,
+      stalledInterval: 500,
+    }
+    const queue = new RunQueue(settings)
+    closers.push(async () => {
+      await queue.obliterate()
+      await queue.close()
+    })
+    const first: WorkerIdentity = { host: 'machine-a', pid: 4242, start: 99, token: 'wfirst1' }
+    const seen: Array<RunContext['previousOwner']> = []
+    await queue.enqueue({ id: 'run-owned', prompt: 'x' })
+    const dying = new RunWorker(settings, { identity: first, execute: ({ previousOwner }) => (seen.push(previousOwner), new Promise(() => {})) })
+    while (seen.length < 1) await new Promise((resolve) => setTimeout(resolve, 20))
+    // Dies holding the run: no lock renewal, as if killed.
+    await (dying as unknown as { worker: { close(force: boolean): Promise<void> } }).worker.close(true)
+    const next = new RunWorker(settings, {
+      identity: { ...first, pid: 4343, token: 'wnext1' },
+      execute: async ({ previousOwner }) => void seen.push(previousOwner),
+    })
+    closers.push(() => next.close(0))
+    const deadline = Date.now() + 30_000
+    while (seen.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(seen).toEqual([undefined, first])
+  }, 60_000)
 
   it('fails a run whose worker keeps stopping after `attempts` starts, with the reason', async () => {
     const failed: Array<{ id: string; reason: string }> = []

@@ -18,14 +18,16 @@ export const workerCommand: Command = {
     const { values, output, cwd, env } = input
     const concurrency = integerOption(values, 'concurrency') ?? 1
     const grace = integerOption(values, 'grace') ?? 10_000
-    const [{ readConfig }, { RunWorker }, { JobRunner }, { endStoredRun }, { PostgresSessionStore }, { StopSignals }] = await Promise.all([
-      import('../config.js'),
-      import('@cordage/queue'),
-      import('../queue/job-runner.js'),
-      import('../queue/resume.js'),
-      import('@cordage/plugin-store-postgres'),
-      import('../signals.js'),
-    ])
+    const [{ readConfig }, { RunWorker }, { JobRunner }, { endStoredRun }, { PostgresSessionStore }, { StopSignals }, { claimWorkerIdentity }] =
+      await Promise.all([
+        import('../config.js'),
+        import('@cordage/queue'),
+        import('../queue/job-runner.js'),
+        import('../queue/resume.js'),
+        import('@cordage/plugin-store-postgres'),
+        import('../signals.js'),
+        import('../queue/orphans.js'),
+      ])
     const config = readConfig(cwd, stringOption(values, 'config'))
     if (!config?.queue) throw new CliConfigError('cordage worker: cordage.yml needs queue: { redis: <redis:// url> }')
     if (!config.store?.postgres) throw new CliConfigError('cordage worker: cordage.yml needs store: { postgres: <postgres:// url> } (runs are resumed from it)')
@@ -38,7 +40,9 @@ export const workerCommand: Command = {
     })
     // The store that records runs failed for good (a run that kept killing its workers).
     const endings = new PostgresSessionStore({ url: config.store.postgres, poolSize: 2 })
-    const runner = new JobRunner({ cwd, config, output, env, verbose: !!values.verbose })
+    // Before any plugin loads: everything this process starts carries its token from here on.
+    const identity = claimWorkerIdentity()
+    const runner = new JobRunner({ cwd, config, output, env, verbose: !!values.verbose, identity })
     try {
       await endings.open()
       // Plugins load before the first run is taken (runs carrying this same cordage.yml share them).
@@ -48,6 +52,7 @@ export const workerCommand: Command = {
         execute: (run) => runner.execute(run),
         onFailed: (id, reason) => endStoredRun(endings, id, { reason: 'error', message: reason }),
         onError: (error) => output.error(output.style('yellow', `worker: ${errorMessage(error)}`)),
+        identity,
       })
       await worker.ready()
       output.line(`worker ready: queue ${worker.settings.name}, concurrency ${concurrency}, pid ${process.pid}`)

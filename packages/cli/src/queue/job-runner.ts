@@ -2,7 +2,7 @@ import { join } from 'node:path'
 import { parse as parseYaml } from 'yaml'
 import { CordageError } from '@cordage/core'
 import { Agent, type ModelService } from '@cordage/agent'
-import type { RunContext, RunJobData } from '@cordage/queue'
+import type { RunContext, RunJobData, WorkerIdentity } from '@cordage/queue'
 import type { SessionStore } from '@cordage/services'
 import { parseConfig, type CordageConfig } from '../config.js'
 import { errorMessage } from '../errors.js'
@@ -11,6 +11,7 @@ import type { Output } from '../output.js'
 import { startRuntime, type Runtime } from '../runtime.js'
 import { defaultSystem } from '../commands/agent-setup.js'
 import { installHuman, type OwnedRun } from './park.js'
+import { endOrphansOf } from './orphans.js'
 import { endStoredRun, openRun } from './resume.js'
 
 /** A loaded runtime that runs queued runs: plugins, model, and the sessions of the runs it holds. */
@@ -29,6 +30,8 @@ export interface JobRunnerOptions {
   output: Output
   env: NodeJS.ProcessEnv
   verbose?: boolean
+  /** This worker process (see `claimWorkerIdentity`): runs a dead worker of this machine held have its orphans ended first. */
+  identity?: WorkerIdentity
 }
 
 /**
@@ -56,7 +59,8 @@ export class JobRunner {
    */
   async execute(run: RunContext): Promise<void | 'waiting'> {
     const { data, signal } = run
-    const { output } = this.options
+    const { output, identity } = this.options
+    if (run.previousOwner && identity) await endOrphansOf(run.previousOwner, identity, output)
     const shared = data.cassette === undefined
     const loaded = shared ? this.runtimeFor(data) : this.start(data)
     const context = await loaded
