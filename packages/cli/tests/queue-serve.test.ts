@@ -6,6 +6,9 @@ import { startFakeOpenAI, type FakeOpenAIServer } from '@cordage/testing'
 import { start, waitFor, type Running } from './processes.js'
 import { postgresUrl, redisUrl, scriptedTurn, uniqueQueueName, workerYaml, tearDown, until } from './queue-fixture.js'
 
+/** An answer the model streams slowly (20 ms a piece), so a client sees it arrive. */
+const STREAMED = 'A queued run streams its text to the studio as it is written, piece by piece, from whichever worker runs it.'
+
 describe.skipIf(!redisUrl || !postgresUrl)('cordage serve with queue: (needs eval "$(bash scripts/services.sh start)")', () => {
   let dir: string
   let model: FakeOpenAIServer
@@ -22,6 +25,7 @@ describe.skipIf(!redisUrl || !postgresUrl)('cordage serve with queue: (needs eva
         (request) => {
           const messages = request.body?.messages ?? []
           const prompt = messages.find((message: { role: string }) => message.role === 'user')?.content
+          if (prompt === 'stream') return { text: STREAMED, chunkSize: 6, delayMs: 20 }
           if (prompt !== 'sleep') return scriptedTurn(request)
           if (messages.some((message: { role: string }) => message.role === 'tool')) return { text: 'slept' }
           return { toolCalls: [{ id: 'call-sleep', name: 'bash', arguments: JSON.stringify({ command: 'sleep 30 && touch slept' }) }] }
@@ -52,6 +56,23 @@ describe.skipIf(!redisUrl || !postgresUrl)('cordage serve with queue: (needs eva
     // The worker says so after it stored session/end, which a stream client may see first.
     expect(await waitFor(() => worker.stderr().includes(`run ${id} ended: completed`), 30_000), worker.stderr()).toBe(true)
     expect(existsSync(join(dir, 'out/served/write-0.txt'))).toBe(true)
+  }, 120_000)
+
+  it("streams a queued run's text over SSE as its worker writes it (delta messages), then stores the whole turn", async () => {
+    const { id } = (await (await fetch(`${url}/api/runs`, { method: 'POST', body: JSON.stringify({ prompt: 'stream' }) })).json()) as { id: string }
+    const text = await (await fetch(`${url}/api/sessions/${id}/events`)).text()
+    const frames = text
+      .split('\n\n')
+      .map((frame) => Object.fromEntries(frame.split('\n').map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)])))
+    const deltas = frames.filter((frame) => frame.event === 'delta').map((frame) => JSON.parse(frame.data).text as string)
+    expect(deltas.length).toBeGreaterThan(1)
+    // Each character once, in order: the stored turn is what the deltas spelled out.
+    expect(deltas.join('')).toBe(STREAMED)
+    const stored = frames.filter((frame) => frame.event === 'stored').map((frame) => JSON.parse(frame.data))
+    const answer = stored.find((event) => event.type === 'assistant/message')
+    expect(answer.data.text ?? answer.data.content).toBe(STREAMED)
+    // Deltas come before the turn is stored.
+    expect(frames.findIndex((frame) => frame.event === 'delta')).toBeLessThan(frames.findIndex((frame) => frame.data?.includes('"assistant/message"')))
   }, 120_000)
 
   it('cancel from the API reaches the worker running the run: its bash call is stopped and the session ends cancelled', async () => {

@@ -1,13 +1,14 @@
 import { Queue } from 'bullmq'
 import type { Redis } from 'ioredis'
 import { connect } from './connection.js'
+import { LiveFollower } from './live.js'
 import { QueueError } from './errors.js'
 import { injectTrace, withEnqueueSpan, withTrace } from './trace.js'
 import { assertRunJobData, keysOf, resolveQueueSettings, type QueueSettings, type ResolvedQueueSettings, type RunJobData } from './types.js'
 import { errorMessage } from '@cordage/core'
 
 /** What `enqueue` takes: the run without the fields the queue fills in. */
-export type RunRequest = Omit<RunJobData, 'enqueuedAt' | 'trace' | 'resumes'>
+export type RunRequest = Omit<RunJobData, 'enqueuedAt' | 'trace' | 'resumes' | 'owner'>
 
 /** Where a queued run is, as BullMQ reports it (`unknown` once it was removed or never existed). */
 export type RunState = 'waiting' | 'active' | 'delayed' | 'completed' | 'failed' | 'unknown'
@@ -21,6 +22,9 @@ export class RunQueue {
   private readonly connection: Redis
   private readonly queue: Queue
   private closed = false
+  /** Opened on the first `followText`: a subscribed connection can do nothing else. */
+  private subscriber: Redis | undefined
+  private readonly live: LiveFollower
 
   constructor(settings: QueueSettings) {
     this.settings = resolveQueueSettings(settings)
@@ -29,6 +33,26 @@ export class RunQueue {
     this.connection.on('error', () => {})
     this.queue = new Queue(this.settings.name, { connection: this.connection })
     this.queue.on('error', () => {})
+    this.live = new LiveFollower(() => this.subscribed(), this.connection, this.settings.name)
+  }
+
+  /**
+   * Run `id`'s streamed text as its worker publishes it: first the current turn's text so far, then each
+   * piece once (a new turn starts over; the stored `assistant/message` holds each turn whole). Returns the
+   * unsubscribe. Nothing comes for a run no worker is streaming, or when Redis cannot be reached.
+   */
+  followText(id: string, listener: (text: string) => void): () => void {
+    this.assertOpen()
+    return this.live.follow(id, listener)
+  }
+
+  private subscribed(): Redis {
+    if (!this.subscriber) {
+      this.subscriber = connect(this.settings.redis, this.settings.name, 'live')
+      this.subscriber.on('error', () => {})
+      this.subscriber.on('message', (channel: string, message: string) => this.live.message(channel, message))
+    }
+    return this.subscriber
   }
 
   /**
@@ -125,6 +149,7 @@ export class RunQueue {
     if (this.closed) return
     this.closed = true
     await this.queue.close().catch(() => {})
+    await this.subscriber?.quit().catch(() => this.subscriber!.disconnect())
     await this.connection.quit().catch(() => this.connection.disconnect())
   }
 

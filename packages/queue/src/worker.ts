@@ -2,6 +2,7 @@ import { Worker, WaitingError, type Job } from 'bullmq'
 import type { Redis } from 'ioredis'
 import { CordageError, errorMessage } from '@cordage/core'
 import { connect } from './connection.js'
+import { LiveWriter, liveKeys } from './live.js'
 import { withTrace } from './trace.js'
 import {
   assertRunJobData,
@@ -26,6 +27,8 @@ export interface RunContext {
   attempt: number
   /** The worker that took this run before (when it stamped its identity): a dead one may have left processes behind. */
   previousOwner?: WorkerIdentity
+  /** Streams the run's text to its followers (`RunQueue.followText`): `delta` as the model writes, `nextTurn` when a turn starts. */
+  live: { delta(text: string): void; nextTurn(): void }
   /**
    * Keeps this run's job data in Redis (until it ends or is cancelled), so `RunQueue.resume` can enqueue it
    * again once its user answered: `execute` calls it before it stores the run as waiting, then resolves to
@@ -165,11 +168,15 @@ export class RunWorker {
       await this.commands.set(kept, JSON.stringify(data))
     }
     let outcome: void | 'waiting'
+    const live = new LiveWriter(this.commands, liveKeys(this.settings.name, data.id), (error) =>
+      this.options.onError?.(new Error(`run ${data.id}: live text: ${errorMessage(error)}`)),
+    )
     try {
-      const run: RunContext = { data, signal: controller.signal, attempt: job.attemptsStarted || 1, keep, ...(previousOwner && { previousOwner }) }
+      const run: RunContext = { data, signal: controller.signal, attempt: job.attemptsStarted || 1, keep, live, ...(previousOwner && { previousOwner }) }
       outcome = await withTrace(data.trace, () => this.options.execute(run))
     } finally {
       this.active.delete(data.id)
+      await live.close()
     }
     // A run that kept its job to wait and no longer waits (it ended) needs it no more; most runs never kept one.
     const handedBack = (controller.signal.reason as CordageError | undefined)?.code === 'HANDED_BACK'

@@ -120,7 +120,12 @@ describe.skipIf(!redis)('on a real Redis (needs CORDAGE_TEST_REDIS_URL)', () => 
     try {
       await worker.ready()
       await queue.state('none')
-      expect(await clients()).toEqual([`cordage:${name}:control`, `cordage:${name}:enqueuer`, `cordage:${name}:jobs`, `cordage:${name}:worker`])
+      // Following a run's text opens the queue's subscriber connection.
+      const unfollow = queue.followText('run-x', () => {})
+      await expect
+        .poll(clients, { timeout: 10_000, interval: 20 })
+        .toEqual([`cordage:${name}:control`, `cordage:${name}:enqueuer`, `cordage:${name}:jobs`, `cordage:${name}:live`, `cordage:${name}:worker`])
+      unfollow()
       await worker.close(0)
       await queue.obliterate()
       await queue.close()
@@ -131,6 +136,48 @@ describe.skipIf(!redis)('on a real Redis (needs CORDAGE_TEST_REDIS_URL)', () => 
       await queue.close()
       admin.disconnect()
     }
+  })
+
+  it("streams a run's text to its followers: the turn so far to one joining mid-turn, then each piece once, a new turn afresh", async () => {
+    let step!: (action: (live: RunContext['live']) => void) => Promise<void>
+    let finish!: () => void
+    const { queue, worker } = setup({
+      execute: ({ live }) =>
+        new Promise<void>((resolve) => {
+          finish = resolve
+          step = async (action) => action(live)
+        }),
+    })
+    await worker.ready()
+    await queue.enqueue({ id: 'run-text', prompt: 'x' })
+    while (!worker.running.includes('run-text')) await new Promise((resolve) => setTimeout(resolve, 10))
+    const early: string[] = []
+    const late: string[] = []
+    const unfollowEarly = queue.followText('run-text', (text) => early.push(text))
+    await step((live) => (live.delta('Hel'), live.delta('lo, ')))
+    await expect.poll(() => early.join(''), { timeout: 10_000, interval: 10 }).toBe('Hello, ')
+    // Joining mid-turn: the text so far, as one piece.
+    const unfollowLate = queue.followText('run-text', (text) => late.push(text))
+    await expect.poll(() => late, { timeout: 10_000, interval: 10 }).toEqual(['Hello, '])
+    await step((live) => live.delta('world'))
+    await expect.poll(() => [early.join(''), late.join('')], { timeout: 10_000, interval: 10 }).toEqual(['Hello, world', 'Hello, world'])
+    // A follower that only joins now reads the so-far text from Redis (no follower shares it any more).
+    unfollowEarly()
+    unfollowLate()
+    const fresh: string[] = []
+    const unfollowFresh = queue.followText('run-text', (text) => fresh.push(text))
+    await expect.poll(() => fresh, { timeout: 10_000, interval: 10 }).toEqual(['Hello, world'])
+    await step((live) => (live.nextTurn(), live.delta('Next turn.')))
+    await expect.poll(() => fresh, { timeout: 10_000, interval: 10 }).toEqual(['Hello, world', 'Next turn.'])
+    unfollowFresh()
+    finish()
+    // The run is over: its text is gone from Redis, and a late follower gets nothing.
+    await expect.poll(() => worker.running.includes('run-text'), { timeout: 10_000, interval: 10 }).toBe(false)
+    const after: string[] = []
+    const unfollowAfter = queue.followText('run-text', (text) => after.push(text))
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    expect(after).toEqual([])
+    unfollowAfter()
   })
 
   it('delivers a cancel to the worker holding the run at once (pub/sub), and says false for an unknown run', async () => {

@@ -107,7 +107,7 @@ export function eventStream(
         await send((out) => out.write(frame('stored', JSON.stringify(event), event.seq)))
         // A run stored as waiting (a queued run, holding no worker) asks through its session: its request is a
         // `pending` message as a live run's is, and the answer (or the end) resolves it.
-        const request = unsubscribe ? undefined : storedRequest(event)
+        const request = (launcher.storedRequests ?? !unsubscribe) ? storedRequest(event) : undefined
         if (request) {
           waiting = request.id
           if (!announced.has(request.id)) live({ type: 'pending', request })

@@ -33,6 +33,12 @@ export interface RunLauncher {
    * always return `undefined`: clients then see stored events only).
    */
   subscribe(id: string, listener: (message: LiveMessage) => void): (() => void) | undefined
+  /**
+   * True when a run's requests are stored in its session (`session/waiting`, then `session/answer`) rather
+   * than sent as live messages: the stream turns those events into `pending` and `resolved`. Default: true
+   * for a run without live messages here, false for one with them.
+   */
+  readonly storedRequests?: boolean
   /** Cancels every run and waits until their sessions have ended. */
   close(): Promise<void>
 }

@@ -104,6 +104,11 @@ export class JobRunner {
         maxTurns: data.options?.maxTurns ?? agentSettings.maxTurns,
         session: log,
         ...(agentSettings.compaction && { compaction: agentSettings.compaction }),
+        // Followers (serve's SSE, the studio) see the text as it streams, as for a run in process.
+        onEvent: (event) => {
+          if (event.type === 'text/delta') run.live.delta(event.delta)
+          else if (event.type === 'turn/start') run.live.nextTurn()
+        },
       })
       let end: { reason: string; message?: string }
       try {

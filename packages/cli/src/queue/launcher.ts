@@ -1,5 +1,5 @@
 import type { RunQueue } from '@cordage/queue'
-import { ServerError, type PendingRequest, type RunLauncher, type RunRequest } from '@cordage/server'
+import { ServerError, type LiveMessage, type PendingRequest, type RunLauncher, type RunRequest } from '@cordage/server'
 import type { SessionStore } from '@cordage/services'
 import { CordageError } from '@cordage/core'
 import { enqueueRun, newRunId } from './enqueue.js'
@@ -73,9 +73,13 @@ export class QueueRunLauncher implements RunLauncher {
     return undefined
   }
 
-  subscribe(): undefined {
-    return undefined
+  /** The run's streamed text, from the worker running it (over Redis); requests come from the stored session. */
+  subscribe(id: string, listener: (message: LiveMessage) => void): () => void {
+    return this.options.queue.followText(id, (text) => listener({ type: 'delta', text }))
   }
+
+  /** A waiting run's request is a stored `session/waiting` event, not a live message. */
+  readonly storedRequests = true
 
   async close(): Promise<void> {
     await this.options.queue.close()
