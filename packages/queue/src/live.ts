@@ -30,6 +30,8 @@ export class LiveWriter {
   private published = 0
   private timer: NodeJS.Timeout | undefined
   private closed = false
+  /** Whether the text-so-far key was ever written (a run that streamed nothing costs Redis nothing). */
+  private wrote = false
 
   constructor(
     private readonly redis: Redis,
@@ -58,7 +60,7 @@ export class LiveWriter {
     if (this.closed) return
     this.flush()
     this.closed = true
-    await this.redis.del(this.keys.text).catch(this.onError)
+    if (this.wrote) await this.redis.del(this.keys.text).catch(this.onError)
   }
 
   private flush(): void {
@@ -67,6 +69,7 @@ export class LiveWriter {
     if (this.published === this.text.length) return
     const piece: LivePiece = { turn: this.turn, at: this.published, text: this.text.slice(this.published) }
     this.published = this.text.length
+    this.wrote = true
     // In order on one connection: a follower that reads the key after subscribing misses nothing.
     this.redis
       .multi()
