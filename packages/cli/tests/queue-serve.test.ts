@@ -75,6 +75,22 @@ describe.skipIf(!redisUrl || !postgresUrl)('cordage serve with queue: (needs eva
     expect(frames.findIndex((frame) => frame.event === 'delta')).toBeLessThan(frames.findIndex((frame) => frame.data?.includes('"assistant/message"')))
   }, 120_000)
 
+  it('cordage run --queue prints the text as the worker streams it, and each turn once, whole', async () => {
+    const enqueuer = start(['run', '--queue', 'stream'], dir)
+    let seenEarly = false
+    // Part of the answer on stdout while the run still goes on (the stored turn would bring it all at once).
+    expect(
+      await waitFor(() => {
+        const out = enqueuer.stdout()
+        seenEarly ||= out.length > 0 && out.length < STREAMED.length && STREAMED.startsWith(out) && enqueuer.child.exitCode === null
+        return seenEarly || enqueuer.child.exitCode !== null
+      }, 60_000),
+    ).toBe(true)
+    expect(seenEarly, enqueuer.stdout() + enqueuer.stderr()).toBe(true)
+    expect((await enqueuer.exited).code, enqueuer.stderr()).toBe(0)
+    expect(enqueuer.stdout()).toBe(`${STREAMED}\n`)
+  }, 120_000)
+
   it('cancel from the API reaches the worker running the run: its bash call is stopped and the session ends cancelled', async () => {
     const { id } = (await (await fetch(`${url}/api/runs`, { method: 'POST', body: JSON.stringify({ prompt: 'sleep' }) })).json()) as { id: string }
     expect(await waitFor(() => worker.stderr().includes(`run ${id} started`), 60_000)).toBe(true)

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import type { Redis } from 'ioredis'
 
 /**
@@ -6,8 +7,9 @@ import type { Redis } from 'ioredis'
  * turn's text so far in a key for a follower that joins mid-turn.
  */
 
-/** One published piece: `text` goes at character `at` of turn `turn`'s text. */
+/** One published piece: `text` goes at character `at` of turn `turn` of the writer `epoch` (one per start of the run). */
 interface LivePiece {
+  epoch: string
   turn: number
   at: number
   text: string
@@ -25,6 +27,8 @@ export function liveKeys(name: string, id: string): { channel: string; text: str
 
 /** The worker's side: what a run streams, gathered for `FLUSH_MS` and published with the text so far. */
 export class LiveWriter {
+  /** A resumed run's new worker numbers its turns afresh: pieces carry whose numbering they use. */
+  private readonly epoch = randomBytes(6).toString('hex')
   private turn = 0
   private text = ''
   private published = 0
@@ -67,13 +71,13 @@ export class LiveWriter {
     clearTimeout(this.timer)
     this.timer = undefined
     if (this.published === this.text.length) return
-    const piece: LivePiece = { turn: this.turn, at: this.published, text: this.text.slice(this.published) }
+    const piece: LivePiece = { epoch: this.epoch, turn: this.turn, at: this.published, text: this.text.slice(this.published) }
     this.published = this.text.length
     this.wrote = true
     // In order on one connection: a follower that reads the key after subscribing misses nothing.
     this.redis
       .multi()
-      .set(this.keys.text, JSON.stringify({ turn: this.turn, text: this.text }), 'PX', TEXT_TTL_MS)
+      .set(this.keys.text, JSON.stringify({ epoch: this.epoch, turn: this.turn, text: this.text }), 'PX', TEXT_TTL_MS)
       .publish(this.keys.channel, JSON.stringify(piece))
       .exec()
       .catch(this.onError)
@@ -81,8 +85,9 @@ export class LiveWriter {
 }
 
 interface Followed {
-  listeners: Set<(text: string) => void>
+  listeners: Set<(text: string, turn: string) => void>
   /** The current turn and its text as delivered so far (a listener that joins gets it first). */
+  epoch: string
   turn: number
   text: string
   /** Pieces that arrived before the text so far was read. */
@@ -101,15 +106,15 @@ export class LiveFollower {
   ) {}
 
   /**
-   * Calls `listener` with run `id`'s streamed text: first the current turn's text so far (if any), then each
-   * piece as it comes, each character once. Returns the unsubscribe.
+   * Calls `listener` with run `id`'s streamed text and the key of its turn (another key: another turn): first the
+   * current turn's text so far (if any), then each piece as it comes, each character once. Returns the unsubscribe.
    */
-  follow(id: string, listener: (text: string) => void): () => void {
+  follow(id: string, listener: (text: string, turn: string) => void): () => void {
     let run = this.runs.get(id)
     if (run) {
-      if (run.early === undefined && run.text) listener(run.text)
+      if (run.early === undefined && run.text) listener(run.text, `${run.epoch}.${run.turn}`)
     } else {
-      run = { listeners: new Set(), turn: -1, text: '', early: [] }
+      run = { listeners: new Set(), epoch: '', turn: -1, text: '', early: [] }
       this.runs.set(id, run)
       void this.open(id, run)
     }
@@ -137,7 +142,7 @@ export class LiveFollower {
     } catch {
       return
     }
-    if (!Number.isInteger(piece?.turn) || !Number.isInteger(piece.at) || typeof piece.text !== 'string') return
+    if (typeof piece?.epoch !== 'string' || !Number.isInteger(piece.turn) || !Number.isInteger(piece.at) || typeof piece.text !== 'string') return
     if (run.early) run.early.push(piece)
     else this.deliver(run, piece)
   }
@@ -149,11 +154,12 @@ export class LiveFollower {
       await this.subscriber().subscribe(keys.channel)
       // Read after subscribing: whatever the key lacks comes as a message.
       const stored = await this.reader.get(keys.text)
-      const sofar = stored ? (JSON.parse(stored) as { turn: number; text: string }) : undefined
+      const sofar = stored ? (JSON.parse(stored) as Partial<LivePiece>) : undefined
       if (this.runs.get(id) !== run) return
       const early = run.early ?? []
       run.early = undefined
-      if (sofar && Number.isInteger(sofar.turn) && typeof sofar.text === 'string') this.deliver(run, { turn: sofar.turn, at: 0, text: sofar.text })
+      if (typeof sofar?.epoch === 'string' && Number.isInteger(sofar.turn) && typeof sofar.text === 'string')
+        this.deliver(run, { epoch: sofar.epoch, turn: sofar.turn!, at: 0, text: sofar.text })
       for (const piece of early) this.deliver(run, piece)
     } catch {
       // No live text (Redis unreachable): followers still get every stored event.
@@ -161,10 +167,11 @@ export class LiveFollower {
     }
   }
 
-  /** Passes on the part of `piece` not delivered yet; a newer turn starts over. */
+  /** Passes on the part of `piece` not delivered yet; a newer turn (or a new worker's) starts over. */
   private deliver(run: Followed, piece: LivePiece): void {
-    if (piece.turn < run.turn) return
-    if (piece.turn > run.turn) {
+    if (piece.epoch === run.epoch && piece.turn < run.turn) return
+    if (piece.epoch !== run.epoch || piece.turn > run.turn) {
+      run.epoch = piece.epoch
       run.turn = piece.turn
       run.text = ''
     }
@@ -172,6 +179,6 @@ export class LiveFollower {
     if (end <= run.text.length || piece.at > run.text.length) return
     const fresh = piece.text.slice(run.text.length - piece.at)
     run.text += fresh
-    for (const listener of run.listeners) listener(fresh)
+    for (const listener of run.listeners) listener(fresh, `${run.epoch}.${run.turn}`)
   }
 }

@@ -37,11 +37,11 @@ export class RunQueue {
   }
 
   /**
-   * Run `id`'s streamed text as its worker publishes it: first the current turn's text so far, then each
-   * piece once (a new turn starts over; the stored `assistant/message` holds each turn whole). Returns the
-   * unsubscribe. Nothing comes for a run no worker is streaming, or when Redis cannot be reached.
+   * Run `id`'s streamed text as its worker publishes it, with the key of its turn (another key: another turn):
+   * first the current turn's text so far, then each piece once (the stored `assistant/message` holds each
+   * turn whole). Returns the unsubscribe. Nothing comes for a run no worker is streaming, or when Redis cannot be reached.
    */
-  followText(id: string, listener: (text: string) => void): () => void {
+  followText(id: string, listener: (text: string, turn: string) => void): () => void {
     this.assertOpen()
     return this.live.follow(id, listener)
   }

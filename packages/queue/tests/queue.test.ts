@@ -180,6 +180,48 @@ describe.skipIf(!redis)('on a real Redis (needs CORDAGE_TEST_REDIS_URL)', () => 
     unfollowAfter()
   })
 
+  it("keeps streaming a run's text to a follower when another worker resumes it (it numbers its turns afresh)", async () => {
+    const settings = {
+      redis: redis!,
+      name: `test-queue-${process.pid}-${Math.random().toString(16).slice(2, 8)}`,
+      lockDuration: 1000,
+      stalledInterval: 500,
+    }
+    const queue = new RunQueue(settings)
+    closers.push(async () => {
+      await queue.obliterate()
+      await queue.close()
+    })
+    const pieces: Array<[string, string]> = []
+    await queue.enqueue({ id: 'run-resumed-text', prompt: 'x' })
+    const unfollow = queue.followText('run-resumed-text', (text, turn) => pieces.push([text, turn]))
+    let started = false
+    const dying = new RunWorker(settings, {
+      execute: ({ live }) => {
+        live.nextTurn()
+        live.delta('first worker, turn 1')
+        started = true
+        return new Promise(() => {})
+      },
+    })
+    await expect.poll(() => pieces.length, { timeout: 10_000, interval: 10 }).toBe(1)
+    expect(started).toBe(true)
+    await (dying as unknown as { worker: { close(force: boolean): Promise<void> } }).worker.close(true)
+    const next = new RunWorker(settings, {
+      execute: async ({ live }) => {
+        live.nextTurn()
+        live.delta('second worker, turn 1')
+        // Published before the run ends (the writer flushes at close).
+      },
+    })
+    closers.push(() => next.close(0))
+    await expect.poll(() => pieces.length, { timeout: 30_000, interval: 20 }).toBe(2)
+    unfollow()
+    expect(pieces.map(([text]) => text)).toEqual(['first worker, turn 1', 'second worker, turn 1'])
+    // Another key: another turn, though both workers call it their first.
+    expect(pieces[0]![1]).not.toBe(pieces[1]![1])
+  }, 60_000)
+
   it('delivers a cancel to the worker holding the run at once (pub/sub), and says false for an unknown run', async () => {
     const seen: Array<{ id: string; aborted: boolean; code?: string; latency?: number }> = []
     let cancelledAt = 0

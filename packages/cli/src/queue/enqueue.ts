@@ -81,9 +81,12 @@ export async function runQueued(input: CommandInput, task: string): Promise<numb
     output.error(output.style('dim', `queued run ${id}`))
     let end: SessionEventMap['session/end'] | undefined
     let prompt: AbortController | undefined
+    // The text as the worker streams it; each stored turn then only completes its line.
+    const live = json ? undefined : new LiveText(output)
+    const unfollowText = live && queue.followText(id, (text, turn) => live.write(text, turn))
     for await (const event of store.follow(id, { signal: follower.signal })) {
       if (json) output.json(event)
-      else print(output, event, id)
+      else print(output, event, id, live!)
       if (event.type === 'session/end') end = event.data as SessionEventMap['session/end']
       // Answered elsewhere (the studio), or over: the prompt goes.
       if (event.type === 'session/answer' || event.type === 'session/end') prompt?.abort()
@@ -95,6 +98,8 @@ export async function runQueued(input: CommandInput, task: string): Promise<numb
       }
     }
     prompt?.abort()
+    unfollowText?.()
+    live?.endLine()
     if (!end) return EXIT.failed
     if (end.reason === 'completed') return EXIT.ok
     if (end.message) output.error(output.style('red', `run ${id} ${end.reason}: ${end.message}`))
@@ -128,10 +133,67 @@ async function answerAtPrompt(input: CommandInput, request: PendingRequest, sign
   await answer(value).catch((error) => output.error(output.style('yellow', `the answer was not taken: ${errorMessage(error)}`)))
 }
 
-function print(output: CommandInput['output'], event: StoredEvent, id: string): void {
+/**
+ * The text a queued run streams, written to stdout as it comes, a line per turn; a stored turn whose text
+ * was streamed only completes it (what the stream had not shown yet), so each turn is printed once, whole.
+ */
+class LiveText {
+  /** Streamed turns, oldest first, until their stored turn claims them. */
+  private turns: Array<{ turn: string; text: string; claimed: boolean }> = []
+  private lastTurn: string | undefined
+  private lineOpen = false
+
+  constructor(private readonly output: CommandInput['output']) {}
+
+  write(text: string, turn: string): void {
+    const entry = this.turns.find((streamed) => streamed.turn === turn)
+    // Its stored turn was printed whole already: a late piece of it is not shown twice.
+    if (entry?.claimed) return
+    if (this.lastTurn !== undefined && turn !== this.lastTurn) this.endLine()
+    this.lastTurn = turn
+    if (entry) entry.text += text
+    else this.turns.push({ turn, text, claimed: false })
+    this.output.write(text)
+    this.lineOpen = !text.endsWith('\n')
+  }
+
+  /** A stored turn's text: what streaming already showed is not printed again. */
+  turn(content: string): void {
+    const index = this.turns.findIndex((streamed) => !streamed.claimed)
+    const streamed = index < 0 ? undefined : this.turns[index]!
+    // Older turns are done with; the one claimed now stays, so its late pieces are recognised.
+    this.turns.splice(0, Math.max(0, index))
+    if (!streamed || !(streamed.text.startsWith(content) || content.startsWith(streamed.text))) {
+      if (streamed) streamed.claimed = true
+      this.endLine()
+      this.output.line(content)
+      return
+    }
+    streamed.claimed = true
+    const rest = content.slice(Math.min(streamed.text.length, content.length))
+    if (rest) {
+      this.output.write(rest)
+      this.lineOpen = true
+    }
+    // A later turn's text may already be on a line of its own: this one's line was ended then.
+    if (streamed.turn === this.lastTurn) this.endLine()
+  }
+
+  /** Ends a line the stream left open, before other output. */
+  endLine(): void {
+    if (!this.lineOpen) return
+    this.output.write('\n')
+    this.lineOpen = false
+  }
+}
+
+function print(output: CommandInput['output'], event: StoredEvent, id: string, live: LiveText): void {
+  // What goes to stderr starts on a line of its own.
+  if (event.type === 'tool/result' || event.type === 'session/waiting' || event.type === 'session/end') live.endLine()
   if (event.type === 'assistant/message') {
     const data = event.data as SessionEventMap['assistant/message']
-    if (data.content) output.line(data.content)
+    if (data.content) live.turn(data.content)
+    if (data.toolCalls?.length) live.endLine()
     for (const call of data.toolCalls ?? []) output.error(output.style('dim', `→ ${call.name} ${call.arguments.slice(0, 120)}`))
   } else if (event.type === 'tool/result') {
     const data = event.data as SessionEventMap['tool/result']
