@@ -36,6 +36,8 @@ export interface AgentSettings {
   system?: string
   /** When the conversation is compacted (`CompactionOptions` of `@cordage/agent`). */
   compaction?: { auto?: boolean; threshold?: number; contextWindow?: number; keepTokens?: number; clearAbove?: number }
+  /** What a run waits for before it returns (`SessionLog.durability`): `process` (default) or `machine` (its fsync too). */
+  durability?: 'process' | 'machine'
 }
 
 /** A parsed cordage.yml (or the default preset when `file` is undefined). */
@@ -75,6 +77,7 @@ const Document: JsonSchemaNode = {
       properties: {
         maxTurns: { type: 'integer' },
         system: { type: 'string' },
+        durability: { enum: ['process', 'machine'] },
         compaction: {
           type: 'object',
           properties: {
@@ -134,6 +137,10 @@ export function parseConfig(document: unknown, path: string): CordageConfig {
   }
   if (agent.system !== undefined && typeof agent.system !== 'string')
     throw new CliConfigError(`${where}: agent: system: expected string but got ${JSON.stringify(agent.system)}`)
+  if (agent.durability !== undefined && agent.durability !== 'process' && agent.durability !== 'machine')
+    throw new CliConfigError(
+      `${where}: agent: durability: expected process (a run returns once its events are written) or machine (once they are fsynced) but got ${JSON.stringify(agent.durability)}`,
+    )
   const store = document.store
   if (store !== undefined && (!isRecord(store) || typeof store.postgres !== 'string'))
     throw new CliConfigError(`${where}: store: expected { postgres: <postgres:// url> } (omit it for the JSONL session files)`)

@@ -31,9 +31,14 @@ describe('parseConfig', () => {
     [{ model: { model: 4 } }, 'cordage.yml: model: model: expected string but got 4'],
     [{ agent: { maxTurns: 0 } }, 'cordage.yml: agent: maxTurns: expected a positive integer but got 0'],
     [{ plugin: { fs: {} } }, 'cordage.yml: unknown key "plugin"; did you mean "plugins"? (valid keys: plugins, model, store, serve, otel, agent, queue)'],
-    [{ agent: { maxturns: 3 } }, 'cordage.yml: agent: unknown key "maxturns"; did you mean "maxTurns"? (valid keys: maxTurns, system, compaction)'],
+    [{ agent: { maxturns: 3 } }, 'cordage.yml: agent: unknown key "maxturns"; did you mean "maxTurns"? (valid keys: maxTurns, system, durability, compaction)'],
+    [{ agent: { durability: 'disk' } }, 'cordage.yml: agent: durability: expected process (a run returns once its events are written) or machine'],
   ])('rejects %j', (document, message) => {
     expect(() => parseConfig(document, '/p/cordage.yml')).toThrow(message)
+  })
+
+  it('reads agent: { durability }', () => {
+    expect(parseConfig({ agent: { durability: 'machine' } }, '/p/cordage.yml').agent.durability).toBe('machine')
   })
 
   it('reads store: { postgres } and refuses any other store shape, naming the key', () => {

@@ -20,6 +20,8 @@ export interface LocalRunLauncherOptions {
   maxRuns?: number
   /** A fresh model replaying the recorded-model file `file` (absolute, already checked); without it cassettes are refused. */
   cassette?: (file: string) => ModelService | Promise<ModelService>
+  /** What each run's session waits for at the end of a run (`SessionLog.durability`, default `process`). */
+  durability?: 'process' | 'machine'
 }
 
 interface LiveRun {
@@ -76,6 +78,7 @@ export class LocalRunLauncher implements RunLauncher {
     const model = request.cassette ? await this.cassetteModel(request.cassette) : (this.ctx.get('model') as ModelService | undefined)
     if (!model) throw new ServerError('NO_MODEL', 'no model is configured: configure one in cordage.yml, or start the run with a cassette')
     const session = SessionLog.createIn(store, { cwd: this.options.cwd, model: model.id })
+    if (this.options.durability) session.durability = this.options.durability
     await session.ready
     const run: LiveRun = {
       id: session.id,

@@ -50,6 +50,7 @@ export async function startAgent(input: CommandInput, progress: Progress): Promi
         ? SessionLog.createIn(store, { cwd, model: model.id })
         : SessionLog.create({ cwd, model: model.id })
     await session.ready
+    if (runtime.config.agent.durability) session.durability = runtime.config.agent.durability
     for (const warning of session.warnings) output.error(output.style('yellow', `session: ${warning}`))
     const agent = new Agent(runtime.ctx, {
       model,

@@ -81,6 +81,7 @@ export const serveCommand: Command = {
         local: {
           system: runtime.config.agent.system,
           maxTurns: integerOption(values, 'max-turns') ?? runtime.config.agent.maxTurns,
+          ...(runtime.config.agent.durability && { durability: runtime.config.agent.durability }),
           cassette: (file) => new CassetteModel(loadCassette(file)),
         },
       }).catch((error) => {
