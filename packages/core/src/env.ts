@@ -107,7 +107,9 @@ export function envFilter(policy: EnvPolicy): (source: Readonly<Record<string, s
   const verdicts = new Map<string, { value: string; pass: boolean }>()
   return (source) => {
     const env: Record<string, string> = {}
-    for (const [name, value] of Object.entries(source)) {
+    // Names, then one read each: `Object.entries(process.env)` costs half as much again (each entry an array).
+    for (const name of Object.keys(source)) {
+      const value = source[name]
       if (value === undefined) continue
       let verdict = verdicts.get(name)
       if (verdict?.value !== value) {
