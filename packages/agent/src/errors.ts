@@ -1,8 +1,11 @@
 import { CordageError } from '@cordage/core'
 
-/** A session file cannot be read (`SESSION_NOT_FOUND`) or is malformed beyond a torn last line (`SESSION_CORRUPT`). */
+/**
+ * A session file cannot be read (`SESSION_NOT_FOUND`), is malformed beyond a torn last line (`SESSION_CORRUPT`)
+ * or refused an event (`SESSION_WRITE_FAILED`: a full disk, a size limit; the event is not kept).
+ */
 export class SessionError extends CordageError {
-  declare readonly code: 'SESSION_NOT_FOUND' | 'SESSION_CORRUPT' | 'SESSION_CLOSED' | 'INVALID_SESSION_ID'
+  declare readonly code: 'SESSION_NOT_FOUND' | 'SESSION_CORRUPT' | 'SESSION_CLOSED' | 'INVALID_SESSION_ID' | 'SESSION_WRITE_FAILED'
 }
 
 /** The agent has no `model` service and none was passed in its options. */

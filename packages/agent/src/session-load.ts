@@ -39,22 +39,29 @@ const EVENT_TYPES = new Set<string>([
  * is valid to send again.
  */
 export function loadSession(file: string): LoadedSession {
-  let text: string
+  let bytes: Buffer
   try {
-    text = readFileSync(file, 'utf8')
+    bytes = readFileSync(file)
   } catch (error) {
     throw new SessionError('SESSION_NOT_FOUND', `cannot read session file ${file}: ${errorMessage(error)}`, { cause: error })
   }
   const warnings: string[] = []
-  const lines = text.split('\n')
-  // `split` leaves '' after a final newline; anything else there is a line without its newline.
-  const tail = lines.pop()!
-  let intactBytes = Buffer.byteLength(text)
+  // Offsets are counted in the file's bytes, not in decoded text: a byte that is not UTF-8 decodes to a
+  // three-byte U+FFFD, and a cut made at a decoded length would land inside another line.
+  const lineEnd = bytes.lastIndexOf(0x0a) + 1
+  const lines = lineEnd
+    ? bytes
+        .subarray(0, lineEnd - 1)
+        .toString('utf8')
+        .split('\n')
+    : []
+  const tail = bytes.subarray(lineEnd).toString('utf8')
+  let intactBytes = bytes.length
   let missingNewline = false
   if (tail !== '') {
     if (parseLine(tail) === undefined) {
-      intactBytes -= Buffer.byteLength(tail)
-      warnings.push(`dropped a torn last line (${Buffer.byteLength(tail)} bytes) of ${file}`)
+      intactBytes = lineEnd
+      warnings.push(`dropped a torn last line (${bytes.length - lineEnd} bytes) of ${file}`)
     } else {
       lines.push(tail)
       missingNewline = true

@@ -1,4 +1,4 @@
-import { closeSync, fsync, ftruncateSync, mkdirSync, openSync, writeSync } from 'node:fs'
+import { closeSync, fstatSync, fsync, ftruncateSync, mkdirSync, openSync, unlinkSync, writeSync } from 'node:fs'
 import { randomBytes } from 'node:crypto'
 import { isAbsolute, join, resolve } from 'node:path'
 import { SessionError } from './errors.js'
@@ -80,7 +80,7 @@ export class SessionLog {
     const header = newHeader(id, now, options)
     let fd: number
     try {
-      fd = openSync(file, 'wx', 0o600)
+      fd = openSync(file, 'ax', 0o600)
     } catch (error) {
       const exists = (error as NodeJS.ErrnoException).code === 'EEXIST'
       throw new SessionError(
@@ -90,7 +90,18 @@ export class SessionLog {
       )
     }
     const log = new SessionLog(file, fd, header, [], [])
-    log.writeLine(JSON.stringify(header))
+    try {
+      log.writeLine(JSON.stringify(header))
+    } catch (error) {
+      // No header, no session: leave no file that every later load would call corrupt.
+      closeSync(fd)
+      try {
+        unlinkSync(file)
+      } catch {
+        // Then an empty file stays, refused on load as having no header.
+      }
+      throw error
+    }
     return log
   }
 
@@ -176,6 +187,10 @@ export class SessionLog {
 
   private seq: number
   private isClosed = false
+  /** Set when `close()` begins: appends are refused from then on and `session/end` is written once. */
+  private ending = false
+  /** The close in progress; every caller shares it (cleared when its flush fails, so a retry flushes again). */
+  private closing: Promise<void> | undefined
   private syncTimer: NodeJS.Timeout | undefined
   private onSyncError: ((error: unknown) => void) | undefined
   private inFlight: Promise<void> | undefined
@@ -196,9 +211,9 @@ export class SessionLog {
     this.seq = log.reduce((max, event) => Math.max(max, event.seq), 0)
   }
 
-  /** True after `close()`. */
+  /** True once `close()` was called (no more appends are accepted). */
   get closed(): boolean {
-    return this.isClosed
+    return this.ending
   }
 
   get id(): string {
@@ -212,12 +227,14 @@ export class SessionLog {
 
   /** Appends one event as one line; returns it. */
   append<T extends SessionEventType>(type: T, data: SessionEventMap[T]): SessionEvent<T> {
-    if (this.isClosed) throw new SessionError('SESSION_CLOSED', `session ${this.id} is closed`)
-    const event = { type, seq: ++this.seq, time: new Date().toISOString(), data } as SessionEvent<T>
+    if (this.ending) throw new SessionError('SESSION_CLOSED', `session ${this.id} is closed`)
+    const event = { type, seq: this.seq + 1, time: new Date().toISOString(), data } as SessionEvent<T>
     if (this.store) {
       this.pending.push(event as SessionEvent)
       this.dirty = true
     } else this.writeLine(JSON.stringify(event))
+    // Only a written event takes its seq: after a failed write the next append reuses it, without a gap.
+    this.seq = event.seq
     this.log.push(event as SessionEvent)
     return event
   }
@@ -309,13 +326,27 @@ export class SessionLog {
     }
   }
 
-  /** Writes `session/end` (unless `end` is `false`), fsyncs and closes the file. Idempotent. */
+  /**
+   * Writes `session/end` (unless `end` is `false`), fsyncs and closes the file. Idempotent: concurrent calls
+   * share one close. When the flush fails the session stays open (no appends) and a later call retries it.
+   */
   async close(end: SessionEventMap['session/end'] | false = { reason: 'closed' }): Promise<void> {
     if (this.isClosed) return
-    if (end) this.append('session/end', end)
-    await this.sync()
-    this.isClosed = true
-    if (this.fd !== undefined) closeSync(this.fd)
+    if (!this.ending) {
+      if (end) this.append('session/end', end)
+      this.ending = true
+    }
+    this.closing ??= this.sync().then(
+      () => {
+        this.isClosed = true
+        if (this.fd !== undefined) closeSync(this.fd)
+      },
+      (error: unknown) => {
+        this.closing = undefined
+        throw error
+      },
+    )
+    return this.closing
   }
 
   private writeLine(line: string): void {
@@ -323,7 +354,21 @@ export class SessionLog {
     this.dirty = true
     const buffer = Buffer.from(line + '\n', 'utf8')
     let offset = 0
-    while (offset < buffer.length) offset += writeSync(this.fd!, buffer, offset)
+    try {
+      while (offset < buffer.length) offset += writeSync(this.fd!, buffer, offset)
+    } catch (error) {
+      // A full disk or a file size limit can stop a line part-way: cut what was written, so the file still
+      // ends with a whole line and the next append (once there is room) does not land inside a torn one.
+      if (offset)
+        try {
+          ftruncateSync(this.fd!, fstatSync(this.fd!).size - offset)
+        } catch {
+          // Then the torn tail stays; loading drops it, as after a crash.
+        }
+      throw new SessionError('SESSION_WRITE_FAILED', `cannot write to session file ${this.file}: ${errorMessage(error)}; nothing of this event was kept`, {
+        cause: error,
+      })
+    }
     this.onWrite?.()
   }
 }

@@ -158,3 +158,33 @@ describe('syncSoon', () => {
     await session.close(false)
   })
 })
+
+it('a write cut short by a full disk (here a file size limit) fails SESSION_WRITE_FAILED and leaves the file whole for the next event', async () => {
+  const dir = await tempDir()
+  const limited = fileURLToPath(new URL('./fixtures/limit-child.mjs', import.meta.url))
+  // 16 KiB: the header and small events fit, a 64 KiB event does not.
+  const output = await new Promise<string>((resolve, reject) => {
+    const running = spawn('bash', ['-c', 'ulimit -f 16 && exec "$0" "$@"', process.execPath, limited, dir], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    let stderr = ''
+    running.stdout.on('data', (chunk) => (out += chunk))
+    running.stderr.on('data', (chunk) => (stderr += chunk))
+    running.once('exit', (code, signal) => (code === 0 ? resolve(out) : reject(new Error(`the child exited (${code ?? signal}): ${stderr}`))))
+  })
+  expect(JSON.parse(output)).toEqual({
+    steps: ['ok', 'SESSION_WRITE_FAILED', 'ok'],
+    closed: 'ok',
+    events: [
+      [1, 'before'],
+      [2, 'after'],
+      [3, 'session/end'],
+    ],
+  })
+  const loaded = loadSession(`${dir}/limited.jsonl`)
+  expect(loaded.warnings).toEqual([])
+  expect(loaded.events.map((event) => [event.seq, event.type])).toEqual([
+    [1, 'user/message'],
+    [2, 'user/message'],
+    [3, 'session/end'],
+  ])
+}, 60_000)

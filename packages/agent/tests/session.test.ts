@@ -1,4 +1,4 @@
-import { readFileSync, truncateSync, writeFileSync } from 'node:fs'
+import { appendFileSync, readFileSync, truncateSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import Schema from 'schemastery'
@@ -215,6 +215,56 @@ describe('session log', () => {
     await new Agent(ctx, { session: resumed }).run('b')
     await resumed.close()
     expect(deriveMessages(loadSession(session.file).events).map((message) => message.content)).toEqual(['a', 'one', 'b', 'two'])
+  })
+
+  it('cuts a torn tail at its byte offset when an earlier line holds bytes that are not UTF-8, keeping every line', async () => {
+    const cwd = await tempDir()
+    const session = SessionLog.create({ cwd })
+    await session.close(false)
+    // An intact event whose text has two stray bytes (each read back as a three-byte U+FFFD), then a torn line.
+    const odd = Buffer.concat([Buffer.from('{"type":"user/message","seq":1,"time":"t","data":{"content":"a'), Buffer.from([0xff, 0xfe]), Buffer.from('"}}\n')])
+    appendFileSync(session.file, Buffer.concat([odd, Buffer.from('{"type":"user/mes')]))
+    const kept = readFileSync(session.file).subarray(0, readFileSync(session.file).length - '{"type":"user/mes'.length)
+    const resumed = SessionLog.open(session.file)
+    expect(resumed.warnings).toEqual([expect.stringContaining('dropped a torn last line (17 bytes)')])
+    resumed.append('user/message', { content: 'again' })
+    await resumed.close()
+    const bytes = readFileSync(session.file)
+    expect(bytes.subarray(0, kept.length).equals(kept)).toBe(true)
+    expect(loadSession(session.file).events.map((event) => [event.seq, event.type])).toEqual([
+      [1, 'user/message'],
+      [2, 'user/message'],
+      [3, 'session/end'],
+    ])
+  })
+
+  it('appends at the end of the file from the process that created it too, never over lines another writer added', async () => {
+    const cwd = await tempDir()
+    const created = SessionLog.create({ cwd })
+    created.append('user/message', { content: 'one' })
+    // A second process continuing the same session (`cordage chat --resume` in another terminal).
+    const other = SessionLog.open(created.file)
+    other.append('user/message', { content: 'from the other writer' })
+    created.append('user/message', { content: 'from the creator' })
+    await other.close(false)
+    await created.close(false)
+    const contents = lines(created.file)
+      .slice(1)
+      .map((line) => line.data.content)
+    expect(contents).toEqual(['one', 'from the other writer', 'from the creator'])
+  })
+
+  it('closes once when close() is called again before it finished: one session/end, and no append after it', async () => {
+    const cwd = await tempDir()
+    const session = SessionLog.create({ cwd })
+    session.append('user/message', { content: 'hi' })
+    const first = session.close({ reason: 'completed' })
+    expect(session.closed).toBe(true)
+    expect(() => session.append('user/message', { content: 'late' })).toThrow(expect.objectContaining({ code: 'SESSION_CLOSED' }))
+    await expect(Promise.all([first, session.close({ reason: 'unloaded' }), session.close()])).resolves.toBeDefined()
+    await session.close()
+    expect(lines(session.file).map((line) => line.type)).toEqual(['session', 'user/message', 'session/end'])
+    expect(lines(session.file).at(-1).data).toEqual({ reason: 'completed' })
   })
 
   it('rejects a corrupt line that is not the last one, naming the line', async () => {

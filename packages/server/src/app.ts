@@ -66,10 +66,15 @@ export function createApp(options: AppOptions): Hono {
     const after = afterOf(c)
     const store = options.store()
     // Unknown sessions are a JSON 404 before any stream starts.
-    await exists(store, id)
+    const last = (await store.read(id)).events.at(-1)
+    const lastSeq = last?.seq ?? 0
+    // Seqs only grow, so a cursor past the last one names no event this session stored.
+    if (after > lastSeq) throw new ServerError('INVALID_QUERY', `Last-Event-ID / after: got ${after}, but the session's last stored event is ${lastSeq}`)
     if (streams >= (options.maxStreams ?? 1024)) throw new ServerError('TOO_MANY_STREAMS', 'too many event streams are open; close one and retry')
     streams++
-    return eventStream(c, { store, launcher, id, after, maxLiveBacklog: options.maxLiveBacklog, onClose: () => streams-- })
+    // A client that already has session/end has the whole session: it gets `end`, not a stream waiting for an event that never comes.
+    const ended = last?.type === 'session/end' && after === lastSeq
+    return eventStream(c, { store, launcher, id, after, ended, maxLiveBacklog: options.maxLiveBacklog, onClose: () => streams-- })
   })
 
   app.post('/api/runs', async (c) => {

@@ -19,7 +19,8 @@ export const MAX_LIVE_BACKLOG = 1 << 20
 /**
  * `GET /api/sessions/:id/events`: the stored events after `after` (`id: <seq>`, `event: stored`), then
  * each new one as it is stored, with the live run's messages (`delta`, `pending`, `resolved`, no id) in
- * between; after `session/end`, `event: end` and the stream closes. Writes are serialised, so a live
+ * between; after `session/end`, `event: end` and the stream closes (at once when `ended`: the client
+ * resumed after the session's `session/end`). Writes are serialised, so a live
  * message never lands inside a stored event.
  *
  * Memory per client is bounded: stored events are read from the store only as the client takes them;
@@ -29,7 +30,7 @@ export const MAX_LIVE_BACKLOG = 1 << 20
  */
 export function eventStream(
   c: HonoContext,
-  options: { store: SessionStore; launcher: RunLauncher; id: string; after: number; maxLiveBacklog?: number; onClose: () => void },
+  options: { store: SessionStore; launcher: RunLauncher; id: string; after: number; ended?: boolean; maxLiveBacklog?: number; onClose: () => void },
 ) {
   const { store, launcher, id, after } = options
   const maxBacklog = options.maxLiveBacklog ?? MAX_LIVE_BACKLOG
@@ -96,6 +97,10 @@ export function eventStream(
       if (!queued) void send(async (out) => void (await out.write(': keep-alive\n\n')))
     }, KEEP_ALIVE_MS)
     try {
+      if (options.ended) {
+        await send((out) => out.write(frame('end', '{}')))
+        return
+      }
       // A client that connects while a request waits learns of it now, not only when the next one comes.
       const announced = new Set<string>()
       for (const request of await launcher.pending(id).catch(() => [])) {

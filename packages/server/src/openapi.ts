@@ -174,7 +174,7 @@ export function openApiDocument() {
           ],
           responses: {
             '200': { description: 'The event stream.', content: { 'text/event-stream': { schema: { type: 'string' } } } },
-            '400': error('A malformed id or Last-Event-ID.'),
+            '400': error('A malformed id, or a Last-Event-ID that is malformed or past the last stored event.'),
             '404': error('No such session.'),
             '503': error('Too many streams open.'),
             ...common,

@@ -148,6 +148,28 @@ describe.each(stores)('the API on the %s store', (label, store) => {
     expect(((await bad.json()) as { error: { code: string } }).error.code).toBe('INVALID_QUERY')
   })
 
+  it.skipIf(skip)('ends at once a stream resumed after session/end, and refuses a Last-Event-ID past the last stored event', async () => {
+    const h = await start({ turns: [{ text: 'done' }] })
+    const id = await startRun(h)
+    const all = storedOf(await sseReader(await h.api(`/api/sessions/${id}/events`)).until((message) => message.event === 'end'))
+    const last = all.at(-1)!
+    expect(last.type).toBe('session/end')
+    // A client that got session/end but not `end` (or that reconnects whatever it was told) resumes after it.
+    const resumed = sseReader(await h.api(`/api/sessions/${id}/events`, { headers: { 'last-event-id': String(last.seq) } }))
+    const timer = setTimeout(() => void resumed.cancel(), 5_000)
+    const messages = await resumed.until((message) => message.event === 'end')
+    clearTimeout(timer)
+    expect(messages).toEqual([{ event: 'end', data: '{}' }])
+    expect(await resumed.next()).toBeUndefined()
+    for (const forged of [String(last.seq + 1), '999999999999999']) {
+      const response = await h.api(`/api/sessions/${id}/events`, { headers: { 'last-event-id': forged } })
+      expect(response.status, forged).toBe(400)
+      const { error } = (await response.json()) as { error: { code: string; message: string } }
+      expect(error.code).toBe('INVALID_QUERY')
+      expect(error.message).toContain(`last stored event is ${last.seq}`)
+    }
+  })
+
   it.skipIf(skip)('answers an approval over the API: pending on SSE and in the list, allow runs the tool, a second answer is 409', async () => {
     const h = await start({
       rules: [{ tool: 'echo', action: 'ask', reason: 'echo needs a yes' }],

@@ -44,6 +44,8 @@ export class PostgresSessionStore implements SessionStore {
   /** The last batch notified per followed session (from the notification or this store's own append). */
   private readonly recent = new Map<string, StoredEvent[]>()
   private listener: Promise<pg.Client | undefined> | undefined
+  /** The connection `listener` resolved to, while it is listening. */
+  private listening: pg.Client | undefined
   private closed = false
 
   constructor(private readonly options: PostgresStoreOptions) {
@@ -233,9 +235,18 @@ export class PostgresSessionStore implements SessionStore {
   private async listen(): Promise<pg.Client | undefined> {
     if (this.closed) return undefined
     const client = new Client({ connectionString: this.options.url })
-    client.on('error', () => {
+    const lost = () => {
+      if (this.listening !== client) return
+      this.listening = undefined
       this.listener = undefined
-    })
+      // Dropped (a server restart, an administrator): notifications sent meanwhile reached nobody, so
+      // listen again now and have every follower read what was stored since its last event.
+      if (this.closed || !this.listeners.size) return
+      this.listener = this.listen()
+      void this.listener.then((again) => again && [...this.listeners.keys()].forEach((id) => this.wake(id)))
+    }
+    client.on('error', lost)
+    client.on('end', lost)
     client.on('notification', (message) => {
       if (!message.payload) return
       const { id, events } = parseNotification(message.payload)
@@ -246,6 +257,7 @@ export class PostgresSessionStore implements SessionStore {
     try {
       await client.connect()
       await client.query(`LISTEN ${CHANNEL}`)
+      this.listening = client
       return client
     } catch {
       this.listener = undefined

@@ -48,6 +48,48 @@ describe.skipIf(!serverUrl)('on a real PostgreSQL (needs CORDAGE_TEST_POSTGRES_U
       }
     })
 
+    it('a follower whose notification connection is dropped listens again and keeps getting batches without polling', async () => {
+      // Polling is an hour away: an event that arrives after the drop came through a new LISTEN.
+      const writer = new PostgresSessionStore({ url: database.url() })
+      const reader = new PostgresSessionStore({ url: database.url(), pollMs: 3_600_000 })
+      await writer.open()
+      await reader.open()
+      const listening = async () =>
+        (
+          await database
+            .admin()
+            .query(`SELECT pid FROM pg_stat_activity WHERE datname = $1 AND query LIKE 'LISTEN%'`, [new URL(database.url()).pathname.slice(1)])
+        ).rows.map((row) => row.pid as number)
+      try {
+        const header = sessionHeader()
+        await writer.create(header)
+        const [first, second] = [sessionEvents(1, 1), sessionEvents(2, 1)]
+        const seen: number[] = []
+        let dropped: number[] = []
+        const following = (async () => {
+          for await (const event of reader.follow(header.id)) {
+            seen.push(event.seq)
+            if (event.seq === 1) {
+              // The server ends the notification connection (a restart, a proxy or an administrator would).
+              dropped = await listening()
+              await database.admin().query('SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid', [dropped])
+              await expect.poll(async () => (await listening()).filter((pid) => !dropped.includes(pid)).length, { timeout: 10_000, interval: 20 }).toBe(1)
+              await writer.append(header.id, second)
+            }
+            if (event.seq === 2)
+              await writer.append(header.id, [{ type: 'session/end', seq: 3, time: new Date().toISOString(), data: { reason: 'completed' } }])
+          }
+        })()
+        await writer.append(header.id, first)
+        await following
+        expect(dropped).toHaveLength(1)
+        expect(seen).toEqual([1, 2, 3])
+      } finally {
+        await writer.close()
+        await reader.close()
+      }
+    })
+
     it('migrates once, records the version, and concurrent starters agree', async () => {
       const stores = Array.from({ length: 4 }, () => new PostgresSessionStore({ url: database.url() }))
       try {
