@@ -9,6 +9,9 @@ import { postgresUrl, redisUrl, scriptedTurn, uniqueQueueName, workerYaml, tearD
 /** An answer the model streams slowly (20 ms a piece), so a client sees it arrive. */
 const STREAMED = 'A queued run streams its text to the studio as it is written, piece by piece, from whichever worker runs it.'
 
+/** A turn's text before its tool call: stored as the turn is, and no longer live text while the call runs. */
+const NARRATED = 'Let me take a short nap first.'
+
 describe.skipIf(!redisUrl || !postgresUrl)('cordage serve with queue: (needs eval "$(bash scripts/services.sh start)")', () => {
   let dir: string
   let model: FakeOpenAIServer
@@ -26,6 +29,10 @@ describe.skipIf(!redisUrl || !postgresUrl)('cordage serve with queue: (needs eva
           const messages = request.body?.messages ?? []
           const prompt = messages.find((message: { role: string }) => message.role === 'user')?.content
           if (prompt === 'stream') return { text: STREAMED, chunkSize: 6, delayMs: 20 }
+          if (prompt === 'narrate') {
+            if (messages.some((message: { role: string }) => message.role === 'tool')) return { text: 'Slept well.', delayMs: 20 }
+            return { text: NARRATED, toolCalls: [{ id: 'call-nap', name: 'bash', arguments: JSON.stringify({ command: 'sleep 2' }) }] }
+          }
           if (prompt !== 'sleep') return scriptedTurn(request)
           if (messages.some((message: { role: string }) => message.role === 'tool')) return { text: 'slept' }
           return { toolCalls: [{ id: 'call-sleep', name: 'bash', arguments: JSON.stringify({ command: 'sleep 30 && touch slept' }) }] }
@@ -73,6 +80,26 @@ describe.skipIf(!redisUrl || !postgresUrl)('cordage serve with queue: (needs eva
     expect(answer.data.text ?? answer.data.content).toBe(STREAMED)
     // Deltas come before the turn is stored.
     expect(frames.findIndex((frame) => frame.event === 'delta')).toBeLessThan(frames.findIndex((frame) => frame.data?.includes('"assistant/message"')))
+  }, 120_000)
+
+  it("a client that connects while a finished turn's tool call runs gets that turn stored, not again as live text", async () => {
+    const { id } = (await (await fetch(`${url}/api/runs`, { method: 'POST', body: JSON.stringify({ prompt: 'narrate' }) })).json()) as { id: string }
+    const stored = async () => ((await (await fetch(`${url}/api/sessions/${id}`)).json()) as { events: Array<{ type: string }> }).events
+    // The turn is stored before its call runs (for two seconds).
+    await until(async () => (await stored()).some((event) => event.type === 'assistant/message'))
+    const text = await (await fetch(`${url}/api/sessions/${id}/events`)).text()
+    const frames = text
+      .split('\n\n')
+      .map((frame) => Object.fromEntries(frame.split('\n').map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)])))
+    const turns = frames.filter((frame) => frame.data?.includes('"assistant/message"')).map((frame) => JSON.parse(frame.data).data.content)
+    expect(turns).toEqual([NARRATED, 'Slept well.'])
+    // Only the turn that streamed after the client connected comes as live text.
+    expect(
+      frames
+        .filter((frame) => frame.event === 'delta')
+        .map((frame) => JSON.parse(frame.data).text as string)
+        .join(''),
+    ).toBe('Slept well.')
   }, 120_000)
 
   it('cordage run --queue prints the text as the worker streams it, and each turn once, whole', async () => {

@@ -30,11 +30,13 @@ export class LiveWriter {
   /** A resumed run's new worker numbers its turns afresh: pieces carry whose numbering they use. */
   private readonly epoch = randomBytes(6).toString('hex')
   private turn = 0
-  private text = ''
-  private published = 0
+  /** Characters of the current turn published so far, and their UTF-8 length (the key's offset after its header). */
+  private at = 0
+  private bytes = 0
+  private pending = ''
   private timer: NodeJS.Timeout | undefined
   private closed = false
-  /** Whether the text-so-far key was ever written (a run that streamed nothing costs Redis nothing). */
+  /** Whether the text-so-far key holds this writer's turn (a run that streamed nothing costs Redis nothing). */
   private wrote = false
 
   constructor(
@@ -46,17 +48,26 @@ export class LiveWriter {
   /** Text the model streamed in the current turn. */
   delta(text: string): void {
     if (this.closed || !text) return
-    this.text += text
+    this.pending += text
     this.timer ??= setTimeout(() => this.flush(), FLUSH_MS)
   }
 
-  /** A new turn begins: followers drop the last turn's text (it is stored now). */
+  /**
+   * The current turn's text is complete (it is stored now) or a new turn begins: followers, and whoever
+   * joins from now on, drop the last turn's text.
+   */
   nextTurn(): void {
     if (this.closed) return
     this.flush()
     this.turn++
-    this.text = ''
-    this.published = 0
+    const streamed = this.at > 0
+    this.at = 0
+    this.bytes = 0
+    if (!streamed) return
+    this.wrote = false
+    // An empty piece of the next turn: followers start it afresh without waiting for its first text.
+    const piece: LivePiece = { epoch: this.epoch, turn: this.turn, at: 0, text: '' }
+    this.redis.multi().del(this.keys.text).publish(this.keys.channel, JSON.stringify(piece)).exec().catch(this.onError)
   }
 
   /** Publishes what is left and forgets the run's text. */
@@ -70,27 +81,37 @@ export class LiveWriter {
   private flush(): void {
     clearTimeout(this.timer)
     this.timer = undefined
-    if (this.published === this.text.length) return
-    const piece: LivePiece = { epoch: this.epoch, turn: this.turn, at: this.published, text: this.text.slice(this.published) }
-    this.published = this.text.length
+    if (!this.pending) return
+    const piece: LivePiece = { epoch: this.epoch, turn: this.turn, at: this.at, text: this.pending }
+    const header = `${this.epoch}.${this.turn}\n`
+    const write = this.redis.multi()
+    // Each piece is written once, at its own offset: a long turn costs Redis its length, and a command sent
+    // again after a reconnect writes the same bytes.
+    if (this.at === 0) write.set(this.keys.text, header + piece.text, 'PX', TEXT_TTL_MS)
+    else write.setrange(this.keys.text, Buffer.byteLength(header) + this.bytes, piece.text).pexpire(this.keys.text, TEXT_TTL_MS)
+    this.at += piece.text.length
+    this.bytes += Buffer.byteLength(piece.text)
+    this.pending = ''
     this.wrote = true
     // In order on one connection: a follower that reads the key after subscribing misses nothing.
-    this.redis
-      .multi()
-      .set(this.keys.text, JSON.stringify({ epoch: this.epoch, turn: this.turn, text: this.text }), 'PX', TEXT_TTL_MS)
-      .publish(this.keys.channel, JSON.stringify(piece))
-      .exec()
-      .catch(this.onError)
+    write.publish(this.keys.channel, JSON.stringify(piece)).exec().catch(this.onError)
   }
 }
 
+/** The text so far as the key holds it (`<epoch>.<turn>` and a newline, then the text), or undefined. */
+function parseSoFar(stored: string | null): LivePiece | undefined {
+  const header = stored ? /^(\w+)\.(\d+)\n/.exec(stored) : null
+  return header ? { epoch: header[1]!, turn: Number(header[2]), at: 0, text: stored!.slice(header[0].length) } : undefined
+}
+
 interface Followed {
+  id: string
   listeners: Set<(text: string, turn: string) => void>
   /** The current turn and its text as delivered so far (a listener that joins gets it first). */
   epoch: string
   turn: number
   text: string
-  /** Pieces that arrived before the text so far was read. */
+  /** Pieces that arrived while the text so far was being read (on joining, or after pieces were missed). */
   early: LivePiece[] | undefined
 }
 
@@ -112,11 +133,11 @@ export class LiveFollower {
   follow(id: string, listener: (text: string, turn: string) => void): () => void {
     let run = this.runs.get(id)
     if (run) {
-      if (run.early === undefined && run.text) listener(run.text, `${run.epoch}.${run.turn}`)
+      if (run.text) listener(run.text, `${run.epoch}.${run.turn}`)
     } else {
-      run = { listeners: new Set(), epoch: '', turn: -1, text: '', early: [] }
+      run = { id, listeners: new Set(), epoch: '', turn: -1, text: '', early: [] }
       this.runs.set(id, run)
-      void this.open(id, run)
+      void this.open(run)
     }
     run.listeners.add(listener)
     return () => {
@@ -142,43 +163,61 @@ export class LiveFollower {
     } catch {
       return
     }
-    if (typeof piece?.epoch !== 'string' || !Number.isInteger(piece.turn) || !Number.isInteger(piece.at) || typeof piece.text !== 'string') return
+    if (typeof piece?.epoch !== 'string' || !Number.isInteger(piece.turn) || !(Number.isInteger(piece.at) && piece.at >= 0) || typeof piece.text !== 'string')
+      return
     if (run.early) run.early.push(piece)
-    else this.deliver(run, piece)
-  }
-
-  private async open(id: string, run: Followed): Promise<void> {
-    const keys = liveKeys(this.name, id)
-    this.byChannel.set(keys.channel, id)
-    try {
-      await this.subscriber().subscribe(keys.channel)
-      // Read after subscribing: whatever the key lacks comes as a message.
-      const stored = await this.reader.get(keys.text)
-      const sofar = stored ? (JSON.parse(stored) as Partial<LivePiece>) : undefined
-      if (this.runs.get(id) !== run) return
-      const early = run.early ?? []
-      run.early = undefined
-      if (typeof sofar?.epoch === 'string' && Number.isInteger(sofar.turn) && typeof sofar.text === 'string')
-        this.deliver(run, { epoch: sofar.epoch, turn: sofar.turn!, at: 0, text: sofar.text })
-      for (const piece of early) this.deliver(run, piece)
-    } catch {
-      // No live text (Redis unreachable): followers still get every stored event.
-      if (this.runs.get(id) === run) run.early = undefined
+    else if (!this.deliver(run, piece)) {
+      // Pieces were missed (the connection dropped, pub/sub delivers at most once): the key has them.
+      run.early = [piece]
+      void this.catchUp(run)
     }
   }
 
-  /** Passes on the part of `piece` not delivered yet; a newer turn (or a new worker's) starts over. */
-  private deliver(run: Followed, piece: LivePiece): void {
-    if (piece.epoch === run.epoch && piece.turn < run.turn) return
+  private async open(run: Followed): Promise<void> {
+    const { channel } = liveKeys(this.name, run.id)
+    this.byChannel.set(channel, run.id)
+    try {
+      await this.subscriber().subscribe(channel)
+    } catch {
+      // No live text (Redis unreachable): followers still get every stored event.
+      if (this.runs.get(run.id) === run) run.early = undefined
+      return
+    }
+    // Read after subscribing: whatever the key lacks comes as a message.
+    await this.catchUp(run)
+  }
+
+  /** Reads the turn's text so far, then passes on what it and the pieces that came meanwhile add. */
+  private async catchUp(run: Followed): Promise<void> {
+    let sofar: LivePiece | undefined
+    try {
+      sofar = parseSoFar(await this.reader.get(liveKeys(this.name, run.id).text))
+    } catch {
+      // Unreadable now: the pieces still come.
+    }
+    if (this.runs.get(run.id) !== run) return
+    const early = run.early ?? []
+    run.early = undefined
+    if (sofar) this.deliver(run, sofar)
+    for (const piece of early) this.deliver(run, piece)
+  }
+
+  /**
+   * Passes on the part of `piece` not delivered yet; a newer turn (or a new worker's) starts over. False when
+   * pieces before it are missing.
+   */
+  private deliver(run: Followed, piece: LivePiece): boolean {
+    if (piece.epoch === run.epoch && piece.turn < run.turn) return true
     if (piece.epoch !== run.epoch || piece.turn > run.turn) {
       run.epoch = piece.epoch
       run.turn = piece.turn
       run.text = ''
     }
-    const end = piece.at + piece.text.length
-    if (end <= run.text.length || piece.at > run.text.length) return
+    if (piece.at > run.text.length) return false
     const fresh = piece.text.slice(run.text.length - piece.at)
+    if (!fresh) return true
     run.text += fresh
     for (const listener of run.listeners) listener(fresh, `${run.epoch}.${run.turn}`)
+    return true
   }
 }

@@ -96,10 +96,16 @@ export function resolveQueueSettings(settings: QueueSettings): ResolvedQueueSett
 
 const RUN_ID = /^[\w.-]{1,128}$/
 
-/** Throws `INVALID_RUN` unless `id` is a session id BullMQ accepts as a job id (no `:`, not all digits). */
+/**
+ * Throws `INVALID_RUN` unless `id` is a session id BullMQ accepts as a job id (no `:`, not all digits) and
+ * not the job id of another run's resume (`<run>.resume-<wait>`, which adding it would turn into a no-op).
+ */
 export function assertRunId(id: unknown): asserts id is string {
-  if (typeof id !== 'string' || !RUN_ID.test(id) || /^\d+$/.test(id) || id === '.' || id === '..')
-    throw new QueueError('INVALID_RUN', `invalid run id ${JSON.stringify(id)}: use 1-128 letters, digits, '.', '_' and '-', not digits only`)
+  if (typeof id !== 'string' || !RUN_ID.test(id) || /^\d+$/.test(id) || id === '.' || id === '..' || /\.resume-\d+$/.test(id))
+    throw new QueueError(
+      'INVALID_RUN',
+      `invalid run id ${JSON.stringify(id)}: use 1-128 letters, digits, '.', '_' and '-', not digits only nor ending in .resume-<n>`,
+    )
 }
 
 /** Checks a job's data as a worker receives it (a job written by another version or by hand). */

@@ -27,7 +27,7 @@ export interface RunContext {
   attempt: number
   /** The worker that took this run before (when it stamped its identity): a dead one may have left processes behind. */
   previousOwner?: WorkerIdentity
-  /** Streams the run's text to its followers (`RunQueue.followText`): `delta` as the model writes, `nextTurn` when a turn starts. */
+  /** Streams the run's text to its followers (`RunQueue.followText`): `delta` as the model writes, `nextTurn` once the turn is stored or a new one starts. */
   live: { delta(text: string): void; nextTurn(): void }
   /**
    * Keeps this run's job data in Redis (until it ends or is cancelled), so `RunQueue.resume` can enqueue it

@@ -48,6 +48,12 @@ describe('settings and run ids', () => {
     for (const id of ['a:b', '12345', '', '..', 'x'.repeat(129)]) expect(() => assertRunId(id), id).toThrow(expect.objectContaining({ code: 'INVALID_RUN' }))
     expect(() => assertRunId('20261204-181851-d21618')).not.toThrow()
   })
+
+  it("refuses a run id that is another run's resume job id: that run's answer would resume nothing", () => {
+    // `resume('fix', 5)` adds job `fix.resume-5`; a run under that id would make it a no-op.
+    expect(() => assertRunId('fix.resume-5')).toThrow(expect.objectContaining({ code: 'INVALID_RUN' }))
+    expect(() => assertRunId('fix.resume-notes')).not.toThrow()
+  })
 })
 
 describe('trace context', () => {
@@ -101,7 +107,7 @@ describe.skipIf(!redis)('on a real Redis (needs CORDAGE_TEST_REDIS_URL)', () => 
       await queue.obliterate()
       await queue.close()
     })
-    return { queue, worker }
+    return { queue, worker, settings }
   }
 
   it('closes every Redis connection it opened: a closed worker and queue leave no client of theirs on the server', async () => {
@@ -178,6 +184,120 @@ describe.skipIf(!redis)('on a real Redis (needs CORDAGE_TEST_REDIS_URL)', () => 
     await new Promise((resolve) => setTimeout(resolve, 200))
     expect(after).toEqual([])
     unfollowAfter()
+  })
+
+  /** A worker holding run `id` whose `live` the test drives; `finish` ends the run. */
+  const streamingRun = async (id: string) => {
+    let live: RunContext['live'] | undefined
+    let finish!: () => void
+    const { queue, worker, settings } = setup({
+      execute: (run) =>
+        new Promise<void>((resolve) => {
+          live = run.live
+          finish = resolve
+          run.signal.addEventListener('abort', () => resolve(), { once: true })
+        }),
+    })
+    await worker.ready()
+    await queue.enqueue({ id, prompt: 'x' })
+    await expect.poll(() => live !== undefined, { timeout: 10_000, interval: 10 }).toBe(true)
+    return { queue, name: settings.name, live: live!, finish }
+  }
+
+  it("catches a follower up on the turn's text after it missed pieces (its Redis connection dropped), instead of going silent until the next turn", async () => {
+    const { Redis } = await import('ioredis')
+    const { queue, name, live, finish } = await streamingRun('run-gap')
+    const channel = `cordage:${name}:live:run-gap`
+    const admin = new Redis(redis!)
+    const listener = new Redis(redis!)
+    closers.push(async () => (admin.disconnect(), listener.disconnect()))
+    const published: string[] = []
+    listener.on('message', (_channel: string, message: string) => published.push(JSON.parse(message).text))
+    await listener.subscribe(channel)
+    const followed: string[] = []
+    queue.followText('run-gap', (text) => followed.push(text))
+    const subscribers = async () => ((await admin.pubsub('NUMSUB', channel)) as [string, number])[1]
+    await expect.poll(subscribers, { timeout: 10_000, interval: 10 }).toBe(2)
+    live.delta('before ')
+    await expect.poll(() => followed.join(''), { timeout: 10_000, interval: 10 }).toBe('before ')
+    let text = 'before '
+    // Until a piece is published while only the test's own listener is subscribed (the follower reconnects within ~50 ms).
+    for (let attempt = 0; ; attempt++) {
+      const clients = String(await admin.client('LIST')).split('\n')
+      const follower = clients.find((line) => line.includes(` name=cordage:${name}:live `))
+      await admin.client('KILL', 'ID', /\bid=(\d+)/.exec(follower!)![1]!)
+      const piece = `missed-${attempt} `
+      live.delta(piece)
+      text += piece
+      await expect.poll(() => published.at(-1), { timeout: 10_000, interval: 2 }).toBe(piece)
+      if ((await subscribers()) === 1) break
+      expect(attempt, 'the follower resubscribed before every piece was published').toBeLessThan(10)
+    }
+    await expect.poll(subscribers, { timeout: 10_000, interval: 10 }).toBe(2)
+    live.delta('after')
+    await expect.poll(() => followed.join(''), { timeout: 10_000, interval: 10 }).toBe(`${text}after`)
+    finish()
+  })
+
+  it('gives a follower that joins after a turn ended none of its text, whether it reads Redis or shares a follower of that turn', async () => {
+    const { Redis } = await import('ioredis')
+    const { queue, name, live, finish } = await streamingRun('run-turns')
+    const other = new RunQueue(queue.settings)
+    const admin = new Redis(redis!)
+    closers.push(async () => (await other.close(), admin.disconnect()))
+    const first: string[] = []
+    queue.followText('run-turns', (text) => first.push(text))
+    live.delta('Turn one.')
+    await expect.poll(() => first, { timeout: 10_000, interval: 10 }).toEqual(['Turn one.'])
+    // The turn is stored: what follows it is the next turn's. Followers learn so over pub/sub, a moment later.
+    live.nextTurn()
+    await expect.poll(() => admin.exists(`cordage:${name}:turn-text:run-turns`), { timeout: 10_000, interval: 10 }).toBe(0)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    const sharing: string[] = []
+    const reading: string[] = []
+    queue.followText('run-turns', (text) => sharing.push(text))
+    other.followText('run-turns', (text) => reading.push(text))
+    live.delta('Turn two.')
+    await expect.poll(() => [sharing, reading], { timeout: 10_000, interval: 10 }).toEqual([['Turn two.'], ['Turn two.']])
+    expect(first).toEqual(['Turn one.', 'Turn two.'])
+    finish()
+  })
+
+  it('writes a long turn to Redis about once: each flush adds its piece to the text so far, not the whole text again', async () => {
+    const { Redis } = await import('ioredis')
+    const { queue, name, live, finish } = await streamingRun('run-long')
+    const key = `cordage:${name}:turn-text:run-long`
+    const monitor = await new Redis(redis!).monitor()
+    closers.push(async () => void monitor.disconnect())
+    let written = 0
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      if (args[1] === key) written += args.slice(2).reduce((sum, arg) => sum + arg.length, 0)
+    })
+    const followed: string[] = []
+    queue.followText('run-long', (text) => followed.push(text))
+    const piece = 'x'.repeat(999) + '\n'
+    // Each piece its own flush: the next is written once the follower has the last.
+    for (let count = 1; count <= 100; count++) {
+      live.delta(piece)
+      await expect.poll(() => followed.join('').length, { timeout: 10_000, interval: 5 }).toBe(count * piece.length)
+    }
+    const length = 100 * piece.length
+    // Monitored commands arrive after they run: the last write has been seen once the key holds the whole turn.
+    await expect.poll(() => written, { timeout: 10_000, interval: 10 }).toBeGreaterThanOrEqual(length)
+    expect(written).toBeLessThan(1.5 * length)
+    // Characters of two, three and four bytes in UTF-8 (the last of two UTF-16 units) go where they belong.
+    const wide = ['ü€🙂', '€🙂ü', '🙂ü€']
+    for (const [index, text] of wide.entries()) {
+      live.delta(text)
+      await expect.poll(() => followed.join('').length, { timeout: 10_000, interval: 5 }).toBe(length + (index + 1) * text.length)
+    }
+    // Joining now, from another queue: the whole turn so far, as Redis holds it.
+    const late = new RunQueue(queue.settings)
+    closers.push(() => late.close())
+    const joined: string[] = []
+    late.followText('run-long', (text) => joined.push(text))
+    await expect.poll(() => joined, { timeout: 10_000, interval: 10 }).toEqual([piece.repeat(100) + wide.join('')])
+    finish()
   })
 
   it("keeps streaming a run's text to a follower when another worker resumes it (it numbers its turns afresh)", async () => {

@@ -104,10 +104,11 @@ export class JobRunner {
         maxTurns: data.options?.maxTurns ?? agentSettings.maxTurns,
         session: log,
         ...(agentSettings.compaction && { compaction: agentSettings.compaction }),
-        // Followers (serve's SSE, the studio) see the text as it streams, as for a run in process.
+        // Followers (serve's SSE, the studio) see the text as it streams, as for a run in process; a finished
+        // turn is stored, so a follower joining during its tool calls gets none of it as live text.
         onEvent: (event) => {
           if (event.type === 'text/delta') run.live.delta(event.delta)
-          else if (event.type === 'turn/start') run.live.nextTurn()
+          else if (event.type === 'turn/start' || event.type === 'assistant/message') run.live.nextTurn()
         },
       })
       let end: { reason: string; message?: string }
