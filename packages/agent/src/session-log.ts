@@ -327,6 +327,24 @@ export class SessionLog {
   }
 
   /**
+   * Stops without writing anything more, as if the process had died here: appends are refused
+   * (`SESSION_CLOSED`), events not yet stored (a store that is not a file holds them until a sync) are
+   * dropped and the file is closed as it is. For a writer
+   * that lost the session to another (a queued run whose worker lost its lock), whose late events could
+   * land among the new writer's. A flush already in flight completes.
+   */
+  abandon(): void {
+    if (this.isClosed) return
+    this.ending = true
+    this.isClosed = true
+    this.pending = []
+    clearTimeout(this.syncTimer)
+    this.syncTimer = undefined
+    const fd = this.fd
+    if (fd !== undefined) void (this.inFlight ?? Promise.resolve()).catch(() => {}).finally(() => closeSync(fd))
+  }
+
+  /**
    * Writes `session/end` (unless `end` is `false`), fsyncs and closes the file. Idempotent: concurrent calls
    * share one close. When the flush fails the session stays open (no appends) and a later call retries it.
    */

@@ -90,3 +90,25 @@ describe('the JSONL session store', () => {
     expect(ctx.get('sessions')).toBeUndefined()
   })
 })
+
+describe('abandoning a session log', () => {
+  it('writes nothing more: appends are refused, and a later writer of the JSONL store continues after every line already in the file', async () => {
+    const cwd = await tempDir()
+    const store = new JsonlSessionStore({ cwd })
+    const log = SessionLog.createIn(store, { id: 'taken-over', model: 'm' })
+    log.append('user/message', { content: 'in the file when append returns' })
+    log.abandon()
+    expect(() => log.append('assistant/message', { content: 'late' })).toThrow(expect.objectContaining({ code: 'SESSION_CLOSED' }))
+    await log.sync()
+    await log.close({ reason: 'done' })
+    expect((await store.read('taken-over')).events.map((event) => [event.seq, event.type])).toEqual([[1, 'user/message']])
+    const next = await SessionLog.openIn(store, 'taken-over')
+    next.append('assistant/message', { content: 'from the new writer' })
+    await next.close({ reason: 'done' })
+    expect((await store.read('taken-over')).events.map((event) => [event.seq, event.type])).toEqual([
+      [1, 'user/message'],
+      [2, 'assistant/message'],
+      [3, 'session/end'],
+    ])
+  })
+})

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -264,6 +265,34 @@ describe.skipIf(!redisUrl || !postgresUrl)('a queued run waiting for its user (n
       // The worker that resumed the run (same machine) ended what the dead one left behind before going on.
       expect(processesWith(ORPHAN)).toEqual([])
       expect(worker.stderr()).toMatch(/ending \d+ process(es)? left by worker \d+, which died/)
+    } finally {
+      for (const pid of processesWith(ORPHAN)) process.kill(pid, 'SIGKILL')
+    }
+  }, 180_000)
+
+  it("a worker whose lock on a run is taken stops the run at once and writes nothing more; the lock's owner finishes it, the call never run twice", async () => {
+    // redis-cli comes with Debian's redis-server (redis-tools).
+    const redis = (...args: string[]) => execFileSync('redis-cli', ['-u', redisUrl!, ...args], { encoding: 'utf8' }).trim()
+    try {
+      const id = await startRun('slow taken')
+      const request = await waiting(id)
+      expect((await api(`/api/runs/${id}/answers`, { requestId: request.id, answer: 'allow' })).status).toBe(200)
+      const started = join(dir, 'out/taken.started')
+      expect(await waitFor(() => existsSync(started), 60_000)).toBe(true)
+      // The resumed run's job (`<id>.resume-<n>`) is locked by this worker: give the lock to someone else,
+      // as a stalled check and another worker do when renewals stop (a blocked event loop, a Redis outage).
+      const [lock] = redis('--scan', '--pattern', `bull:${name}:${id}*:lock`).split('\n').filter(Boolean)
+      expect(lock).toBeDefined()
+      expect(redis('SET', lock!, 'another-worker-token', 'PX', '3000')).toBe('OK')
+      // Stopped at the next renewal (every 2 s), long before its 29 s sleep would end: a 20 s hang bound.
+      expect(await waitFor(() => worker.stderr().includes(`run ${id} left to the worker that took it over`), 20_000)).toBe(true)
+      expect(await waitFor(() => processesWith(ORPHAN).length === 0, 20_000)).toBe(true)
+      expect((await events(id)).map((event) => event.type)).not.toContain('session/end')
+      // The foreign lock expires unrenewed: the stalled check hands the run back and a worker resumes it.
+      const stored = await ended(id)
+      expect(stored.filter((event) => event.type === 'tool/result').map((event) => event.data.error?.code)).toEqual(['INTERRUPTED'])
+      expect(stored.filter((event) => event.type === 'session/end')).toHaveLength(1)
+      expect(readFileSync(started, 'utf8')).toBe('taken\n')
     } finally {
       for (const pid of processesWith(ORPHAN)) process.kill(pid, 'SIGKILL')
     }

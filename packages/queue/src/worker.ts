@@ -19,8 +19,10 @@ import {
 export interface RunContext {
   data: RunJobData
   /**
-   * Aborts when the run is cancelled (reason code `CANCELLED`) or handed back at shutdown (`HANDED_BACK`):
-   * `execute` stops the agent and returns; a handed-back run must leave its session open.
+   * Aborts when the run is cancelled (reason code `CANCELLED`), handed back at shutdown (`HANDED_BACK`) or
+   * taken over (`LOCK_LOST`: the worker could not renew its lock, so another may be running it): `execute`
+   * stops the agent and returns; a handed-back run must leave its session open, a taken-over one must write
+   * nothing more to it.
    */
   signal: AbortSignal
   /** 1 for the first start, 2 for the first resume after a dead worker or a hand-back, … */
@@ -65,6 +67,8 @@ export class RunWorker {
   /** BullMQ's own connection: a connection passed in is the caller's to close (BullMQ closes only its duplicates). */
   private readonly connection: Redis
   private readonly active = new Map<string, AbortController>()
+  /** The same controllers by BullMQ job id (a resume's job id is not its run's id). */
+  private readonly byJob = new Map<string, AbortController>()
   private closing: Promise<void> | undefined
   private handingBack = false
 
@@ -92,6 +96,12 @@ export class RunWorker {
       maxStalledCount: this.settings.attempts - 1,
     })
     this.worker.on('error', onError)
+    // The lock expired before it was renewed (a stalled event loop, a Redis outage): the stalled check may
+    // already have handed the run to another worker, so this one stops rather than run it twice.
+    this.worker.on('lockRenewalFailed', (jobIds: string[]) => {
+      for (const jobId of jobIds)
+        this.byJob.get(jobId)?.abort(new CordageError('LOCK_LOST', 'this worker lost its lock on the run; another worker may be running it'))
+    })
     this.worker.on('failed', (job, error) => {
       if (!job?.data?.id) return
       const reason = /stalled more than allowable limit/.test(error.message)
@@ -152,6 +162,7 @@ export class RunWorker {
     if (await this.commands.exists(keysOf(this.settings.name).cancelled(data.id))) controller.abort(new CordageError('CANCELLED', 'the run was cancelled'))
     if (this.handingBack) controller.abort(new CordageError('HANDED_BACK', 'the worker is shutting down; the run goes back to the queue'))
     this.active.set(data.id, controller)
+    this.byJob.set(job.id!, controller)
     const previousOwner = isWorkerIdentity(data.owner) ? data.owner : undefined
     const identity = this.options.identity
     if (identity) {
@@ -176,8 +187,11 @@ export class RunWorker {
       outcome = await withTrace(data.trace, () => this.options.execute(run))
     } finally {
       this.active.delete(data.id)
+      this.byJob.delete(job.id!)
       await live.close()
     }
+    // No longer this worker's job: its new owner completes it (and needs its kept data).
+    if ((controller.signal.reason as CordageError | undefined)?.code === 'LOCK_LOST') throw new WaitingError()
     // A run that kept its job to wait and no longer waits (it ended) needs it no more; most runs never kept one.
     const handedBack = (controller.signal.reason as CordageError | undefined)?.code === 'HANDED_BACK'
     if (keeps && outcome !== 'waiting' && !handedBack) await this.commands.del(kept)

@@ -364,6 +364,40 @@ describe.skipIf(!redis)('on a real Redis (needs CORDAGE_TEST_REDIS_URL)', () => 
     expect(await queue.cancel('never-queued')).toBe(false)
   })
 
+  it('stops a run whose lock another worker took: its signal aborts with LOCK_LOST and the job is left to the new owner', async () => {
+    const seen: Array<{ code?: string }> = []
+    const failed: string[] = []
+    const { queue, worker, settings } = setup({
+      execute: async ({ signal }) => {
+        if (!signal.aborted) await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }))
+        seen.push({ code: (signal.reason as CordageError).code })
+      },
+      onFailed: async (id) => void failed.push(id),
+    })
+    await worker.ready()
+    await queue.enqueue({ id: 'run-taken', prompt: 'x' })
+    while (!worker.running.includes('run-taken')) await new Promise((resolve) => setTimeout(resolve, 10))
+    // What the stalled check and another worker's take-over leave: the lock holds someone else's token.
+    const { Redis } = await import('ioredis')
+    const admin = new Redis(redis!)
+    try {
+      await admin.set(`bull:${settings.name}:run-taken:lock`, 'another-worker-token', 'PX', 60_000)
+      // Renewal runs every lockDuration / 2 (500 ms): a 10 s hang bound.
+      const deadline = Date.now() + 10_000
+      while (!seen.length && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+      expect(seen).toEqual([{ code: 'LOCK_LOST' }])
+      while (worker.running.length && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+      expect(worker.running).toEqual([])
+      // Not completed nor failed by the worker that lost it: the lock's owner finishes it.
+      expect(await queue.state('run-taken')).toBe('active')
+      expect(await admin.get(`bull:${settings.name}:run-taken:lock`)).toBe('another-worker-token')
+      expect(failed).toEqual([])
+    } finally {
+      await admin.del(`bull:${settings.name}:run-taken:lock`)
+      admin.disconnect()
+    }
+  }, 30_000)
+
   it("stamps the worker's identity on each run it takes: the next worker to take it sees it as previousOwner", async () => {
     const settings = {
       redis: redis!,

@@ -1,7 +1,7 @@
 import { Client } from '../src/pg.js'
 import { describe, expect, it } from 'vitest'
 import { createTestContext, ScriptedModel, sessionEvents, sessionHeader, testSessionStore } from '@cordage/testing'
-import { AgentService, deriveMessages, type SessionEvent } from '@cordage/agent'
+import { AgentService, deriveMessages, SessionLog, type SessionEvent } from '@cordage/agent'
 import StorePostgres, { PostgresSessionStore, SCHEMA_VERSION } from '../src/index.js'
 import { connectionsTo, freshDatabase, serverUrl } from './database.js'
 
@@ -45,6 +45,32 @@ describe.skipIf(!serverUrl)('on a real PostgreSQL (needs CORDAGE_TEST_POSTGRES_U
       } finally {
         await writer.close()
         await reader.close()
+      }
+    })
+
+    it('an abandoned session log stores nothing more: its unflushed events are dropped and the writer that took over continues after the stored ones', async () => {
+      const store = new PostgresSessionStore({ url: database.url() })
+      await store.open()
+      try {
+        const log = SessionLog.createIn(store, { id: 'taken-over', model: 'm' })
+        log.append('user/message', { content: 'stored' })
+        await log.sync()
+        log.append('assistant/message', { content: 'never stored' })
+        log.abandon()
+        expect(() => log.append('user/message', { content: 'late' })).toThrow(expect.objectContaining({ code: 'SESSION_CLOSED' }))
+        await log.sync()
+        await log.close({ reason: 'done' })
+        expect((await store.read('taken-over')).events.map((event) => [event.seq, event.type])).toEqual([[1, 'user/message']])
+        const next = await SessionLog.openIn(store, 'taken-over')
+        next.append('assistant/message', { content: 'from the new writer' })
+        await next.close({ reason: 'done' })
+        expect((await store.read('taken-over')).events.map((event) => [event.seq, event.type])).toEqual([
+          [1, 'user/message'],
+          [2, 'assistant/message'],
+          [3, 'session/end'],
+        ])
+      } finally {
+        await store.close()
       }
     })
 

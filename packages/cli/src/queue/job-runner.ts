@@ -78,10 +78,20 @@ export class JobRunner {
       const reason = (signal.reason as CordageError | undefined)?.code
       if (reason === 'CANCELLED' || opened.answered) return await log.close({ reason: reason === 'CANCELLED' ? 'cancelled' : 'completed' })
       if (reason === 'HANDED_BACK') return await log.close(false)
+      if (reason === 'LOCK_LOST') {
+        log.abandon()
+        output.error(`run ${data.id} left to the worker that took it over (${errorMessage(signal.reason)})`)
+        return
+      }
       const agentSettings = runtime.config.agent
       // Another worker took the run over (this one lost its lock): stop at once, and write nothing more.
       const lost = new AbortController()
       const waiting = new AbortController()
+      // From then on nothing of this worker's may land among the new owner's events (what it has not
+      // stored is dropped, as if it had died: the new owner records an unfinished call INTERRUPTED).
+      lost.signal.addEventListener('abort', () => log.abandon(), { once: true })
+      const onAbort = () => (signal.reason as CordageError | undefined)?.code === 'LOCK_LOST' && log.abandon()
+      signal.addEventListener('abort', onAbort, { once: true })
       owned.set(data.id, {
         log,
         lost,
@@ -122,8 +132,8 @@ export class JobRunner {
         end = { reason: 'error', message: errorMessage(error) }
       }
       const stopped = (signal.reason as CordageError | undefined)?.code
-      if (lost.signal.aborted) {
-        output.error(`run ${data.id} left to the worker that took it over (${errorMessage(lost.signal.reason)})`)
+      if (lost.signal.aborted || stopped === 'LOCK_LOST') {
+        output.error(`run ${data.id} left to the worker that took it over (${errorMessage(lost.signal.aborted ? lost.signal.reason : signal.reason)})`)
         return
       }
       if (waiting.signal.aborted) {
