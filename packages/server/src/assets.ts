@@ -15,6 +15,9 @@ export function serveAsset(c: HonoContext, assets: StudioAssets, name: string): 
   if (!asset) return c.json({ error: { code: 'NOT_FOUND', message: `no studio file ${JSON.stringify(name)}` } }, 404)
   c.header('Content-Type', asset.contentType)
   c.header('X-Content-Type-Options', 'nosniff')
+  // No other page may frame the studio and steer a click onto Allow (a meta CSP cannot say this).
+  c.header('Content-Security-Policy', "frame-ancestors 'none'")
+  c.header('X-Frame-Options', 'DENY')
   c.header('Cache-Control', 'no-cache')
   return c.body(typeof asset.body === 'string' ? asset.body : new Uint8Array(asset.body))
 }

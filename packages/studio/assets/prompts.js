@@ -1,7 +1,7 @@
 // The prompts of a waiting run, answered in the page: an approval, questions, a plan.
 import { post, problem } from './api.js'
 
-const { el } = globalThis.CordageStudio
+const { el, longText, shown } = globalThis.CordageStudio
 
 /** A prompt for `request` of run `runId`; `done()` once it is answered (or answered elsewhere). */
 export function pendingPrompt(runId, request, done) {
@@ -28,15 +28,15 @@ export function pendingPrompt(runId, request, done) {
   function button(text, className, value, label) {
     const node = el('button', className, text)
     node.type = 'button'
-    if (label) node.setAttribute('aria-label', label)
+    if (label) node.setAttribute('aria-label', shown(label))
     node.addEventListener('click', () => answer(typeof value === 'function' ? value() : value, actions.querySelectorAll('button')))
     return node
   }
   if (request.kind === 'approval') {
-    heading.textContent = `Approve ${request.tool}?`
+    heading.textContent = shown(`Approve ${request.tool}?`)
     box.append(heading)
     if (request.reason) box.append(el('p', '', request.reason))
-    box.append(el('h3', '', 'Arguments'), el('pre', 'args', JSON.stringify(request.arguments, null, 2)))
+    box.append(el('h3', '', 'Arguments'), longText('args', JSON.stringify(request.arguments, null, 2)))
     actions.append(
       button('Allow', 'primary', 'allow', `Allow ${request.tool} this once`),
       button('Always allow', '', 'always', `Always allow ${request.tool}`),
@@ -49,7 +49,7 @@ export function pendingPrompt(runId, request, done) {
     actions.append(button('Answer', 'primary', () => readers.map((read) => read())))
   } else if (request.kind === 'plan') {
     heading.textContent = 'Review the plan'
-    box.append(heading, el('pre', 'plan', request.plan))
+    box.append(heading, longText('plan', request.plan))
     const label = el('label', '', 'Feedback (when keeping the plan in planning)')
     const feedback = el('textarea')
     feedback.rows = 2
@@ -60,7 +60,7 @@ export function pendingPrompt(runId, request, done) {
       button('Keep planning', '', () => (feedback.value ? { approved: false, feedback: feedback.value } : { approved: false })),
     )
   } else {
-    heading.textContent = `Unknown request ${request.kind}`
+    heading.textContent = shown(`Unknown request ${request.kind}`)
     box.append(heading)
   }
   box.append(actions, status)
@@ -79,7 +79,7 @@ function questionFields(box, question, key) {
     input.value = option.label
     input.id = `${key}-${index}`
     label.htmlFor = input.id
-    label.append(` ${option.label}`)
+    label.append(` ${shown(option.label)}`)
     if (option.description) label.append(el('span', 'note', ` — ${option.description}`))
     const line = el('div')
     line.append(input, label)

@@ -13,6 +13,7 @@
     formatTime,
     timeOf,
     stringOf,
+    reveal,
     longText,
     prettyJson,
     preview,
@@ -97,7 +98,7 @@
       this.events.append(item)
       this.streaming = { item, node }
     }
-    this.streaming.node.appendData(String(text))
+    this.streaming.node.appendData(reveal(text))
   }
 
   SessionView.prototype.place = function (event, parent) {
@@ -258,7 +259,7 @@
     if (took) entry.summary.append(' ', el('span', 'took', took))
     whenOpen(entry, () => {
       entry.result.append(el('h4', '', data.isError ? 'Error' : 'Result'))
-      if (data.isError && data.error && data.error.message) entry.result.append(el('p', 'error-message', data.error.message))
+      if (data.isError && data.error && data.error.message) entry.result.append(longText('error-message', data.error.message))
       const diff = renderDiff(data.meta)
       if (diff) entry.result.append(diff)
       entry.result.append(renderContent(data.content))

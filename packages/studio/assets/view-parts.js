@@ -7,11 +7,27 @@
   const TEXT_LIMIT = 20000
   const IMAGE_TYPES = /^image\/(png|jpeg|gif|webp)$/
   const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/
+  // Format characters change what text looks like without being seen: direction overrides and isolates
+  // reorder it (`invoice\u202Efdp.sh` reads "invoicehs.pdf"), zero-width ones hide inside names
+  // (`git\u200Bhub.com`). Each is shown as a mark like ⟨U+202E⟩; only the joiners of emoji and scripts stay.
+  const FORMAT = /(?![\u200c\u200d])\p{Cf}/gu
+
+  /** `text` with every format character written as a visible ⟨U+XXXX⟩ mark. */
+  function reveal(text) {
+    return String(text).replace(FORMAT, (char) => `⟨U+${char.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}⟩`)
+  }
+
+  /** `text` as a label shows it: cut after TEXT_LIMIT characters (a label has no "Show all"), format characters marked. */
+  function shown(text) {
+    const value = String(text)
+    if (value.length <= TEXT_LIMIT) return reveal(value)
+    return `${reveal(value.slice(0, TEXT_LIMIT))}… [${(value.length - TEXT_LIMIT).toLocaleString('en')} more characters]`
+  }
 
   function el(tag, className, text) {
     const node = document.createElement(tag)
     if (className) node.className = className
-    if (text !== undefined && text !== null) node.textContent = String(text)
+    if (text !== undefined && text !== null) node.textContent = shown(text)
     return node
   }
 
@@ -64,15 +80,15 @@
     const pre = el('pre', className)
     const value = stringOf(text)
     if (value.length <= TEXT_LIMIT) {
-      pre.textContent = value
+      pre.textContent = reveal(value)
       return pre
     }
     const wrap = el('div', 'long')
-    pre.textContent = value.slice(0, TEXT_LIMIT)
+    pre.textContent = reveal(value.slice(0, TEXT_LIMIT))
     const more = el('button', 'more', `Show all ${value.length.toLocaleString('en')} characters`)
     more.type = 'button'
     more.addEventListener('click', () => {
-      pre.textContent = value
+      pre.textContent = reveal(value)
       more.remove()
     })
     wrap.append(pre, more)
@@ -127,8 +143,8 @@
     const pre = el('pre', 'diff-lines')
     const lines = meta.diff.split('\n')
     if (lines.at(-1) === '') lines.pop()
-    const shown = lines.length > 4000 ? lines.slice(0, 4000) : lines
-    for (const line of shown) {
+    const kept = lines.length > 4000 ? lines.slice(0, 4000) : lines
+    for (const line of kept) {
       const kind =
         line.startsWith('+++') || line.startsWith('---')
           ? 'file'
@@ -139,9 +155,11 @@
               : line.startsWith('-')
                 ? 'del'
                 : 'ctx'
-      pre.append(el('span', `line ${kind}`, `${line}\n`))
+      const span = el('span', `line ${kind}`, line)
+      span.append('\n')
+      pre.append(span)
     }
-    if (shown !== lines) pre.append(el('span', 'line note', `… ${lines.length - shown.length} more lines\n`))
+    if (kept !== lines) pre.append(el('span', 'line note', `… ${lines.length - kept.length} more lines\n`))
     figure.append(pre)
     return figure
   }
@@ -164,6 +182,8 @@
     formatTime,
     timeOf,
     stringOf,
+    reveal,
+    shown,
     longText,
     prettyJson,
     preview,

