@@ -104,6 +104,10 @@ export function createPostListener(rules: readonly Rule[]) {
     if (replacement && (value !== undefined || innerValue !== undefined)) {
       return block(inner, `${label(replacement)} cannot replace the content of a result whose value is also replaced; the result was withheld`)
     }
+    // A new value is re-rendered: it would bring back what an inner listener's content replacement hid.
+    if (value !== undefined && inner?.kind === 'accept' && inner.content !== undefined) {
+      return block(inner, `${label(redactions[0]!)} cannot redact a result whose content another listener replaced; the result was withheld`)
+    }
     const contexts = inner?.additionalContexts ? { additionalContexts: inner.additionalContexts } : {}
     if (value !== undefined) return { kind: 'accept', value, ...contexts }
     if (replacement) return { kind: 'accept', content: [{ type: 'text', text: replacement.config.content! }], ...contexts }

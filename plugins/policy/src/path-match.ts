@@ -16,8 +16,7 @@ export interface PathGlob {
 
 /** Compiles a `path` glob; throws on a malformed glob. */
 export function compilePathGlob(glob: string): PathGlob {
-  let normalized = glob.replace(/^(\.\/)+/, '')
-  if (normalized.length > 1) normalized = normalized.replace(/\/+$/, '')
+  const normalized = normalize(glob)
   const absolute = normalized.startsWith('/')
   const pattern = globToRegExp(normalized)
   const segments = split(normalized, absolute)
@@ -47,6 +46,17 @@ export function compilePathGlob(glob: string): PathGlob {
       return parts.length < literal.length || wildcard
     },
   }
+}
+
+/**
+ * Spells a glob the way canonical paths are spelled: no empty or `.` segment (`a//./b/` is `a/b`). A `..`
+ * segment is refused: canonical paths never hold one, so the rule would silently match nothing.
+ */
+function normalize(glob: string): string {
+  const segments = glob.split('/').filter((segment) => segment !== '' && segment !== '.')
+  if (segments.includes('..')) throw new Error('a ".." segment never matches a canonical path; write the path it leads to')
+  if (glob.startsWith('/')) return `/${segments.join('/')}`
+  return segments.length ? segments.join('/') : '.'
 }
 
 function split(path: string, absolute: boolean): string[] {

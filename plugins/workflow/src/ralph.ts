@@ -12,6 +12,8 @@ import {
 import type { ToolRegistry } from '@cordage/registry'
 import type { SubagentService } from '@cordage/services'
 import { WorkflowError } from './errors.js'
+import type { Lifetime } from './lifetime.js'
+import type { Nesting } from './nesting.js'
 import { plural, resultText } from './result-text.js'
 import { RunValue } from './workflow.js'
 
@@ -20,6 +22,8 @@ export interface RalphHost {
   subagents: () => SubagentService | undefined
   tools: ToolRegistry
   maxRounds: number
+  nesting: Nesting
+  lifetime: Lifetime
 }
 
 /** What each round reports through `structured_output`. */
@@ -47,12 +51,12 @@ function roundPrompt(task: string, round: number, max: number, previous: RoundRe
 }
 
 /** Runs the `until` command through the pipeline (policy applies); true when it exits 0. */
-async function checkPasses(host: RalphHost, command: string, exec: ToolRunContext): Promise<boolean> {
+async function checkPasses(host: RalphHost, command: string, exec: ToolRunContext, signal: AbortSignal): Promise<boolean> {
   const result: ToolExecutionResult = await host.tools.execute({
     name: 'bash',
     arguments: { command },
     parent: exec.token,
-    signal: exec.signal,
+    signal,
     ...(exec.agent !== undefined && { agent: exec.agent }),
   })
   if (result.isError) throw new WorkflowError('RALPH_CHECK_FAILED', `the until command could not run: ${result.error.message}`)
@@ -94,33 +98,36 @@ export function ralphTool(host: RalphHost): ToolDefinition {
       if (args.until !== undefined && !host.tools.get('bash'))
         throw new WorkflowError('WORKFLOW_UNAVAILABLE', "ralph's until check runs through the bash tool: load @cordage/plugin-shell")
       const runId = `ralph-${randomUUID().slice(0, 8)}`
-      const caller = {
-        ...(exec.agent !== undefined && { agent: exec.agent }),
-        callId: exec.callId,
-        tool: 'ralph',
-        signal: exec.signal,
-        root: exec.parent ?? exec.token,
-      }
-      let report: RoundReport | undefined
-      for (let round = 1; round <= args.maxRounds; round++) {
-        let outcome
-        try {
-          outcome = await subagents.run(
-            { prompt: roundPrompt(args.prompt, round, args.maxRounds, report), outputSchema: ROUND_REPORT, label: `ralph round ${round}/${args.maxRounds}` },
-            caller,
-          )
-        } catch (error) {
-          const last = report ? `; the last report was: ${JSON.stringify(report)}` : ''
-          throw new WorkflowError('RALPH_ROUND_FAILED', `ralph round ${round} failed: ${errorMessage(error)}${last}`, { cause: error })
+      return host.lifetime.run(exec.signal, async (signal) => {
+        const caller = {
+          ...(exec.agent !== undefined && { agent: exec.agent }),
+          callId: exec.callId,
+          tool: 'ralph',
+          signal,
+          root: host.nesting.rootOf(exec),
         }
-        report = outcome.value as unknown as RoundReport
-        const result = (status: string): JsonValue => ({ status, rounds: round, report: report as unknown as JsonValue })
-        if (report.status === 'done') return { runId, agentsStarted: round, result: result('done') }
-        if (report.status === 'blocked') return { runId, agentsStarted: round, result: result('blocked') }
-        if (args.until !== undefined && (await checkPasses(host, args.until, exec))) return { runId, agentsStarted: round, result: result('until-passed') }
-        if (round === args.maxRounds) return { runId, agentsStarted: round, result: result('max-rounds') }
-      }
-      throw new WorkflowError('RALPH_ROUND_FAILED', 'ralph ran no round')
+        let report: RoundReport | undefined
+        for (let round = 1; round <= args.maxRounds; round++) {
+          let outcome
+          try {
+            outcome = await subagents.run(
+              { prompt: roundPrompt(args.prompt, round, args.maxRounds, report), outputSchema: ROUND_REPORT, label: `ralph round ${round}/${args.maxRounds}` },
+              caller,
+            )
+          } catch (error) {
+            const last = report ? `; the last report was: ${JSON.stringify(report)}` : ''
+            throw new WorkflowError('RALPH_ROUND_FAILED', `ralph round ${round} failed: ${errorMessage(error)}${last}`, { cause: error })
+          }
+          report = outcome.value as unknown as RoundReport
+          const result = (status: string): JsonValue => ({ status, rounds: round, report: report as unknown as JsonValue })
+          if (report.status === 'done') return { runId, agentsStarted: round, result: result('done') }
+          if (report.status === 'blocked') return { runId, agentsStarted: round, result: result('blocked') }
+          if (args.until !== undefined && (await checkPasses(host, args.until, exec, signal)))
+            return { runId, agentsStarted: round, result: result('until-passed') }
+          if (round === args.maxRounds) return { runId, agentsStarted: round, result: result('max-rounds') }
+        }
+        throw new WorkflowError('RALPH_ROUND_FAILED', 'ralph ran no round')
+      })
     },
   })
 }

@@ -3,7 +3,9 @@ import Schema from 'schemastery'
 import { defineTool, isJsonObject, type JsonSchemaNode, type JsonValue, type ToolDefinition } from '@cordage/core'
 import type { ChildRunOptions, CodeRunner, SubagentService } from '@cordage/services'
 import { WorkflowError } from './errors.js'
+import type { Lifetime } from './lifetime.js'
 import { Limiter } from './limiter.js'
+import type { Nesting } from './nesting.js'
 import { plural, resultText } from './result-text.js'
 
 /** What `workflow` needs from its plugin. */
@@ -12,6 +14,8 @@ export interface WorkflowHost {
   codeMode: () => CodeRunner | undefined
   maxAgents: number
   maxConcurrentAgents: number
+  nesting: Nesting
+  lifetime: Lifetime
 }
 
 /** `{ runId, agentsStarted, result }`: shared by `workflow` and `ralph`. */
@@ -69,6 +73,7 @@ export function workflowTool(host: WorkflowHost): ToolDefinition {
       if (!codeMode) throw new WorkflowError('WORKFLOW_UNAVAILABLE', 'workflow needs Code Mode: load @cordage/plugin-code-mode')
       const subagents = host.subagents()
       if (!subagents) throw new WorkflowError('WORKFLOW_UNAVAILABLE', 'workflow needs the subagents service: load @cordage/plugin-subagent')
+      host.nesting.enter(exec)
       const runId = `workflow-${randomUUID().slice(0, 8)}`
       const limiter = new Limiter(host.maxConcurrentAgents)
       let started = 0
@@ -81,18 +86,20 @@ export function workflowTool(host: WorkflowHost): ToolDefinition {
           callId: exec.callId,
           tool: 'workflow',
           signal,
-          root: exec.parent ?? exec.token,
+          root: host.nesting.rootOf(exec),
         }
         const result = await limiter.run(() => subagents.run(options, caller), signal)
         return result.value !== undefined ? result.value : result.text
       }
-      const output = await codeMode.run({
-        code: args.code,
-        signal: exec.signal,
-        parent: exec.token,
-        ...(exec.agent !== undefined && { agent: exec.agent }),
-        host: { 'agents.run': run },
-      })
+      const output = await host.lifetime.run(exec.signal, (signal) =>
+        codeMode.run({
+          code: args.code,
+          signal,
+          parent: exec.token,
+          ...(exec.agent !== undefined && { agent: exec.agent }),
+          host: { 'agents.run': run },
+        }),
+      )
       return { runId, agentsStarted: started, result: output.result ?? null }
     },
   })
