@@ -9,12 +9,14 @@ import {
   ToolListChangedNotificationSchema,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js'
+import { z } from 'zod'
 import { ToolTimeoutError, type JsonValue, errorMessage } from '@cordage/core'
 import { ProcessTree } from '@cordage/process'
 import { AbortWatch } from '@cordage/registry'
 import type { McpClientConfig } from './config.js'
 import type { McpResult } from './content.js'
 import { RequestSignal } from './cancel.js'
+import { limitedFetch, MAX_MESSAGE_BYTES } from './limit.js'
 import { traceMeta } from './trace.js'
 import { McpDisconnectedError, McpProtocolError, McpToolError, McpUnavailableError } from './errors.js'
 
@@ -79,7 +81,7 @@ export class McpConnection {
     this.state = 'connecting'
     let transport: Transport
     try {
-      transport = await this.createTransport()
+      transport = await this.createTransport(generation)
     } catch (error) {
       this.logger.warn(`${this.config.name}: cannot create the transport: ${errorMessage(error)}`)
       return this.dropped(generation, 'transport creation failed')
@@ -174,6 +176,10 @@ export class McpConnection {
         if (error.code === ErrorCode.RequestTimeout) throw new ToolTimeoutError(this.config.timeoutMs)
         throw new McpProtocolError(`the MCP server "${this.config.name}" rejected the call: ${error.message}`, error.code)
       }
+      // The answer arrived but is not a CallToolResult: this call failed, the connection is fine.
+      if (error instanceof z.core.$ZodError) throw new McpProtocolError(`the MCP server "${this.config.name}" sent an invalid result: ${issues(error)}`)
+      // The connection was dropped while the call was out (an oversized message): the call was sent.
+      if (this.state !== 'up' || generation !== this.generation) throw new McpDisconnectedError(this.config.name)
       // A transport failure (HTTP server gone, broken pipe): treat the connection as dropped.
       this.dropped(generation, errorMessage(error))
       throw new McpUnavailableError(this.config.name, errorMessage(error))
@@ -251,7 +257,7 @@ export class McpConnection {
     return tools
   }
 
-  private async createTransport(): Promise<Transport> {
+  private async createTransport(generation: number): Promise<Transport> {
     const config = this.config
     if (config.transport === 'stdio') {
       const tree = new ProcessTree()
@@ -267,7 +273,12 @@ export class McpConnection {
     }
     // Loaded on demand: stdio-only use does not pull in the HTTP/SSE client stack.
     const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js')
-    return new StreamableHTTPClientTransport(new URL(config.url), config.headers ? { requestInit: { headers: config.headers } } : undefined)
+    // A message past the limit ends the connection, as the SDK's stdio transport does with a long line.
+    const fetch = limitedFetch((bytes) => {
+      this.logger.warn(`${config.name}: MCP_FRAME_TOO_LARGE: the server sent a message over ${MAX_MESSAGE_BYTES} bytes (${bytes} so far); reconnecting`)
+      this.dropped(generation, 'a message over the size limit')
+    })
+    return new StreamableHTTPClientTransport(new URL(config.url), { fetch, ...(config.headers && { requestInit: { headers: config.headers } }) })
   }
 
   /** The current connection is gone: unregister its tools and schedule a reconnect with backoff. */
@@ -287,4 +298,10 @@ export class McpConnection {
     const delay = Math.min(maxDelayMs, initialDelayMs * 2 ** Math.min(this.attempt++, 30))
     this.timer = setTimeout(() => void this.start(), delay)
   }
+}
+
+/** The first few problems of an invalid result, each as `<pointer>: <message>`. */
+function issues(error: z.core.$ZodError): string {
+  const listed = error.issues.slice(0, 5).map((issue) => `/${issue.path.join('/')}: ${issue.message}`)
+  return listed.join('; ') + (error.issues.length > 5 ? `; and ${error.issues.length - 5} more` : '')
 }

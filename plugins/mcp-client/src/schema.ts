@@ -6,10 +6,43 @@ export function unsupportedReason(schema: unknown, root: 'object' | 'any' = 'any
   if (root === 'object' && (schema as JsonSchemaNode).type !== 'object') return 'the root is not { "type": "object" }'
   const violations = checkSupportedSchema(schema)
   if (violations.length) return `outside the supported JSON Schema subset:\n${formatViolations(violations)}`
+  const regex = regexKeyword(schema as JsonSchemaNode)
+  if (regex) return `it holds a regular expression (${regex}), which is not run locally: a backtracking pattern could stall the process`
   try {
     compileValidator(schema as JsonSchemaNode)
   } catch (error) {
     return `it does not compile: ${errorMessage(error)}`
+  }
+}
+
+const SCHEMA_KEYWORDS = ['additionalProperties', 'propertyNames', 'items', 'contains', 'not']
+const SCHEMA_MAP_KEYWORDS = ['properties', 'patternProperties', '$defs', 'definitions']
+const SCHEMA_LIST_KEYWORDS = ['prefixItems', 'oneOf', 'anyOf', 'allOf']
+
+const escapePointer = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1')
+
+/**
+ * The pointer of the first `pattern` or `patternProperties` in a schema of the supported subset. A server
+ * controls both its schemas and the values checked against them, and a regular expression runs
+ * synchronously with backtracking: `^(a+)+$` against 40 "a"s and a "!" would take hours.
+ */
+function regexKeyword(schema: JsonSchemaNode): string | undefined {
+  const stack: Array<[unknown, string]> = [[schema, '']]
+  while (stack.length) {
+    const [node, path] = stack.pop()!
+    if (typeof node !== 'object' || node === null) continue
+    const record = node as Record<string, unknown>
+    if (typeof record.pattern === 'string') return `${path}/pattern`
+    if (typeof record.patternProperties === 'object' && record.patternProperties !== null && Object.keys(record.patternProperties).length)
+      return `${path}/patternProperties`
+    const at = (key: string) => `${path}/${escapePointer(key)}`
+    for (const key of SCHEMA_KEYWORDS) if (Object.hasOwn(record, key)) stack.push([record[key], at(key)])
+    for (const key of SCHEMA_LIST_KEYWORDS)
+      if (Array.isArray(record[key])) (record[key] as unknown[]).forEach((child, index) => stack.push([child, `${at(key)}/${index}`]))
+    for (const key of SCHEMA_MAP_KEYWORDS) {
+      const map = record[key]
+      if (typeof map === 'object' && map !== null) for (const [name, child] of Object.entries(map)) stack.push([child, `${at(key)}/${escapePointer(name)}`])
+    }
   }
 }
 

@@ -8,5 +8,7 @@ import { context, propagation } from '@opentelemetry/api'
 export function traceMeta(): Record<string, string> | undefined {
   const carrier: Record<string, string> = {}
   propagation.inject(context.active(), carrier)
-  return typeof carrier.traceparent === 'string' ? carrier : undefined
+  if (typeof carrier.traceparent !== 'string') return undefined
+  // Only the trace context: what else a propagator writes (W3C baggage: user or tenant ids) is not the server's to see.
+  return typeof carrier.tracestate === 'string' ? { traceparent: carrier.traceparent, tracestate: carrier.tracestate } : { traceparent: carrier.traceparent }
 }

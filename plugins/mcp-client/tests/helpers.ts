@@ -6,6 +6,7 @@ import type { TestContext } from '@cordage/testing'
 import type { McpClientOptions } from '../src/index.js'
 
 export const FIXTURE = join(import.meta.dirname, 'fixtures', 'server.mjs')
+export const HOSTILE = join(import.meta.dirname, 'fixtures', 'hostile.mjs')
 
 /** A stdio config for the fixture server, with an event log file the server appends to. */
 export function stdioFixture(overrides: Partial<McpClientOptions> = {}): { config: McpClientOptions; events: () => string[] } {
@@ -49,11 +50,11 @@ export async function until(check: () => boolean, timeoutMs = 10_000, what = 'co
   }
 }
 
-/** Starts the fixture server over Streamable HTTP on 127.0.0.1; resolves with its URL, process and event log (removed when it exits). */
-export async function httpFixture(port = 0): Promise<{ url: string; child: ChildProcess; events: () => string[] }> {
+/** Starts a fixture server (`script`) over Streamable HTTP on 127.0.0.1; resolves with its URL, process and event log (removed when it exits). */
+export async function httpFixture(port = 0, script = FIXTURE): Promise<{ url: string; child: ChildProcess; events: () => string[] }> {
   const dir = mkdtempSync(join(tmpdir(), 'mcp-client-'))
   const log = join(dir, 'events.log')
-  const child = spawn(process.execPath, [FIXTURE, '--http'], {
+  const child = spawn(process.execPath, [script, '--http'], {
     env: { ...process.env, PORT: String(port), EVENT_LOG: log },
     stdio: ['ignore', 'pipe', 'inherit'],
   })

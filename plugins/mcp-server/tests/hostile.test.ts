@@ -4,10 +4,16 @@ import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import Schema from 'schemastery'
+import { context, propagation, trace } from '@opentelemetry/api'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { defineTool } from '@cordage/core'
 import { createTestContext, type TestContext } from '@cordage/testing'
 import * as McpClient from '@cordage/plugin-mcp-client'
+// The loopback OTLP receiver and the SDK setup (W3C trace-context and baggage propagators) of the telemetry plugin's tests.
+import { startOtlpReceiver } from '../../otel/tests/receiver.js'
+import { startSdk } from '../../otel/tests/sdk.js'
 import * as plugin from '../src/index.js'
 import { fixtureTools } from './fixtures/tools.mjs'
 import { REPO_ROOT, until } from './helpers.js'
@@ -236,5 +242,41 @@ describe('one stdio server per process', () => {
       .map((line) => (JSON.parse(line) as { id?: number }).id)
     expect(ids).toEqual([1, 2, 3])
     expect(stderr).toContain('cordage.yml already serves MCP on stdio (plugin mcp-server); serving through that one server only')
+  })
+})
+
+describe("a client's trace context in _meta", () => {
+  it('continues the W3C trace context of the call, and no baggage the client sends reaches the tools', async () => {
+    const receiver = await startOtlpReceiver()
+    cleanups.push(() => receiver.close())
+    const sdk = startSdk(receiver.url, 'json')
+    cleanups.push(() => sdk.shutdown())
+    const { ctx, url } = await serveHttp()
+    // What instrumentation inside a tool sees: the active trace and baggage (forwarded to whatever it calls).
+    ctx.tools.register(
+      defineTool({
+        name: 'context',
+        description: 'Reports the active trace context.',
+        parameters: Schema.object({}),
+        output: {
+          schema: Schema.object({ trace: Schema.string(), baggage: Schema.array(Schema.string()) }),
+          render: (_args, value) => [{ type: 'text', text: JSON.stringify(value) }],
+        },
+        execute: () => ({
+          trace: trace.getSpanContext(context.active())?.traceId ?? '',
+          baggage: (propagation.getActiveBaggage()?.getAllEntries() ?? []).map(([key, entry]) => `${key}=${entry.value}`),
+        }),
+      }),
+    )
+    const client = new Client({ name: 'sdk', version: '1' })
+    await client.connect(new StreamableHTTPClientTransport(url))
+    cleanups.push(() => client.close())
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736'
+    const result = await client.callTool({
+      name: 'context',
+      arguments: {},
+      _meta: { traceparent: `00-${traceId}-00f067aa0ba902b7-01`, baggage: 'tenant=other-customer,user.role=admin' },
+    })
+    expect(result.structuredContent).toEqual({ trace: traceId, baggage: [] })
   })
 })

@@ -2,9 +2,18 @@ import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Context
 import type { ToolExec, ToolExecutionResult } from '@cordage/core'
 import type { ToolRegistry } from '@cordage/registry'
 import type { AgentCompactEvent, AgentRequestEvent, AgentRunEvent, ChildRunEvent, CompletionRequest } from '@cordage/services'
-import { argumentsText, inputMessagesText, outputMessagesText, resultText } from './content.js'
+import { argumentsText, bounded, inputMessagesText, outputMessagesText, resultText } from './content.js'
 import { ToolCounts, type Instruments } from './instruments.js'
 import * as attr from './semconv.js'
+
+/**
+ * A call the registry refused as `UNKNOWN_TOOL` carries whatever name its caller sent (an MCP client, a
+ * model): its span shows the name cut at the registry's longest tool name, and its metrics count it under
+ * this one name, which no registered tool can have. Call ids are the caller's too (`mcp_<request id>`).
+ */
+const UNKNOWN_TOOL_NAME = '(unknown)'
+const MAX_TOOL_NAME = 64
+const MAX_CALL_ID = 256
 
 /** What the tracker records beyond the spans' structure. */
 export interface TrackerOptions {
@@ -71,12 +80,13 @@ export class Tracker {
 
   /** `tools/result`: the call's final result (after policy and presentation) ends its span. */
   readonly onResult = (exec: ToolExec, result: ToolExecutionResult): void => {
-    // A call refused before its body (bad arguments, a denial) gets its span here.
-    const record = this.tools.get(exec.token) ?? this.startTool(exec)
+    const code = result.isError ? (result.error.info?.code ?? 'TOOL_FAILED') : undefined
+    const unknown = code === 'UNKNOWN_TOOL'
+    // A call refused before its body (bad arguments, a denial, an unknown tool) gets its span here.
+    const record = this.tools.get(exec.token) ?? this.startTool(exec, unknown)
     this.tools.delete(exec.token)
     const { span } = record
     const outcome = outcomeOf(result)
-    const code = result.isError ? (result.error.info?.code ?? 'TOOL_FAILED') : undefined
     const decision = code === 'DENIED' ? (record.ran ? 'block' : 'deny') : record.ran ? 'allow' : 'none'
     // One attribute at a time: `setAttributes` would take a fresh object and walk its entries.
     span.setAttribute(attr.ATTR_TOOL_OUTCOME, outcome)
@@ -88,7 +98,11 @@ export class Tracker {
     if (this.options.captureContent) span.setAttribute(attr.ATTR_GEN_AI_TOOL_CALL_RESULT, resultText(result.content, this.options.maxContentLength))
     span.end()
     // The call's own context, passed rather than looked up (the active one is the caller's, not the call's).
-    this.instruments.toolDuration.record((performance.now() - record.started) / 1000, this.counts.count(exec.name, outcome), record.context)
+    this.instruments.toolDuration.record(
+      (performance.now() - record.started) / 1000,
+      this.counts.count(unknown ? UNKNOWN_TOOL_NAME : exec.name, outcome),
+      record.context,
+    )
   }
 
   readonly onChild = (event: ChildRunEvent): void => {
@@ -190,19 +204,22 @@ export class Tracker {
     return this.tools.size + this.requests.size + runs
   }
 
-  private startTool(exec: ToolExec): ToolRecord {
+  private startTool(exec: ToolExec, unknown = false): ToolRecord {
     const existing = this.tools.get(exec.token)
     if (existing) return existing
     const parent = this.parentOf(exec)
+    const tool = unknown ? bounded(exec.name, MAX_TOOL_NAME) : exec.name
     const attributes: Attributes = {
       [attr.ATTR_GEN_AI_OPERATION_NAME]: attr.GEN_AI_OPERATION_EXECUTE_TOOL,
-      [attr.ATTR_GEN_AI_TOOL_NAME]: exec.name,
-      [attr.ATTR_GEN_AI_TOOL_CALL_ID]: exec.callId,
+      [attr.ATTR_GEN_AI_TOOL_NAME]: tool,
+      [attr.ATTR_GEN_AI_TOOL_CALL_ID]: exec.callId.length > MAX_CALL_ID ? bounded(exec.callId, MAX_CALL_ID) : exec.callId,
       [attr.ATTR_GEN_AI_TOOL_TYPE]: 'function',
     }
     if (exec.parent !== undefined) attributes[attr.ATTR_TOOL_NESTED] = true
     if (this.options.captureContent) attributes[attr.ATTR_GEN_AI_TOOL_CALL_ARGUMENTS] = argumentsText(exec.arguments, this.options.maxContentLength)
-    const span = this.tracer.startSpan(this.toolSpanName(exec.name), { kind: SpanKind.INTERNAL, attributes }, parent)
+    // Only registered names are kept as span names (up to 1000 of them).
+    const name = unknown ? `${attr.GEN_AI_OPERATION_EXECUTE_TOOL} ${tool}` : this.toolSpanName(exec.name)
+    const span = this.tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes }, parent)
     const record: ToolRecord = { span, context: trace.setSpan(parent, span), exec, started: performance.now(), ran: false }
     this.tools.set(exec.token, record)
     return record
