@@ -94,7 +94,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       for (const fiber of [...fibers.toReversed(), ...runtime.loaded.map((entry) => entry.fiber).toReversed(), store, ...(otel ? [otel] : []), registry])
         await fiber.dispose()
       // Last: the spans of everything above are ended and exported before the process goes.
-      await telemetry?.shutdown()
+      await telemetry?.shutdown((message) => options.output.error(`${options.output.style('yellow', 'warn')}: ${message}`))
     },
   }
   return runtime

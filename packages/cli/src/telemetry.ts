@@ -13,8 +13,12 @@ export interface TelemetrySettings {
 
 /** The SDK the command line set up: flushed and shut down before the process exits. */
 export interface Telemetry {
-  shutdown(): Promise<void>
+  /** Exports what is buffered, waiting at most `SHUTDOWN_MS`; `warn` hears when the collector did not take it in time. */
+  shutdown(warn?: (message: string) => void): Promise<void>
 }
+
+/** How long exiting waits for the collector: a collector that is down or slow must not hold the command (the exporter's own timeout is 10 s). */
+export const SHUTDOWN_MS = 2000
 
 type Protocol = 'http/protobuf' | 'http/json'
 
@@ -65,9 +69,15 @@ export async function startTelemetry(settings: TelemetrySettings, env: NodeJS.Pr
     metrics.setGlobalMeterProvider(meterProvider)
   }
   return {
-    async shutdown() {
-      // Export what is buffered before the process goes; an unreachable collector is the SDK's to log.
-      await Promise.allSettled([tracerProvider.shutdown(), meterProvider?.shutdown()])
+    async shutdown(warn) {
+      // Export what is buffered before the process goes, for a bounded time.
+      let timer: NodeJS.Timeout | undefined
+      const flushed = await Promise.race([
+        Promise.allSettled([tracerProvider.shutdown(), meterProvider?.shutdown()]).then(() => true),
+        new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), SHUTDOWN_MS))),
+      ])
+      clearTimeout(timer)
+      if (!flushed) warn?.(`the telemetry collector did not take the last spans and metrics within ${SHUTDOWN_MS} ms; they are dropped`)
       trace.disable()
       metrics.disable()
       context.disable()

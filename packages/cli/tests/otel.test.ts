@@ -1,3 +1,5 @@
+import { createServer, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createTestContext } from '@cordage/testing'
 import McpClient from '@cordage/plugin-mcp-client'
@@ -44,6 +46,23 @@ describe('otel: in cordage.yml', () => {
     expect(outcome.code).toBe(0)
     expect(otlp.spans.map((span) => [span.name, span.resource['service.name']])).toEqual([['execute_tool echo', 'from-file']])
     expect(otlp.requests.every((request) => request.contentType.startsWith('application/json'))).toBe(true)
+  })
+
+  it('a collector that never answers holds the exit for a bounded time, and says what was dropped', async () => {
+    // Takes each export request and never answers it (a hung collector, a black-holed network).
+    const held: ServerResponse[] = []
+    const hung = createServer((_request, response) => void held.push(response))
+    await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve))
+    cleanups.push(async () => {
+      for (const response of held) response.destroy()
+      await new Promise((resolve) => hung.close(resolve))
+    })
+    const url = `http://127.0.0.1:${(hung.address() as AddressInfo).port}`
+    const dir = project({ 'cordage.yml': `otel:\n  endpoint: ${url}\nplugins:\n  ./echo.mjs: {}\n`, 'echo.mjs': echoPlugin })
+    const outcome = await cordage(['call', 'echo', '{"text":"hi"}'], { cwd: dir, env: {} })
+    expect(outcome).toMatchObject({ code: 0, stdout: 'echo: hi\n' })
+    expect(held.length).toBeGreaterThan(0)
+    expect(outcome.stderr).toMatch(/collector did not take the last spans and metrics within 2000 ms; they are dropped/)
   })
 
   it('a bad otel section fails before anything starts, naming the key', async () => {
