@@ -104,9 +104,19 @@ describe.skipIf(skipReason)('the studio in Chromium, served by cordage serve', {
     expect(await call.locator('.badge').first().textContent()).toBe('running')
     const allow = page.getByRole('button', { name: 'Allow write this once' })
     await allow.waitFor({ timeout: 30_000 })
-    await expect.poll(() => focusedLabel(page), { timeout: 10_000 }).toBe('Allow write this once')
-    expect(await page.getByRole('group', { name: 'Approve write?' }).textContent()).toContain('writes need a yes')
+    // The prompt takes the focus, not its Allow button: a key pressed as it appears (typing elsewhere) approves nothing.
+    const approval = page.getByRole('group', { name: 'Approve write?' })
+    await expect
+      .poll(() => page.evaluate('document.activeElement && document.activeElement.getAttribute("aria-labelledby")'), { timeout: 10_000 })
+      .toMatch(/^prompt-/)
+    expect(await approval.textContent()).toContain('writes need a yes')
+    await page.keyboard.press('Enter')
+    await page.keyboard.press(' ')
     await page.screenshot({ path: shot('live-approval.png') })
+    // Still unanswered (an answer disables the buttons at once): Tab reaches an enabled Allow, and Enter there approves.
+    await page.keyboard.press('Tab')
+    expect(await focusedLabel(page)).toBe('Allow write this once')
+    expect(await allow.isEnabled()).toBe(true)
     await page.keyboard.press('Enter')
 
     // The run goes on and finishes: the call succeeded, the file exists, the session ended.

@@ -185,8 +185,10 @@ function sessionPage(id) {
     const box = pendingPrompt(id, request, () => close(request.id))
     open.set(request.id, box)
     prompts.append(box)
-    // A new prompt takes the focus: the user answers it without hunting for it.
-    const first = box.querySelector('button, input, textarea')
+    // A new prompt takes the focus: the user answers it without hunting for it. An approval or a plan
+    // focuses itself, not its first button: a key pressed as it appears (while typing) must approve nothing.
+    const first = request.kind === 'question' ? box.querySelector('button, input, textarea') : box
+    if (first === box) box.tabIndex = -1
     if (first) first.focus()
   }
 
