@@ -36,6 +36,8 @@ const CLIENT_INFO = { name: 'cordage-mcp-client', version: '0.1.0' }
 const PROBE_TIMEOUT_MS = 3_000
 /** After a stdio server's client closed: time its leftover processes get between SIGTERM and SIGKILL. */
 const TREE_GRACE_MS = 1_000
+/** The least time between two tools/list passes that `list_changed` asked for. */
+const REFRESH_SPACING_MS = 250
 
 /**
  * One MCP server connection: connect, list tools, reconnect with backoff after a drop, and send calls.
@@ -49,6 +51,8 @@ export class McpConnection {
   private attempt = 0
   private timer?: NodeJS.Timeout
   private refreshing?: Promise<void>
+  /** When the last tools/list pass started (see `refresh`). */
+  private lastRefresh = 0
   private stale = false
   private probing?: Client
   /** Callers' signals this connection follows: one listener on each, taken off when it closes. */
@@ -122,7 +126,11 @@ export class McpConnection {
     }
   }
 
-  /** Re-lists tools and hands the list to `onTools`; concurrent requests coalesce into one more pass. */
+  /**
+   * Re-lists tools and hands the list to `onTools`; concurrent requests coalesce into one more pass, which
+   * starts no sooner than `REFRESH_SPACING_MS` after the one before (a server flooding `list_changed` would
+   * otherwise have its whole list fetched and compiled back to back).
+   */
   refresh(): Promise<void> {
     if (this.refreshing) {
       this.stale = true
@@ -130,6 +138,10 @@ export class McpConnection {
     }
     this.refreshing = (async () => {
       do {
+        const wait = this.lastRefresh + REFRESH_SPACING_MS - Date.now()
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait).unref())
+        if (this.state !== 'up') break
+        this.lastRefresh = Date.now()
         this.stale = false
         const generation = this.generation
         try {

@@ -82,6 +82,20 @@ describe('a hostile MCP server', () => {
     30_000,
   )
 
+  it('a server that floods tools/list_changed gets its tools listed a bounded number of times, and the latest list still arrives', async () => {
+    const { ctx, events } = await hostile()
+    const lists = () => events().filter((line) => line === 'list').length
+    const before = lists()
+    // A notification every millisecond for 2 s: about 2 000 of them.
+    expect(contentText((await ctx.tools.execute({ name: 'mcp__hx__flood', arguments: { ms: 2000 } })).content)).toBe('flooded')
+    // The last notification is still acted on: one list after the flood ended (a 5 s hang bound).
+    const afterFlood = events().indexOf('flood over')
+    await until(() => events().slice(afterFlood).includes('list'), 5_000, 'a list after the flood')
+    // At most one pass per 250 ms while it lasts, the pass in flight and the last one.
+    expect(lists() - before).toBeLessThanOrEqual(2000 / 250 + 3)
+    expect(ctx.tools.get('mcp__hx__slow')).toBeDefined()
+  })
+
   it("receives the caller's W3C trace context in _meta, never its baggage", async () => {
     const receiver = await startOtlpReceiver()
     cleanups.push(() => receiver.close())
