@@ -170,11 +170,13 @@ export function createSessionMode(kit) {
       }
       evaluated.value.consume((promise) => {
         const id = context.newNumber(message.id)
-        const tracked = context.callFunction(helpers[6], context.undefined, id, promise)
+        // Tracking runs the code too: `then` reads the promise's `constructor` (Promise species).
+        const tracked = enter(run, () => context.callFunction(helpers[6], context.undefined, id, promise))
         id.dispose()
         if (tracked.error) {
-          tracked.error.dispose()
-          fail(run, 'memory')
+          const text = explain(run, tracked.error)
+          if (classify(run, text) === 'memory') fail(run, 'memory', text)
+          else if (!run.failure) /** @type {SessionState} */ (run.session).early.push(`${message.id}\n0${text}`)
         } else tracked.value.dispose()
       })
       return run.failure ? broken(run) : step(run)

@@ -86,7 +86,8 @@ function createSandbox() {
   runtime.setInterruptHandler(() => {
     const run = sandbox.run
     if (!run || run.failure) return run !== undefined
-    if (run.metered && meter[1] + (now() - meter[0]) > run.budgetMs) fail(run, 'cpu')
+    // Between segments (`meter[0]` is 0) only the time already metered counts.
+    if (run.metered && meter[1] + (meter[0] > 0 ? now() - meter[0] : 0) > run.budgetMs) fail(run, 'cpu')
     return run.failure !== undefined
   })
   const host = context.newFunction('host', (payload) => {
@@ -241,7 +242,13 @@ function start(message) {
     else failOn(run, text)
     return finish(run)
   }
-  evaluated.value.consume((main) => context.unwrapResult(context.callFunction(helpers[5], context.undefined, main)).dispose())
+  // Watching the promise runs the program's code too: `then` reads its `constructor` (Promise species).
+  const watched = evaluated.value.consume((main) => enter(run, () => context.callFunction(helpers[5], context.undefined, main)))
+  if (watched.error) {
+    failOn(run, explain(run, watched.error))
+    return finish(run)
+  }
+  watched.value.dispose()
   step(run)
 }
 

@@ -55,11 +55,42 @@ describe('sandbox limits: each breach is a CODE_RUN_FAILED result and the host k
     expect(failure.message).toMatch(/^run_code failed \(cpu\): the program used more than 1 ms of CPU time/)
   })
 
+  it('counts only time inside the VM as CPU: no program is stopped by an interrupt poll between its steps', async () => {
+    // QuickJS polls its interrupt handler once per 10 000 ticks of a counter (a loop iteration takes two). A
+    // poll landing in the worker's own call into the VM right after the program's first segment once read
+    // as the whole time since 1970. One program per counter position: loops of 0 to 4 999 iterations.
+    const { ctx } = await setup([], { poolSize: 4 })
+    const runner = ctx.get('codeMode')!
+    const stopped: string[] = []
+    for (let start = 0; start < 5000; start += 4) {
+      await Promise.all(
+        [0, 1, 2, 3].map((offset) =>
+          runner
+            .run({ code: `for (let i = 0; i < ${start + offset}; i++) {} return 1` })
+            .catch((error: Error) => void stopped.push(`${start + offset}: ${error.message.split('\n')[0]}`)),
+        ),
+      )
+    }
+    expect(stopped).toEqual([])
+  }, 60_000)
+
+  it.each([
+    ['throws', "throw new Error('species')", /^run_code failed \(runtime\): Error: species/],
+    ['spins', 'for (;;) {}', /^run_code failed \(cpu\): the program used more than 200 ms of CPU time/],
+  ])('meters and reports a promise-constructor getter that %s when the worker watches the program', async (_label, body, message) => {
+    // Watching the program's promise reads its `constructor` (Promise species): that runs the program's getter.
+    const { run } = await setup([lookup], { cpuTimeMs: 200 })
+    const failure = failureOf(await run(`Object.defineProperty(Promise.prototype, 'constructor', { get() { ${body} } }); return 1`))
+    expect(failure.message).toMatch(message)
+    expect(valueOf(await run('return 2'))).toEqual({ logs: [], result: 2 })
+  })
+
   it('stops at the wall-clock timeout while waiting for a slow tool, and aborts that tool', async () => {
     const log: any[] = []
-    const { run } = await setup([sleeper('slow', 'exclusive', log)], { timeoutMs: 100 })
-    const failure = failureOf(await run('console.log("waiting"); await tools.slow({ id: 1, ms: 5000 })'))
-    expect(failure.message).toMatch(/^run_code failed \(timeout\): the program did not finish within 100 ms[\s\S]*\nwaiting$/)
+    // 1 s, not less: on a busy machine a worker can take a few hundred ms to reach the first line.
+    const { run } = await setup([sleeper('slow', 'exclusive', log)], { timeoutMs: 1000 })
+    const failure = failureOf(await run('console.log("waiting"); await tools.slow({ id: 1, ms: 20000 })'))
+    expect(failure.message).toMatch(/^run_code failed \(timeout\): the program did not finish within 1000 ms[\s\S]*\nwaiting$/)
     expect(log).toMatchObject([{ name: 'slow', id: 1, aborted: true }])
   })
 

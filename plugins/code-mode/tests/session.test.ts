@@ -120,6 +120,32 @@ describe('ctx.codeMode.open: a persistent sandbox', () => {
     expect(valueOf(await run('return 5')).result).toBe(5)
   })
 
+  it('lives through thousands of short evaluations: only time inside a step counts against its budget', async () => {
+    // QuickJS polls its interrupt handler every few thousand operations; one landing in the worker's own
+    // brief call into the VM between steps once read as the whole time since 1970, ending the session.
+    const { session, ended } = await open()
+    for (let index = 0; index < 4000; index++) expect(await session.evaluate(`return ${index}`)).toBe(index)
+    expect(ended).toEqual([])
+    await session.close()
+  })
+
+  it.each([
+    ['throws', "throw new Error('species')", { kind: 'runtime', message: expect.stringMatching(/^Error: species/) }],
+    ['spins', 'for (;;) {}', { kind: 'cpu' }],
+  ])('meters and reports a promise-constructor getter that %s when the host watches an evaluation', async (label, body, expected) => {
+    // Watching an evaluation's promise reads its `constructor` (Promise species): that runs the code's getter.
+    const { session, ended } = await open({ stepCpuMs: 200 })
+    const patched = outcome(session.evaluate(`Object.defineProperty(Promise.prototype, 'constructor', { get() { ${body} } }); return 1`))
+    expect(await patched).toMatchObject(expected)
+    if (label === 'throws') {
+      // The code broke only its own evaluations: the session lives on.
+      expect(ended).toEqual([])
+      expect(await outcome(session.evaluate('return 2'))).toMatchObject({ kind: 'runtime' })
+      expect(session.ended).toBe(false)
+      await session.close()
+    } else expect(ended).toHaveLength(1)
+  })
+
   it('ends the session when the code exhausts the heap', async () => {
     const { session, ended } = await open({ stepCpuMs: 60_000 }, { memoryBytes: 2 << 20 })
     expect(await outcome(session.evaluate('const hoard = []; for (;;) hoard.push([hoard.length, {}])'))).toMatchObject({ kind: 'memory' })

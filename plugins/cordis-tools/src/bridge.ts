@@ -32,6 +32,9 @@ export interface BridgeOptions {
 }
 
 const MIN_INTERVAL_MS = 10
+// Live registrations (tools, listeners, effects, timers, services) one mount may hold: each costs host
+// memory outside the sandbox's capped heap, so a registering loop would otherwise exhaust the host's.
+const MAX_REGISTRATIONS = 1000
 // The requests that answer nothing, which the façade holds while apply runs and sends together.
 const BATCHED = new Set(['register', 'listen', 'emit', 'provide', 'effect', 'timer', 'clear'])
 const MAX_DELAY_MS = 2 ** 31 - 1
@@ -94,6 +97,7 @@ export class GuestBridge implements GuestToolRunner {
       }
       case 'provide': {
         const real = this.active()
+        this.reserve()
         const name = provideService(real, this.options.services, this.options.id, request, (method, args) => this.callOwnService(name, method, args))
         this.provides.add(name)
         real.effect(() => () => this.provides.delete(name), `cordis mount ${this.options.id}: provides ${name}`)
@@ -101,6 +105,7 @@ export class GuestBridge implements GuestToolRunner {
       }
       case 'effect': {
         const id = integer(request.id, 'the effect id')
+        this.reserve()
         this.disposers.set(
           id,
           this.active().effect(() => () => this.disposeGuest(id), `cordis mount ${this.options.id}: effect`),
@@ -109,13 +114,9 @@ export class GuestBridge implements GuestToolRunner {
       }
       case 'timer':
         return this.timer(request)
-      case 'clear': {
-        const id = integer(request.id, 'the id')
-        const dispose = this.disposers.get(id)
-        this.disposers.delete(id)
-        await dispose?.()
+      case 'clear':
+        await this.release(integer(request.id, 'the id'))
         return null
-      }
       case 'execute':
         return this.execute(request.input, signal)
       case 'list':
@@ -153,7 +154,10 @@ export class GuestBridge implements GuestToolRunner {
     this.declared = new Set(inject)
     real.effect(
       () => () => {
-        if (this.real === real) this.real = undefined
+        if (this.real !== real) return
+        this.real = undefined
+        // Everything registered goes with the activation.
+        this.disposers.clear()
       },
       `cordis mount ${this.options.id}: activation`,
     )
@@ -198,8 +202,24 @@ export class GuestBridge implements GuestToolRunner {
     return this.real
   }
 
+  /** Refuses a registration past `MAX_REGISTRATIONS` live ones. */
+  private reserve(): void {
+    if (this.disposers.size + this.provides.size >= MAX_REGISTRATIONS)
+      throw new FacadeError(
+        `a mount holds at most ${MAX_REGISTRATIONS} registrations (tools, listeners, effects, timers, services); dispose some before making more`,
+      )
+  }
+
+  /** Undoes one registration (a `clear`, or a timeout that fired). */
+  private release(id: number): unknown {
+    const dispose = this.disposers.get(id)
+    this.disposers.delete(id)
+    return dispose?.()
+  }
+
   private register(request: JsonObject): JsonValue {
     const real = this.active()
+    this.reserve()
     const id = integer(request.id, 'the tool id')
     const spec = readToolSpec(request.tool)
     const definition = mountedTool(id, spec, this, this.options.toolTimeoutMs)
@@ -214,12 +234,14 @@ export class GuestBridge implements GuestToolRunner {
     const event = text(request.event, 'the event name')
     const mode = listenMode(event)
     if (typeof mode === 'object') throw new FacadeError(`ctx.on: ${mode.refused}`)
+    this.reserve()
     this.disposers.set(id, real.on(event as never, this.listeners.listener(id, event, mode) as never, request.prepend === true))
     return null
   }
 
   private timer(request: JsonObject): JsonValue {
     const id = integer(request.id, 'the timer id')
+    this.reserve()
     const repeat = request.repeat === true
     const requested = typeof request.ms === 'number' && Number.isFinite(request.ms) ? request.ms : 0
     const ms = Math.min(MAX_DELAY_MS, Math.max(repeat ? MIN_INTERVAL_MS : 0, requested))
@@ -229,6 +251,8 @@ export class GuestBridge implements GuestToolRunner {
       const fire = () => {
         if (running || this.session.ended) return
         running = true
+        // A timeout is spent once it fires: its registration goes, or a chain of them would pile up.
+        if (!repeat) void this.release(id)
         this.invoke({ kind: 'timer', id }, this.options.timeoutMs)
           .then(
             (reply) => void (typeof reply.threw === 'string' && this.warn(`a timer callback threw: ${reply.threw}`)),

@@ -17,6 +17,31 @@ export interface GuestToolRunner {
   runTool(payload: { id: number; args: JsonValue; exec: JsonValue; meta: boolean }, signal: AbortSignal): Promise<Record<string, JsonValue | undefined>>
 }
 
+// Keywords whose values are maps of subschemas by name, and those whose values are data, not schemas.
+const SCHEMA_MAPS = new Set(['properties', '$defs', 'definitions'])
+const DATA = new Set(['enum', 'const', 'default', 'examples'])
+
+/**
+ * The first regular-expression keyword in a schema, if any. The registry validates arguments and values
+ * with the schema's patterns on the host's thread, where a backtracking pattern (`^(a|a)+$`) runs for
+ * hours, so mounted tools may not declare one.
+ */
+function regexKeyword(schema: JsonValue): string | undefined {
+  const stack: JsonValue[] = [schema]
+  while (stack.length) {
+    const node = stack.pop()!
+    if (Array.isArray(node)) for (const item of node) stack.push(item)
+    if (!isJsonObject(node)) continue
+    for (const [key, value] of Object.entries(node)) {
+      if (key === 'pattern' || key === 'patternProperties') return key
+      if (DATA.has(key)) continue
+      if (SCHEMA_MAPS.has(key) && isJsonObject(value)) for (const child of Object.values(value)) stack.push(child)
+      else stack.push(value)
+    }
+  }
+  return undefined
+}
+
 /** Reads a `register` request's tool, or throws a model-readable `FACADE_DENIED`. */
 export function readToolSpec(tool: unknown): GuestToolSpec {
   if (!isJsonObject(tool)) throw new FacadeError('register needs a tool made with defineTool')
@@ -24,6 +49,11 @@ export function readToolSpec(tool: unknown): GuestToolSpec {
   if (typeof name !== 'string' || typeof description !== 'string') throw new FacadeError('defineTool needs a string name and description')
   if (!isJsonObject(parameters) && typeof parameters !== 'boolean') throw new FacadeError(`defineTool "${name}": parameters must be a JSON Schema object`)
   if (!isJsonObject(outputSchema) && typeof outputSchema !== 'boolean') throw new FacadeError(`defineTool "${name}": output.schema must be a JSON Schema`)
+  const regex = regexKeyword(parameters) ?? regexKeyword(outputSchema)
+  if (regex !== undefined)
+    throw new FacadeError(
+      `defineTool "${name}": the schemas of mounted tools cannot use "${regex}" (the host would run the regular expression unbounded); check the text in execute instead`,
+    )
   const spec: GuestToolSpec = {
     name,
     description,

@@ -165,6 +165,50 @@ describe('mounted code cannot take the host down', () => {
     )
   })
 
+  it('bounds what a mount keeps registered in the host, however long it keeps registering', async () => {
+    // The default CPU bound per step: each step here is short, but a loaded machine stretches it.
+    const { ctx, call, value } = await attackSetup(5000)
+    const baseline = listenerCount(ctx, 'flood/event')
+    // Each registration costs host memory outside the sandbox's heap: unbounded, a loop exhausts the host's.
+    const code = `return { name: 'flood', apply(ctx) {
+      ctx.tools.register(defineTool({ name: 'flood', description: 'f', output: { schema: {}, render: () => [] }, execute: async () => {
+        for (let i = 0; i < 3000; i++) { ctx.on('flood/event', () => {}); if (i % 100 === 0) await ctx.tools.list() }
+        await ctx.tools.list()
+        return 'done'
+      } }))
+    } }`
+    expect((await call('cordis_mount', { code })).isError).toBe(false)
+    expect(await value('flood', {})).toBe('done')
+    expect(listenerCount(ctx, 'flood/event') - baseline).toBeLessThanOrEqual(1000)
+    expect(ctx.logs.map((log) => log.text)).toContainEqual(expect.stringMatching(/^\[cordis:dyn-1\] listen failed: a mount holds at most 1000 registrations/))
+    expect(await call('cordis_unmount', { id: 'dyn-1' })).toMatchObject({ isError: false })
+    expect(listenerCount(ctx, 'flood/event')).toBe(baseline)
+  })
+
+  it("refuses regular expressions in a mounted tool's schemas, which the host would run unbounded", async () => {
+    const { ctx, call } = await attackSetup()
+    const before = ctx.tools.list().map((tool) => tool.name)
+    // The registry validates arguments and values with the schema's patterns on the host's thread: '^(a|a)+$'
+    // against 40 a's and a '!' backtracks for hours.
+    const tool = (parameters: string, output: string) =>
+      `return { name: 'regex', apply(ctx) { ctx.tools.register(defineTool({ name: 'regex', description: 'r', parameters: ${parameters},
+        output: { schema: ${output}, render: () => [{ type: 'text', text: 'r' }] }, execute: async () => 'a'.repeat(40) + '!' })) } }`
+    const evil = "{ type: 'string', pattern: '^(a|a)+$' }"
+    for (const [parameters, output] of [
+      [`{ type: 'object', properties: { s: ${evil} } }`, '{}'],
+      ["{ type: 'object' }", evil],
+      ["{ type: 'object', patternProperties: { '^(a|a)+$': {} } }", '{}'],
+      [`{ type: 'object', properties: { s: { $ref: '#/$defs/s' } }, $defs: { s: ${evil} } }`, '{}'],
+    ]) {
+      const refused = failure(await call('cordis_mount', { code: tool(parameters!, output!) }))
+      expect(refused.text).toMatch(/schemas of mounted tools cannot use "pattern(Properties)?"/)
+    }
+    expect(ctx.tools.list().map((tool) => tool.name)).toEqual(before)
+    // A property that is only named "pattern" is no regular expression.
+    const named = await call('cordis_mount', { code: tool("{ type: 'object', properties: { pattern: { type: 'string' } } }", "{ type: 'string' }") })
+    expect(named.isError, contentText(named.content)).toBe(false)
+  })
+
   it('removes a mount whose tool body spins, and keeps answering meanwhile', async () => {
     const { ctx, call } = await attackSetup(300)
     const code = `return { name: 'spinner', apply(ctx) { ctx.tools.register(defineTool({ name: 'spin', description: 's', output: { schema: {}, render: () => [] }, execute: async () => { for (;;) {} } })) } }`

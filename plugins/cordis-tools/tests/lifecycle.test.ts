@@ -72,6 +72,21 @@ describe('mount lifecycles', () => {
     expect(ticks).toBe(after)
   })
 
+  it('a timeout that fired leaves nothing registered: a chain of timeouts does not pile up in the host', async () => {
+    const { ctx, value } = await setup()
+    const code = `return { name: 'chain', apply(ctx) {
+      let fired = 0
+      const tick = () => { if (++fired < 300) ctx.setTimeout(tick, 0) }
+      ctx.setTimeout(tick, 0)
+      ctx.tools.register(defineTool({ name: 'fired', description: 'f', output: { schema: { type: 'integer' }, render: () => [] }, execute: async () => fired }))
+    } }`
+    await value('cordis_mount', { code })
+    await expect.poll(() => value('fired', {}), { timeout: 20_000, interval: 20 }).toBe(300)
+    const fiber = [...ctx.registry.values()].flatMap((runtime) => [...runtime.fibers]).find((candidate) => candidate.name === 'chain')!
+    // The activation, the tool and (briefly) the last timeout: not one registration per timeout that fired.
+    expect(fiber.getEffects().length).toBeLessThan(10)
+  })
+
   it('console output of mounted code reaches the host log, tagged with the mount id', async () => {
     const { ctx, value } = await setup()
     await value('cordis_mount', { code: 'console.log("hello", { a: 1 }); return () => {}' })
