@@ -15,6 +15,25 @@ import type { WebService } from './web.js'
 import type { SessionStore } from './sessions.js'
 import type { ToolExec } from '@cordage/core'
 
+/**
+ * Service names Cordage's packages provide or read (`ctx.get`): code that lets others provide services
+ * (mounted plugins) keeps them, so nothing stands in for the host's registry, model, approvals or store.
+ */
+export const HOST_SERVICES: ReadonlySet<string> = new Set([
+  'tools',
+  'approval',
+  'agent',
+  'jobs',
+  'interaction',
+  'planMode',
+  'codeMode',
+  'subagents',
+  'web',
+  'model',
+  'spill',
+  'sessions',
+])
+
 declare module 'cordis' {
   interface Context {
     jobs: JobsService

@@ -1,6 +1,13 @@
+import { HOST_SERVICES } from '@cordage/services'
 import type { Context } from 'cordis'
 import { isJsonObject, toJsonValue, type JsonObject, type JsonValue } from '@cordage/core'
 import { FacadeError } from './errors.js'
+
+/** Properties of a Cordis context that host plugins read: a service of the same name would shadow them. */
+const CONTEXT_NAMES = new Set([
+  ...['config', 'name', 'root', 'fiber', 'scope', 'runtime', 'registry', 'reflect', 'events', 'lifecycle', 'timer', 'logger', 'loader'],
+  ...['get', 'set', 'provide', 'accessor', 'mixin', 'effect', 'inject', 'plugin', 'on', 'once', 'parallel', 'emit', 'serial', 'bail', 'waterfall'],
+])
 
 /** A service a mount provides: its data, and methods that call into that mount's sandbox. */
 export interface ProvidedService {
@@ -29,6 +36,9 @@ export function provideService(
 ): string {
   const { name } = request
   if (typeof name !== 'string' || !SERVICE_NAME.test(name)) throw new FacadeError('ctx.provide(name, value) needs a service name')
+  // The host's services, and the names of the context itself (`config`, `name`, its mixins), are not a mount's to provide.
+  if (HOST_SERVICES.has(name) || CONTEXT_NAMES.has(name))
+    throw new FacadeError(`ctx.provide: "${name}" is a name the host uses; provide services under names of your own`)
   const methods = Array.isArray(request.methods) ? request.methods.filter((method): method is string => typeof method === 'string') : []
   const data = isJsonObject(request.data) ? request.data : {}
   const value: Record<string, unknown> = { ...data }
