@@ -3,11 +3,12 @@ import type { Context } from 'cordis'
 import { isJsonObject, toJsonValue, type JsonObject, type JsonValue } from '@cordage/core'
 import { FacadeError } from './errors.js'
 
-/** Properties of a Cordis context that host plugins read: a service of the same name would shadow them. */
-const CONTEXT_NAMES = new Set([
-  ...['config', 'name', 'root', 'fiber', 'scope', 'runtime', 'registry', 'reflect', 'events', 'lifecycle', 'timer', 'logger', 'loader'],
-  ...['get', 'set', 'provide', 'accessor', 'mixin', 'effect', 'inject', 'plugin', 'on', 'once', 'parallel', 'emit', 'serial', 'bail', 'waterfall'],
-])
+/** Names of a Cordis context (its properties, then its mixins' methods) that host plugins read: a service of the same name would shadow them. */
+const CONTEXT_NAMES = new Set(
+  'config name root fiber scope runtime registry reflect events lifecycle timer logger loader get set provide accessor mixin effect inject plugin on once parallel emit serial bail waterfall'.split(
+    ' ',
+  ),
+)
 
 /** A service a mount provides: its data, and methods that call into that mount's sandbox. */
 export interface ProvidedService {
