@@ -23,10 +23,10 @@ const Output = Schema.object({
 function matchLines(text: string, needle: string): number[] {
   const lines: number[] = []
   let line = 1
-  let scanned = 0
+  // The next newline not yet counted: each is found once, so many matches on one long line stay linear.
+  let newline = text.indexOf('\n')
   for (let index = text.indexOf(needle); index !== -1; index = text.indexOf(needle, index + needle.length)) {
-    for (let newline = text.indexOf('\n', scanned); newline !== -1 && newline < index; newline = text.indexOf('\n', newline + 1)) line++
-    scanned = index
+    for (; newline !== -1 && newline < index; newline = text.indexOf('\n', newline + 1)) line++
     lines.push(line)
   }
   return lines

@@ -1,6 +1,6 @@
 import type { OpenedFile } from '@cordage/services'
 import { handlePath, openContained, openedFile } from './contained.js'
-import { fsFailure } from './errors.js'
+import { FsError, fsFailure } from './errors.js'
 import type { Workspace } from './paths.js'
 
 /**
@@ -30,6 +30,8 @@ export async function resolveSearchRoot(
     handle = await openContained(workspace, target.real, target.display)
     const stats = await handle.stat({ bigint: true })
     isDirectory = stats.isDirectory()
+    // A FIFO or device (/dev/zero) would block the search or never end it.
+    if (!isDirectory && !stats.isFile()) throw new FsError('NOT_FOUND', `${target.display} is not a regular file or a directory`)
     admit(openedFile(handle, target.real, stats))
   } catch (error) {
     await handle?.close()

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { closeSync, constants, existsSync, openSync } from 'node:fs'
 import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -119,6 +119,31 @@ describe('what was opened is verified', () => {
     const result = await call('read', { path: 'pipe' })
     expect(codeOf(result)).toBe('NOT_FOUND')
     expect(textOf(result)).toContain('not a regular file')
+  })
+
+  // Settles a call, or says it is still pending after `ms` (a blocked read never settles).
+  const within = <T>(promise: Promise<T>, ms = 3000) =>
+    Promise.race([promise, new Promise<'pending'>((resolve) => setTimeout(() => resolve('pending'), ms).unref())])
+
+  it.each(['ripgrep', 'node'] as const)('grep of a FIFO fails at once instead of blocking (%s)', async (search) => {
+    const root = await tempDir()
+    const pipe = join(root, 'pipe')
+    if (spawnSync('mkfifo', [pipe]).status !== 0) return
+    const { fiber, call } = await loadFs(root, { search })
+    const result = await within(call('grep', { pattern: 'x', path: 'pipe' }))
+    // Give a reader still blocked on the FIFO its end of file, so nothing is left waiting.
+    if (result === 'pending') closeSync(openSync(pipe, constants.O_WRONLY | constants.O_NONBLOCK))
+    await fiber.dispose()
+    expect(result).not.toBe('pending')
+    expect(codeOf(result as Exclude<typeof result, 'pending'>)).toBe('NOT_FOUND')
+  })
+
+  it('grep of a device (/dev/zero, allowed outside the root) fails at once instead of reading forever', async () => {
+    const { fiber, call } = await loadFs(await tempDir(), { allowOutsideRoot: true, search: 'ripgrep' })
+    const result = await within(call('grep', { pattern: 'x', path: '/dev/zero' }))
+    await fiber.dispose()
+    expect(result).not.toBe('pending')
+    expect(textOf(result as Exclude<typeof result, 'pending'>)).toContain('not a regular file')
   })
 
   it('nothing is written outside the root: tree outside compared before and after every tool', async () => {

@@ -57,10 +57,9 @@ export class SpillStore {
    */
   async open(input: Omit<SpillInput, 'text'>): Promise<SpillWriter> {
     if (this.closed) throw new SpillStoreError('the spill store is closed (its plugin was unloaded)')
-    await this.ensureDir()
-    const { handle, path } = await this.create({ ...input, text: '' })
-    this.written.push(path)
-    this.writers.add(handle)
+    const opening = this.createWriter({ ...input, text: '' })
+    this.inFlight.add(opening)
+    const { handle, path } = await opening.finally(() => this.inFlight.delete(opening))
     let bytes = 0
     let queue: Promise<unknown> = Promise.resolve()
     return {
@@ -142,6 +141,21 @@ export class SpillStore {
       this.dirChecked = undefined
     })
     return this.dirChecked
+  }
+
+  /** Makes the directory and creates a file to append to, kept open until `close`; gives it up if the store closed meanwhile. */
+  private async createWriter(input: SpillInput): Promise<{ handle: FileHandle; path: string }> {
+    await this.ensureDir()
+    const created = await this.create(input)
+    if (!this.closed) {
+      this.written.push(created.path)
+      this.writers.add(created.handle)
+      return created
+    }
+    // Nothing this store makes may outlive it.
+    await created.handle.close().catch(() => {})
+    await unlink(created.path).catch(() => {})
+    throw new SpillStoreError('the spill store was closed while a file was being opened')
   }
 
   private async create(input: SpillInput): Promise<{ handle: FileHandle; path: string }> {

@@ -121,6 +121,19 @@ describe('spill plugin lifecycle', () => {
     expect(after.content).toEqual([{ type: 'text', text: 'x'.repeat(5_000) }])
   })
 
+  it('unloading while a writer is being opened refuses it, leaving no file and no descriptor behind', async () => {
+    const dir = join(await tempDir(), 'spill')
+    const ctx = await createTestContext({ print: false })
+    const fiber = await ctx.plugin(Spill, { dir })
+    const before = openFds()
+    // The directory is made and the file created while the unload runs.
+    const refused = expect(ctx.spill.open!({ toolName: 'bash', callId: 'call_1', suggestedName: 'stdout.txt' })).rejects.toMatchObject({ code: 'SPILL_FAILED' })
+    await fiber.dispose()
+    expect(await listFiles(dir)).toEqual([])
+    await refused
+    expect(openFds()).toBeLessThanOrEqual(before)
+  })
+
   it('deleteOnDispose removes the files this instance wrote, and only those', async () => {
     const dir = join(await tempDir(), 'spill')
     await mkdir(dir, { mode: 0o700 })

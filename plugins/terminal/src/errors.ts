@@ -69,6 +69,16 @@ export class InvalidPatternError extends CordageError {
   }
 }
 
+/** `waitFor` backtracks so much that testing it against the screen would stall the host. */
+export class PatternTimeoutError extends CordageError {
+  constructor(pattern: string, budgetMs: number, characters: number) {
+    super(
+      'INVALID_PATTERN',
+      `waitFor ${JSON.stringify(pattern)} took longer than ${budgetMs} ms to test against ${characters} characters of the terminal and was stopped: it backtracks catastrophically (nested or overlapping repetition such as (a+)+ or (.*)*); use a simpler pattern`,
+    )
+  }
+}
+
 /** An `env` entry has a name that is not a variable name, or a value that cannot be passed. */
 export class InvalidEnvError extends CordageError {
   constructor(message: string) {

@@ -1,5 +1,6 @@
 import xterm from '@xterm/headless'
 import { FlowControl } from './flow.js'
+import { boundedTest } from './pattern.js'
 
 const { Terminal } = xterm
 
@@ -321,7 +322,8 @@ export class Screen {
    * it) plus the screen rows whose text differs from `before` (a program redrawing in place, a full-screen
    * one); without `before`, the whole screen. With `from` (absolute), rows above it are left out: a
    * caller testing again during a flood passes the rows it already tested, which sit in the scrollback and
-   * no longer change, keeping some overlap for patterns that span rows.
+   * no longer change, keeping some overlap for patterns that span rows. A test that runs past its budget
+   * throws `PatternTimeoutError`.
    */
   matches(since: number, pattern: RegExp, before?: Map<number, string>, from = 0): boolean {
     if (this.final) return false
@@ -337,8 +339,7 @@ export class Screen {
       const key = this.key(buffer, index)
       if ((buffer.type === 'normal' && key >= since) || (before ? before.get(key) !== text : index >= buffer.baseY)) rows.push(text)
     }
-    pattern.lastIndex = 0
-    return pattern.test(rows.join('\n'))
+    return boundedTest(pattern, rows.join('\n'))
   }
 
   dispose(): void {

@@ -36,14 +36,15 @@ export function waitForOutput(
   const started = Date.now()
   // Output keeps flowing while someone waits for it, however much arrives unread.
   const unwatch = session.screen.watch()
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     const timers = new Set<NodeJS.Timeout>()
     let quietTimer: NodeJS.Timeout | undefined
     let matchTimer: NodeJS.Timeout | undefined
     let nextTestAt = 0
     let testedUpTo = 0
     let settled = false
-    const finish = (reason: WaitOutcome['reason']) => {
+    // A wait ends with an outcome, or with the error of a pattern test that ran past its budget.
+    const finish = (reason: WaitOutcome['reason'], error?: unknown) => {
       if (settled) return
       settled = true
       for (const timer of timers) clearTimeout(timer)
@@ -55,7 +56,8 @@ export function waitForOutput(
       void session.screen.flush().then(() => {
         unwatch()
         session.screen.markRead()
-        resolve({ reason, waitedMs: Date.now() - started })
+        if (error === undefined) resolve({ reason, waitedMs: Date.now() - started })
+        else reject(error)
       })
     }
     const onAbort = () => finish('aborted')
@@ -64,7 +66,13 @@ export function waitForOutput(
       matchTimer = undefined
       if (settled || request.mode !== 'pattern') return
       const start = performance.now()
-      if (session.screen.matches(since, request.pattern, before, testedUpTo - MATCH_OVERLAP)) return finish('matched')
+      let matched: boolean
+      try {
+        matched = session.screen.matches(since, request.pattern, before, testedUpTo - MATCH_OVERLAP)
+      } catch (error) {
+        return finish('aborted', error)
+      }
+      if (matched) return finish('matched')
       testedUpTo = session.screen.scrollbackEnd()
       nextTestAt = performance.now() + (performance.now() - start) * MATCH_BACKOFF
     }

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, expect, it, vi } from 'vitest'
 import { credentialSamples, exportSamples, harmlessSamples, killAfterEach } from '@cordage/testing'
-import { alive, describeWithPty, eventually, sessionProcesses, setup, tempDir, value } from './helpers.js'
+import { alive, code, describeWithPty, eventually, sessionProcesses, setup, tempDir, text, value } from './helpers.js'
 
 const PROMPT = { env: { PS1: 'PROMPT> ' } }
 
@@ -130,6 +130,32 @@ describeWithPty('output that nobody reads', () => {
       for (const spy of printed) spy.mockRestore()
     }
   })
+})
+
+describeWithPty('patterns written to stall the host', () => {
+  it('a backtracking waitFor fails the send with INVALID_PATTERN instead of holding the event loop', async () => {
+    const { open, call } = await setup()
+    // "^(a+)+$" against 28 a's and a "!" backtracks 2^28 times: seconds to minutes on one thread.
+    const { session } = await open({ command: `printf '%s!\\n' ${'a'.repeat(28)}; sleep 1000` })
+    let slowestMs = 0
+    let last = performance.now()
+    const probe = setInterval(() => {
+      const now = performance.now()
+      slowestMs = Math.max(slowestMs, now - last)
+      last = now
+    }, 10)
+    try {
+      const result = await call('send', { id: session.id, input: '', waitFor: '^(a+)+$', waitForMs: 5000 })
+      expect(code(result)).toBe('INVALID_PATTERN')
+      expect(text(result)).toContain('took longer than')
+    } finally {
+      clearInterval(probe)
+    }
+    // A stall detector: the test is cut off well under two seconds.
+    expect(slowestMs).toBeLessThan(2000)
+    // The session is free for the next send.
+    expect(value(await call('send', { id: session.id, input: '', waitFor: 'a!$' })).wait.reason).toBe('matched')
+  }, 120_000)
 })
 
 describeWithPty('credentials in the host environment', () => {

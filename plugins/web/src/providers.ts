@@ -62,6 +62,16 @@ async function getJson(provider: string, url: URL, headers: Record<string, strin
   }
 }
 
+/** The normalised form of an http(s) URL (whitespace gone, as the URL parser drops or encodes it), or undefined. */
+function httpUrl(value: unknown): string | undefined {
+  if (typeof value !== 'string' || !/^https?:\/\//i.test(value)) return undefined
+  try {
+    return new URL(value).href
+  } catch {
+    return undefined
+  }
+}
+
 /** Keeps well-formed http(s) hits, at most `max`, deduplicated by URL. */
 function normalise(items: unknown, pick: (item: any) => Partial<WebSearchHit>, max: number): WebSearchHit[] {
   const hits: WebSearchHit[] = []
@@ -69,10 +79,11 @@ function normalise(items: unknown, pick: (item: any) => Partial<WebSearchHit>, m
   for (const item of Array.isArray(items) ? items : []) {
     if (hits.length >= max) break
     const hit = pick(item ?? {})
-    if (typeof hit.url !== 'string' || !/^https?:\/\//i.test(hit.url) || seen.has(hit.url)) continue
-    seen.add(hit.url)
+    const url = httpUrl(hit.url)
+    if (url === undefined || seen.has(url)) continue
+    seen.add(url)
     hits.push({
-      url: hit.url,
+      url,
       title: plainText(typeof hit.title === 'string' ? hit.title : ''),
       snippet: plainText(typeof hit.snippet === 'string' ? hit.snippet : ''),
     })

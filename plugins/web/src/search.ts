@@ -54,13 +54,25 @@ export function renderSearch(value: { searches: SearchGroup[] }): string {
     const query = JSON.stringify(search.query)
     if (search.error) return `Search for ${query} failed: ${search.error.message}`
     if (!search.results.length) return `No results for ${query}.`
+    // Results come from the web: each field is kept to its own line and its own link, so none can pose as
+    // another result or as text outside the results.
     const lines = search.results.map((hit, index) => {
-      const label = hit.title || safeHost(hit.url)
-      return `${index + 1}. [${label}](${hit.url})${hit.snippet ? `\n   ${hit.snippet}` : ''}`
+      const label = oneLine(hit.title || safeHost(hit.url)).replace(/[\\[\]]/g, '\\$&')
+      const snippet = oneLine(hit.snippet)
+      return `${index + 1}. [${label}](${linkTarget(hit.url)})${snippet ? `\n   ${snippet}` : ''}`
     })
     return `Results for ${query}:\n\n${lines.join('\n')}`
   })
   return `${groups.join('\n\n')}\n\nFetch a result with web_fetch for its full text; cite the URLs you use as Markdown links.`
+}
+
+/** A URL as a link target: whitespace, parentheses and angle brackets percent-encoded, so the link ends where it should. */
+function linkTarget(url: string): string {
+  return url.replace(/[\s()<>]/g, (character) => Buffer.from(character).toString('hex').toUpperCase().replace(/../g, '%$&'))
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim()
 }
 
 function safeHost(url: string): string {
