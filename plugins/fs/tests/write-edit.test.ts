@@ -176,20 +176,20 @@ describe('edit', () => {
     expect(await readFile(join(root, 'a.txt'), 'utf8')).toBe('x = 2\ny = 2\nx = 2\n\nx = 2\n')
   })
 
-  it('counts a million matches on one long line without rescanning the line for each (minified files)', async () => {
+  it('counts three million matches on one long line without rescanning the line for each (minified files)', async () => {
     const root = await tempDir()
-    await writeFile(join(root, 'min.js'), `${'a'.repeat(1_000_000)}\nend\n`)
+    await writeFile(join(root, 'min.js'), `${'a'.repeat(3_000_000)}\nend\n`)
     const { call } = await loadFs(root, { requireReadBeforeWrite: false })
     const started = performance.now()
     const many = await call('edit', { path: 'min.js', old_string: 'a', new_string: 'b' })
     expect(codeOf(many)).toBe('AMBIGUOUS_MATCH')
-    expect(textOf(many)).toContain('matches 1000000 times in min.js (lines 1, 1, 1,')
+    expect(textOf(many)).toContain('matches 3000000 times in min.js (lines 1, 1, 1,')
     const all = valueOf(await call('edit', { path: 'min.js', old_string: 'a', new_string: 'b', replace_all: true }))
-    expect(all.replacements).toBe(1_000_000)
-    expect(await readFile(join(root, 'min.js'), 'utf8')).toBe(`${'b'.repeat(1_000_000)}\nend\n`)
-    // Linear: well under a second; the line rescanned per match took minutes.
-    expect(performance.now() - started).toBeLessThan(10_000)
-  })
+    expect(all.replacements).toBe(3_000_000)
+    expect(await readFile(join(root, 'min.js'), 'utf8')).toBe(`${'b'.repeat(3_000_000)}\nend\n`)
+    // A hang bound: linear takes a second or two here; rescanning the line per match takes minutes (1 MB: 16 s, 3 MB ~9×).
+    expect(performance.now() - started).toBeLessThan(30_000)
+  }, 120_000)
 
   it('matches LF old_string in a CRLF file and keeps CRLF, and keeps the mode', async () => {
     const root = await tempDir()

@@ -151,8 +151,8 @@ describeWithPty('patterns written to stall the host', () => {
     } finally {
       clearInterval(probe)
     }
-    // A stall detector: the test is cut off well under two seconds.
-    expect(slowestMs).toBeLessThan(2000)
+    // A stall detector: the test is cut off at 500 ms (the backtracking ran 14 s before); 5 s leaves a busy machine its margin.
+    expect(slowestMs).toBeLessThan(5000)
     // The session is free for the next send.
     expect(value(await call('send', { id: session.id, input: '', waitFor: 'a!$' })).wait.reason).toBe('matched')
   }, 120_000)

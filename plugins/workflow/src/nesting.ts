@@ -1,4 +1,5 @@
 import type { ToolExec, ToolExecutionToken } from '@cordage/core'
+import type { ChildRunCaller } from '@cordage/services'
 import { WorkflowError } from './errors.js'
 
 /**
@@ -13,6 +14,11 @@ export class Nesting {
   /** The outermost call above `exec` (itself when it has no parent), for `ChildRunCaller.root`. */
   rootOf(exec: ToolExec): ToolExecutionToken {
     return exec.parent === undefined ? exec.token : (this.calls.get(exec.parent)?.root ?? exec.parent)
+  }
+
+  /** The caller a child run of the workflow call `exec` reports, drawing on its outermost call's budget. */
+  callerOf(exec: ToolExec, tool: string, signal: AbortSignal): ChildRunCaller {
+    return { ...(exec.agent !== undefined && { agent: exec.agent }), callId: exec.callId, tool, signal, root: this.rootOf(exec) }
   }
 
   /** Records the workflow call `exec`; throws `WORKFLOW_DEPTH` past `maxDepth`, since each level holds a sandbox of its own. */

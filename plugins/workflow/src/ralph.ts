@@ -99,13 +99,7 @@ export function ralphTool(host: RalphHost): ToolDefinition {
         throw new WorkflowError('WORKFLOW_UNAVAILABLE', "ralph's until check runs through the bash tool: load @cordage/plugin-shell")
       const runId = `ralph-${randomUUID().slice(0, 8)}`
       return host.lifetime.run(exec.signal, async (signal) => {
-        const caller = {
-          ...(exec.agent !== undefined && { agent: exec.agent }),
-          callId: exec.callId,
-          tool: 'ralph',
-          signal,
-          root: host.nesting.rootOf(exec),
-        }
+        const caller = host.nesting.callerOf(exec, 'ralph', signal)
         let report: RoundReport | undefined
         for (let round = 1; round <= args.maxRounds; round++) {
           let outcome

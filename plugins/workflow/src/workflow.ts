@@ -81,13 +81,7 @@ export function workflowTool(host: WorkflowHost): ToolDefinition {
         const options = childOptions(raw)
         if (started >= host.maxAgents) throw new WorkflowError('WORKFLOW_LIMIT', `this workflow already started ${host.maxAgents} agents (maxAgents)`)
         started++
-        const caller = {
-          ...(exec.agent !== undefined && { agent: exec.agent }),
-          callId: exec.callId,
-          tool: 'workflow',
-          signal,
-          root: host.nesting.rootOf(exec),
-        }
+        const caller = host.nesting.callerOf(exec, 'workflow', signal)
         const result = await limiter.run(() => subagents.run(options, caller), signal)
         return result.value !== undefined ? result.value : result.text
       }
